@@ -1,0 +1,163 @@
+package toolpairprocessor
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap"
+)
+
+// Dialect names (CONTRACT section 8): the source formats the processor recognises.
+const (
+	// DialectGenAI: OTel GenAI semantic-convention spans (chat, execute_tool, invoke_agent).
+	DialectGenAI = "genai"
+	// DialectGenAIEvents: OTel GenAI semantic-convention log events.
+	DialectGenAIEvents = "genai_events"
+	// DialectClaudeCode: Claude Code log events and beta spans.
+	DialectClaudeCode = "claude_code"
+	// DialectCodex: OpenAI Codex CLI log events and spans.
+	DialectCodex = "codex"
+	// DialectTranscript: agent session transcripts (JSONL lines as log bodies).
+	DialectTranscript = "transcript"
+)
+
+// knownDialects lists every dialect name the configuration accepts.
+var knownDialects = []string{DialectGenAI, DialectGenAIEvents, DialectClaudeCode, DialectCodex, DialectTranscript}
+
+// Disposition says what happens to an orphan or duplicate result record.
+type Disposition string
+
+const (
+	// DispositionMark keeps the record and writes its toolpair.outcome.
+	DispositionMark Disposition = "mark"
+	// DispositionDrop removes the record from the pipeline (it is still counted).
+	DispositionDrop Disposition = "drop"
+)
+
+// Config is the configuration of the toolpair processor (CONTRACT section 6). Every key is
+// documented, with its default, in the component README.
+type Config struct {
+	// ScopeAttributes: the first of these attributes present on a record, else on its
+	// resource, is the scope in which call IDs are unique; else the trace ID.
+	ScopeAttributes []string `mapstructure:"scope_attributes"`
+	// TenantAttributes: resource attributes added to service.name in the tenant key.
+	TenantAttributes []string `mapstructure:"tenant_attributes"`
+	// PairingTimeout: a use with no result after this long is interrupted with reason
+	// expired.
+	PairingTimeout time.Duration `mapstructure:"pairing_timeout"`
+	// OrphanGrace: how long a result whose use has not been seen is held waiting for it.
+	OrphanGrace time.Duration `mapstructure:"orphan_grace"`
+	// MaxPendingCalls bounds pending uses plus waiting results; the oldest is evicted.
+	MaxPendingCalls int `mapstructure:"max_pending_calls"`
+	// Dialects: which source formats are recognised.
+	Dialects []string `mapstructure:"dialects"`
+	// Orphans: mark or drop orphan results.
+	Orphans Disposition `mapstructure:"orphans"`
+	// Duplicates: mark or drop duplicate results.
+	Duplicates Disposition `mapstructure:"duplicates"`
+	// Synthesize: emit synthetic records for interrupted calls.
+	Synthesize bool `mapstructure:"synthesize"`
+	// TimeoutClassification configures CONTRACT section 4.
+	TimeoutClassification TimeoutClassificationConfig `mapstructure:"timeout_classification"`
+	// DurationNormalization configures CONTRACT section 5.
+	DurationNormalization DurationNormalizationConfig `mapstructure:"duration_normalization"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// TimeoutClassificationConfig configures timeout classification (CONTRACT section 4).
+type TimeoutClassificationConfig struct {
+	// Enabled turns classification on.
+	Enabled bool `mapstructure:"enabled"`
+}
+
+// DurationNormalizationConfig configures duration normalization (CONTRACT section 5).
+type DurationNormalizationConfig struct {
+	// Enabled turns normalization on.
+	Enabled bool `mapstructure:"enabled"`
+	// Canonical is the dotted path of the field whose value is copied to the mirrors.
+	Canonical string `mapstructure:"canonical"`
+	// Mirrors are dotted paths set to the canonical value where they already exist.
+	Mirrors []string `mapstructure:"mirrors"`
+}
+
+var _ confmap.Validator = (*Config)(nil)
+
+func createDefaultConfig() component.Config {
+	return &Config{
+		ScopeAttributes:  []string{"gen_ai.conversation.id", "session.id", "conversation.id"},
+		TenantAttributes: []string{},
+		PairingTimeout:   10 * time.Minute,
+		OrphanGrace:      30 * time.Second,
+		MaxPendingCalls:  100_000,
+		Dialects:         slices.Clone(knownDialects),
+		Orphans:          DispositionMark,
+		Duplicates:       DispositionDrop,
+		Synthesize:       true,
+		TimeoutClassification: TimeoutClassificationConfig{
+			Enabled: true,
+		},
+		DurationNormalization: DurationNormalizationConfig{
+			Enabled:   true,
+			Canonical: "durationMs",
+			Mirrors:   []string{"metadata.durationMs", "details.durationMs", "details.metadata.durationMs"},
+		},
+	}
+}
+
+// Validate refuses a configuration the processor cannot run with. Every error names the
+// key at fault.
+func (cfg *Config) Validate() error {
+	var errs []error
+	if cfg.PairingTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("pairing_timeout must be positive, got %v", cfg.PairingTimeout))
+	}
+	if cfg.OrphanGrace <= 0 {
+		errs = append(errs, fmt.Errorf("orphan_grace must be positive, got %v", cfg.OrphanGrace))
+	}
+	if cfg.MaxPendingCalls < 1 {
+		errs = append(errs, fmt.Errorf("max_pending_calls must be at least 1, got %d", cfg.MaxPendingCalls))
+	}
+	errs = append(errs, checkNames("scope_attributes", cfg.ScopeAttributes))
+	errs = append(errs, checkNames("tenant_attributes", cfg.TenantAttributes))
+	for i, d := range cfg.Dialects {
+		if !slices.Contains(knownDialects, d) {
+			errs = append(errs, fmt.Errorf("dialects[%d]: unknown dialect %q (known: %s)", i, d, strings.Join(knownDialects, ", ")))
+		}
+	}
+	errs = append(errs, checkDisposition("orphans", cfg.Orphans))
+	errs = append(errs, checkDisposition("duplicates", cfg.Duplicates))
+	if cfg.DurationNormalization.Enabled {
+		if strings.TrimSpace(cfg.DurationNormalization.Canonical) == "" {
+			errs = append(errs, errors.New("duration_normalization.canonical must not be empty when duration_normalization.enabled is true"))
+		}
+		errs = append(errs, checkNames("duration_normalization.mirrors", cfg.DurationNormalization.Mirrors))
+	}
+	return errors.Join(errs...)
+}
+
+func checkNames(key string, names []string) error {
+	for i, n := range names {
+		if strings.TrimSpace(n) == "" {
+			return fmt.Errorf("%s[%d] must not be empty", key, i)
+		}
+	}
+	return nil
+}
+
+func checkDisposition(key string, d Disposition) error {
+	if d != DispositionMark && d != DispositionDrop {
+		return fmt.Errorf("%s must be %q or %q, got %q", key, DispositionMark, DispositionDrop, d)
+	}
+	return nil
+}
+
+// dialectEnabled reports whether the named dialect is configured.
+func (cfg *Config) dialectEnabled(name string) bool {
+	return slices.Contains(cfg.Dialects, name)
+}

@@ -1,0 +1,59 @@
+package toolpairprocessor
+
+import (
+	"context"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/processor"
+	"go.opentelemetry.io/collector/processor/processorhelper"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+)
+
+var processorCapabilities = consumer.Capabilities{MutatesData: true}
+
+// NewFactory returns the factory of the toolpair processor, for traces and logs pipelines.
+func NewFactory() processor.Factory {
+	return newFactoryWithClock(pairing.SystemClock{})
+}
+
+// newFactoryWithClock returns a factory whose processors read time from clock (tests inject
+// a fake one so they never sleep).
+func newFactoryWithClock(clock pairing.Clock) processor.Factory {
+	return processor.NewFactory(
+		metadata.Type,
+		createDefaultConfig,
+		processor.WithTraces(func(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Traces) (processor.Traces, error) {
+			return createTraces(ctx, set, cfg, next, clock)
+		}, metadata.TracesStability),
+		processor.WithLogs(func(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Logs) (processor.Logs, error) {
+			return createLogs(ctx, set, cfg, next, clock)
+		}, metadata.LogsStability),
+	)
+}
+
+func createTraces(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Traces, clock pairing.Clock) (processor.Traces, error) {
+	s, err := acquire(cfg.(*Config), set.TelemetrySettings, clock)
+	if err != nil {
+		return nil, err
+	}
+	p := newTracesProcessor(s, next)
+	return processorhelper.NewTraces(ctx, set, cfg, next, p.processTraces,
+		processorhelper.WithCapabilities(processorCapabilities),
+		processorhelper.WithStart(p.start),
+		processorhelper.WithShutdown(p.shutdown))
+}
+
+func createLogs(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Logs, clock pairing.Clock) (processor.Logs, error) {
+	s, err := acquire(cfg.(*Config), set.TelemetrySettings, clock)
+	if err != nil {
+		return nil, err
+	}
+	p := newLogsProcessor(s, next)
+	return processorhelper.NewLogs(ctx, set, cfg, next, p.processLogs,
+		processorhelper.WithCapabilities(processorCapabilities),
+		processorhelper.WithStart(p.start),
+		processorhelper.WithShutdown(p.shutdown))
+}

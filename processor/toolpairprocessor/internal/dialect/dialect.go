@@ -1,0 +1,54 @@
+// Package dialect holds what every source dialect shares: the tool call items a dialect
+// finds in one record, and the reasons it gives for skipping malformed input. Each
+// dialect lives in a subpackage and turns pdata records of its source into Items.
+package dialect
+
+import "github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+
+// Item is one tool_use or tool_result found in a record. A record may hold several (a chat
+// span announcing parallel calls).
+type Item struct {
+	Kind pairing.Kind
+	// CallID is the tool call ID, never empty.
+	CallID string
+	// ToolName is the tool's name, or "" when the record does not give it.
+	ToolName string
+	// Time is the item's time in Unix nanoseconds (see each dialect for which timestamp).
+	Time int64
+}
+
+// Malformed-input reasons, the values of the malformed counter's reason attribute.
+const (
+	ReasonMissingCallID = "missing_call_id"
+	ReasonNullCallID    = "null_call_id"
+	ReasonInvalidCallID = "invalid_call_id"
+	ReasonInvalidJSON   = "invalid_json"
+	ReasonInvalidType   = "invalid_type"
+)
+
+// Found collects what dialects find in one record. Reset it between records to reuse its
+// storage.
+type Found struct {
+	Items []Item
+	// Malformed lists one reason per piece of tool input skipped as malformed.
+	Malformed []string
+}
+
+// Reset empties f, keeping its storage.
+func (f *Found) Reset() {
+	f.Items = f.Items[:0]
+	f.Malformed = f.Malformed[:0]
+}
+
+// Add appends an item.
+func (f *Found) Add(kind pairing.Kind, callID, toolName string, t int64) {
+	f.Items = append(f.Items, Item{Kind: kind, CallID: callID, ToolName: toolName, Time: t})
+}
+
+// Skip records a malformed piece of input.
+func (f *Found) Skip(reason string) {
+	f.Malformed = append(f.Malformed, reason)
+}
+
+// Empty reports whether nothing was found, malformed or not.
+func (f *Found) Empty() bool { return len(f.Items) == 0 && len(f.Malformed) == 0 }

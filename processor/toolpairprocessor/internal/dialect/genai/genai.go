@@ -1,0 +1,136 @@
+// Package genai is the dialect of spans that follow the OpenTelemetry GenAI semantic
+// conventions (v1.37+): model call spans whose gen_ai.output.messages announce tool calls,
+// execute_tool spans that resolve them, and later model calls whose gen_ai.input.messages
+// repeat the results as history.
+//
+// Fields read (semconv v1.37.0 names):
+//
+//   - gen_ai.operation.name (string): "execute_tool" marks a tool_result span.
+//   - gen_ai.tool.call.id (string) on execute_tool spans: the call ID.
+//   - gen_ai.tool.name (string) on execute_tool spans, else the span name after
+//     "execute_tool ".
+//   - gen_ai.output.messages (JSON string or structured) on any other span: each
+//     {"type":"tool_call","id","name"} part is a tool_use at the span's end time.
+//   - gen_ai.input.messages (JSON string or structured) on any other span: each
+//     {"type":"tool_call_response","id"} part is an echo of a tool_result at the span's
+//     start time (the result existed when the model request began).
+//
+// A part or span whose call ID is missing, null, empty or not a string is skipped and
+// reported as malformed; it never pairs.
+package genai
+
+import (
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/messages"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+)
+
+// Name is the dialect's configuration name.
+const Name = "genai"
+
+var (
+	keyOperation      = string(semconv.GenAIOperationNameKey)
+	keyToolCallID     = string(semconv.GenAIToolCallIDKey)
+	keyToolName       = string(semconv.GenAIToolNameKey)
+	keyInputMessages  = string(semconv.GenAIInputMessagesKey)
+	keyOutputMessages = string(semconv.GenAIOutputMessagesKey)
+	opExecuteTool     = semconv.GenAIOperationNameExecuteTool.Value.AsString()
+	opInvokeAgent     = semconv.GenAIOperationNameInvokeAgent.Value.AsString()
+)
+
+// SpanKind says what role a span plays for pairing.
+type SpanKind uint8
+
+const (
+	// Other: not a GenAI span this dialect knows.
+	Other SpanKind = iota
+	// ExecuteTool: an execute_tool span (a tool_result).
+	ExecuteTool
+	// ModelCall: any other span carrying chat history (chat, text_completion,
+	// generate_content, and custom model call spans).
+	ModelCall
+	// InvokeAgent: an invoke_agent span (its end is the end of the agent's turn).
+	InvokeAgent
+)
+
+// ExtractSpan appends to f the tool calls that span announces or resolves, and returns the
+// span's role. It never modifies the span.
+func ExtractSpan(span ptrace.Span, f *dialect.Found) SpanKind {
+	attrs := span.Attributes()
+	kind := ModelCall
+	if op, ok := attrs.Get(keyOperation); ok {
+		switch op.Str() {
+		case opExecuteTool:
+			extractExecuteTool(span, f)
+			return ExecuteTool
+		case opInvokeAgent:
+			kind = InvokeAgent
+		}
+	}
+	found := false
+	if v, ok := attrs.Get(keyOutputMessages); ok {
+		found = true
+		end := int64(span.EndTimestamp())
+		err := messages.ScanValue(v, func(p messages.Part) {
+			if p.Type != messages.ToolCall {
+				return
+			}
+			if p.IDState != messages.IDPresent {
+				f.Skip(p.IDState.String())
+				return
+			}
+			f.Add(pairing.KindUse, p.ID, p.Name, end)
+		})
+		if err != nil {
+			f.Skip(dialect.ReasonInvalidJSON)
+		}
+	}
+	if v, ok := attrs.Get(keyInputMessages); ok {
+		found = true
+		start := int64(span.StartTimestamp())
+		err := messages.ScanValue(v, func(p messages.Part) {
+			if p.Type != messages.ToolCallResponse {
+				return
+			}
+			if p.IDState != messages.IDPresent {
+				f.Skip(p.IDState.String())
+				return
+			}
+			f.Add(pairing.KindEcho, p.ID, "", start)
+		})
+		if err != nil {
+			f.Skip(dialect.ReasonInvalidJSON)
+		}
+	}
+	if !found && kind != InvokeAgent {
+		return Other
+	}
+	return kind
+}
+
+func extractExecuteTool(span ptrace.Span, f *dialect.Found) {
+	attrs := span.Attributes()
+	name := ""
+	if v, ok := attrs.Get(keyToolName); ok {
+		name = v.AsString()
+	} else {
+		name = strings.TrimPrefix(span.Name(), opExecuteTool+" ")
+	}
+	v, ok := attrs.Get(keyToolCallID)
+	switch {
+	case !ok:
+		f.Skip(dialect.ReasonMissingCallID)
+	case v.Type() != pcommon.ValueTypeStr:
+		f.Skip(dialect.ReasonInvalidCallID)
+	case v.Str() == "":
+		f.Skip(dialect.ReasonMissingCallID)
+	default:
+		f.Add(pairing.KindResult, v.Str(), name, int64(span.EndTimestamp()))
+	}
+}

@@ -1,0 +1,748 @@
+// Package pairing is the signal-agnostic heart of the toolpair processor: it pairs each
+// tool_use with its tool_result by call key and decides the outcome of every call
+// (CONTRACT sections 1, 2 and 7). It knows nothing of pdata: callers translate records
+// into Events, hand them over in batches, and translate the returned Resolutions back into
+// records. Whatever a caller needs to annotate or synthesise records later travels through
+// the engine as an opaque payload.
+//
+// State lives in one store guarded by one mutex:
+//
+//   - pending uses: calls announced and not yet resolved, expired after pairing_timeout;
+//   - waiting results: results whose use has not been seen, held at most orphan_grace;
+//   - resolved calls: remembered so that a repeated use is ignored and a late result is a
+//     duplicate, kept while their scope is active (see Config.ResolvedRetention).
+//
+// Each of the three sets is also a FIFO list in insertion order. Because every entry of a
+// list has the same time to live, the front of a list is always the next to expire, so a
+// single periodic Tick expires everything due in O(expired) without a timer per call.
+// Deadlines come from the injected Clock, never from record timestamps, so that replayed or
+// skewed telemetry cannot expire calls early; record timestamps are only used to compute
+// durations and synthetic record times.
+//
+// The engine never calls anything outside itself while holding its lock, except the hold
+// callback given to Process, which must only copy the record.
+package pairing
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Key identifies one tool call (CONTRACT section 1). Two records pair only when their Keys
+// are equal.
+type Key struct {
+	// Tenant is service.name plus the values of the configured tenant_attributes.
+	Tenant string
+	// Scope is the value of the first scope attribute present (for example session.id),
+	// else the hex trace ID, else "".
+	Scope string
+	// CallID is the tool call ID (gen_ai.tool.call.id, tool_use_id, call_id, ...).
+	CallID string
+}
+
+// ScopeKey identifies a scope within a tenant.
+type ScopeKey struct {
+	Tenant string
+	Scope  string
+}
+
+// Scope returns the scope part of the key.
+func (k Key) ScopeKey() ScopeKey { return ScopeKey{Tenant: k.Tenant, Scope: k.Scope} }
+
+// Kind says what an Event reports.
+type Kind uint8
+
+const (
+	// KindUse announces a call (a tool_use).
+	KindUse Kind = iota + 1
+	// KindResult resolves a call (a tool_result). A result that finds no pending use is
+	// held until its use arrives or orphan_grace passes.
+	KindResult
+	// KindEcho is a result repeated as history in a later model request (a
+	// tool_call_response part of gen_ai.input.messages). It resolves the call when the call
+	// is pending, and is otherwise ignored: it is never held, never an orphan, never a
+	// duplicate.
+	KindEcho
+	// KindReject announces a call the agent refused to run (for example a tool decision
+	// "reject"). The call is resolved as rejected; no synthetic record is due.
+	KindReject
+)
+
+// Verdict is what Process decided for one Event.
+type Verdict uint8
+
+const (
+	// VerdictNone: the event was not processed (an unknown Kind or an empty call ID).
+	VerdictNone Verdict = iota
+	// VerdictPending: a use that is now a pending call.
+	VerdictPending
+	// VerdictRepeated: a use of a call already pending or resolved; ignored and counted.
+	VerdictRepeated
+	// VerdictResolved: the event took part in a Resolution returned by the same call.
+	VerdictResolved
+	// VerdictHeld: a result now held by the engine; the caller must remove the record from
+	// its batch, since the hold callback's copy is what will be released.
+	VerdictHeld
+	// VerdictIgnored: an echo of a call that is not pending.
+	VerdictIgnored
+)
+
+// Event is one tool_use or tool_result extracted from a record.
+type Event struct {
+	Kind Kind
+	Key  Key
+	// Time is the record's time in Unix nanoseconds: the use time for a use (for example the
+	// announcing chat span's end), the result time for a result.
+	Time int64
+	// ToolName is the tool's name when the record gives it, else "".
+	ToolName string
+	// Payload is kept with a pending use and handed back in its Resolution (the caller
+	// puts what it needs to build a synthetic record there). Unused for results: their
+	// payload comes from the hold callback.
+	Payload any
+	// Ref is the caller's index of the record; it comes back as UseRef or ResultRef.
+	Ref int32
+
+	// Verdict is set by Process.
+	Verdict Verdict
+}
+
+// Resolution is one outcome decided by the engine.
+type Resolution struct {
+	Outcome Outcome
+	Reason  Reason
+	Key     Key
+	// ToolName is the tool name of the use, else of the result.
+	ToolName string
+	// UseTime and ResultTime are the records' times in Unix nanoseconds (0 when unknown).
+	UseTime    int64
+	ResultTime int64
+	// EndTime is the end of the call for a synthetic record, in Unix nanoseconds: the
+	// engine's clock when the interruption was detected.
+	EndTime int64
+	// UseRef and ResultRef are the Refs of the events of the current Process call that took
+	// part, or -1.
+	UseRef    int32
+	ResultRef int32
+	// UsePayload is the use's Payload (nil when no use took part).
+	UsePayload any
+	// ResultPayload is a held result released by this resolution (nil when the result was
+	// not held). The caller must emit it.
+	ResultPayload any
+}
+
+// DurationMs is ResultTime minus UseTime in whole milliseconds (truncated), for
+// OutcomePaired; 0 otherwise.
+func (r *Resolution) DurationMs() int64 {
+	if r.Outcome != OutcomePaired {
+		return 0
+	}
+	return (r.ResultTime - r.UseTime) / int64(time.Millisecond)
+}
+
+// Synthesize reports whether the resolution calls for a synthetic record (CONTRACT
+// section 3): an interrupted call for any reason but aborted.
+func (r *Resolution) Synthesize() bool {
+	return r.Outcome == OutcomeInterrupted && r.Reason != ReasonAborted
+}
+
+// Clock gives the engine its notion of now. Tests inject a fake one; production uses
+// SystemClock.
+type Clock interface {
+	Now() time.Time
+}
+
+// SystemClock is the wall clock.
+type SystemClock struct{}
+
+// Now returns time.Now().
+func (SystemClock) Now() time.Time { return time.Now() }
+
+// Config holds the engine's limits.
+type Config struct {
+	// PairingTimeout: a pending use with no result after this long is interrupted/expired.
+	PairingTimeout time.Duration
+	// OrphanGrace: a result held this long without its use becomes an orphan (or standalone).
+	OrphanGrace time.Duration
+	// MaxPending bounds pending uses plus waiting results; reaching it evicts the oldest.
+	MaxPending int
+	// ResolvedRetention is how long a resolved call is remembered after its scope last saw
+	// an event. Zero means PairingTimeout.
+	ResolvedRetention time.Duration
+	// MaxResolved bounds the remembered resolved calls; the oldest are forgotten first
+	// (silently: forgetting is not an outcome). Zero means MaxPending.
+	MaxResolved int
+	// Clock defaults to SystemClock.
+	Clock Clock
+}
+
+// Validate returns an error when a limit is not positive.
+func (c Config) Validate() error {
+	var errs []error
+	if c.PairingTimeout <= 0 {
+		errs = append(errs, errors.New("pairing timeout must be positive"))
+	}
+	if c.OrphanGrace <= 0 {
+		errs = append(errs, errors.New("orphan grace must be positive"))
+	}
+	if c.MaxPending < 1 {
+		errs = append(errs, errors.New("max pending must be at least 1"))
+	}
+	return errors.Join(errs...)
+}
+
+type state uint8
+
+const (
+	statePending state = iota + 1
+	stateWaiting
+	stateResolved
+)
+
+// entry is one call key in the store. It is in exactly one of the three lists.
+type entry struct {
+	key        Key
+	scope      *scopeState
+	toolName   string
+	payload    any // pending: the use's payload; waiting: the held result
+	useTime    int64
+	resultTime int64
+	deadline   int64 // engine clock, Unix ns
+	seq        uint64
+	prev, next *entry
+	state      state
+}
+
+// fifo is an intrusive doubly linked list of entries in insertion order.
+type fifo struct {
+	head, tail *entry
+	n          int
+}
+
+func (l *fifo) pushBack(e *entry) {
+	e.prev, e.next = l.tail, nil
+	if l.tail != nil {
+		l.tail.next = e
+	} else {
+		l.head = e
+	}
+	l.tail = e
+	l.n++
+}
+
+func (l *fifo) remove(e *entry) {
+	if e.prev != nil {
+		e.prev.next = e.next
+	} else {
+		l.head = e.next
+	}
+	if e.next != nil {
+		e.next.prev = e.prev
+	} else {
+		l.tail = e.prev
+	}
+	e.prev, e.next = nil, nil
+	l.n--
+}
+
+// scopeState is what the engine knows of one scope.
+type scopeState struct {
+	key ScopeKey
+	// usesSeen: at least one use was seen in the scope, so a result without its use is an
+	// orphan rather than standalone.
+	usesSeen bool
+	// lastSeen is the engine clock (Unix ns) of the scope's latest event.
+	lastSeen int64
+	// refs counts the entries of the scope; the scope is forgotten when it drops to zero.
+	refs int
+}
+
+// Engine pairs tool calls. It is safe for concurrent use. Create it with New.
+type Engine struct {
+	mu       sync.Mutex
+	cfg      Config
+	entries  map[Key]*entry
+	scopes   map[ScopeKey]*scopeState
+	pending  fifo
+	waiting  fifo
+	resolved fifo
+	seq      uint64
+	stats    Stats
+}
+
+// New returns an engine. It returns an error when cfg does not validate.
+func New(cfg Config) (*Engine, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.ResolvedRetention <= 0 {
+		cfg.ResolvedRetention = cfg.PairingTimeout
+	}
+	if cfg.MaxResolved <= 0 {
+		cfg.MaxResolved = cfg.MaxPending
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = SystemClock{}
+	}
+	return &Engine{
+		cfg:     cfg,
+		entries: make(map[Key]*entry),
+		scopes:  make(map[ScopeKey]*scopeState),
+	}, nil
+}
+
+// Process applies a batch of events in order and appends the outcomes it decided to out,
+// which it returns. Each event's Verdict is set. For each result that must wait for its use,
+// hold is called once, under the engine's lock, and must return a copy of the record (never
+// nil); the caller then removes the record from its batch. hold may be nil when no result
+// can be held (then such results are treated as standalone at once).
+func (e *Engine) Process(events []Event, hold func(*Event) any, out []Resolution) []Resolution {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	now := e.cfg.Clock.Now().UnixNano()
+	for i := range events {
+		ev := &events[i]
+		if ev.Key.CallID == "" {
+			ev.Verdict = VerdictNone
+			continue
+		}
+		switch ev.Kind {
+		case KindUse:
+			out = e.use(ev, now, out)
+		case KindResult:
+			out = e.result(ev, now, hold, out)
+		case KindEcho:
+			out = e.echo(ev, now, out)
+		case KindReject:
+			out = e.reject(ev, now, out)
+		default:
+			ev.Verdict = VerdictNone
+		}
+	}
+	return out
+}
+
+func (e *Engine) scope(k ScopeKey, now int64) *scopeState {
+	s := e.scopes[k]
+	if s == nil {
+		s = &scopeState{key: k}
+		e.scopes[k] = s
+	}
+	s.lastSeen = now
+	return s
+}
+
+func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
+	if ent := e.entries[ev.Key]; ent != nil {
+		ent.scope.lastSeen = now
+		ent.scope.usesSeen = true
+		if ent.state != stateWaiting {
+			ev.Verdict = VerdictRepeated
+			e.stats.UsesRepeated++
+			return out
+		}
+		// The result came first and is held: the pair is complete.
+		e.stats.UsesSeen++
+		ev.Verdict = VerdictResolved
+		r := Resolution{
+			Outcome:       OutcomePaired,
+			Key:           ev.Key,
+			ToolName:      firstNonEmpty(ev.ToolName, ent.toolName),
+			UseTime:       ev.Time,
+			ResultTime:    ent.resultTime,
+			UseRef:        ev.Ref,
+			ResultRef:     -1,
+			UsePayload:    ev.Payload,
+			ResultPayload: ent.payload,
+		}
+		e.waiting.remove(ent)
+		e.stats.Waiting--
+		e.stats.Paired++
+		ent.useTime = ev.Time
+		e.toResolved(ent, now)
+		return append(out, r)
+	}
+	e.stats.UsesSeen++
+	// Make room before looking the scope up: an eviction may forget the scope.
+	out = e.makeRoom(now, out)
+	sc := e.scope(ev.Key.ScopeKey(), now)
+	sc.usesSeen = true
+	ent := &entry{
+		key:      ev.Key,
+		scope:    sc,
+		toolName: ev.ToolName,
+		payload:  ev.Payload,
+		useTime:  ev.Time,
+		deadline: now + int64(e.cfg.PairingTimeout),
+		state:    statePending,
+	}
+	e.insert(ent, &e.pending)
+	e.stats.Pending++
+	ev.Verdict = VerdictPending
+	return out
+}
+
+func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resolution) []Resolution {
+	e.stats.ResultsSeen++
+	ent := e.entries[ev.Key]
+	if ent != nil {
+		ent.scope.lastSeen = now
+		switch ent.state {
+		case statePending:
+			ev.Verdict = VerdictResolved
+			r := e.pairPending(ent, ev, now)
+			r.ResultRef = ev.Ref
+			return append(out, r)
+		case stateWaiting, stateResolved:
+			// Already resolved, or a second copy of a result still waiting for its use (an
+			// export retry): either way this record is not a new answer.
+			ev.Verdict = VerdictResolved
+			e.stats.Duplicate++
+			return append(out, Resolution{
+				Outcome:    OutcomeDuplicate,
+				Key:        ev.Key,
+				ToolName:   firstNonEmpty(ev.ToolName, ent.toolName),
+				UseTime:    ent.useTime,
+				ResultTime: ev.Time,
+				UseRef:     -1,
+				ResultRef:  ev.Ref,
+			})
+		}
+	}
+	if hold == nil {
+		sc := e.scope(ev.Key.ScopeKey(), now)
+		ev.Verdict = VerdictResolved
+		r := Resolution{Key: ev.Key, ToolName: ev.ToolName, ResultTime: ev.Time, UseRef: -1, ResultRef: ev.Ref}
+		e.settleUnmatched(&r, sc)
+		ent = &entry{key: ev.Key, scope: sc, toolName: ev.ToolName, resultTime: ev.Time}
+		e.insertResolved(ent, now)
+		return append(out, r)
+	}
+	// Make room before looking the scope up: an eviction may forget the scope.
+	out = e.makeRoom(now, out)
+	sc := e.scope(ev.Key.ScopeKey(), now)
+	ent = &entry{
+		key:        ev.Key,
+		scope:      sc,
+		toolName:   ev.ToolName,
+		resultTime: ev.Time,
+		deadline:   now + int64(e.cfg.OrphanGrace),
+		state:      stateWaiting,
+	}
+	ent.payload = hold(ev)
+	e.insert(ent, &e.waiting)
+	e.stats.Waiting++
+	ev.Verdict = VerdictHeld
+	return out
+}
+
+func (e *Engine) reject(ev *Event, now int64, out []Resolution) []Resolution {
+	r := Resolution{
+		Outcome:    OutcomeRejected,
+		Key:        ev.Key,
+		ToolName:   ev.ToolName,
+		UseTime:    ev.Time,
+		EndTime:    ev.Time,
+		UseRef:     ev.Ref,
+		ResultRef:  -1,
+		UsePayload: ev.Payload,
+	}
+	ent := e.entries[ev.Key]
+	if ent != nil {
+		ent.scope.lastSeen = now
+		ent.scope.usesSeen = true
+		switch ent.state {
+		case stateResolved:
+			ev.Verdict = VerdictRepeated
+			e.stats.UsesRepeated++
+			return out
+		case statePending:
+			// Announced first (a model's tool_use), then refused by the agent.
+			ev.Verdict = VerdictResolved
+			e.pending.remove(ent)
+			e.stats.Pending--
+			e.stats.Rejected++
+			r.ToolName = firstNonEmpty(ent.toolName, ev.ToolName)
+			r.UseTime = ent.useTime
+			r.UsePayload = ent.payload
+			e.toResolved(ent, now)
+			return append(out, r)
+		case stateWaiting:
+			// A result for a refused call: it answers no call that ran.
+			e.stats.UsesSeen++
+			e.stats.Rejected++
+			ev.Verdict = VerdictResolved
+			out = append(out, r)
+			return e.releaseWaiting(ent, now, out)
+		}
+	}
+	e.stats.UsesSeen++
+	e.stats.Rejected++
+	ev.Verdict = VerdictResolved
+	sc := e.scope(ev.Key.ScopeKey(), now)
+	sc.usesSeen = true
+	e.insertResolved(&entry{key: ev.Key, scope: sc, toolName: ev.ToolName, useTime: ev.Time}, now)
+	return append(out, r)
+}
+
+func (e *Engine) echo(ev *Event, now int64, out []Resolution) []Resolution {
+	ent := e.entries[ev.Key]
+	if ent == nil || ent.state != statePending {
+		ev.Verdict = VerdictIgnored
+		e.stats.EchoesIgnored++
+		return out
+	}
+	ent.scope.lastSeen = now
+	e.stats.ResultsSeen++
+	ev.Verdict = VerdictResolved
+	r := e.pairPending(ent, ev, now)
+	r.ResultRef = -1
+	return append(out, r)
+}
+
+// pairPending resolves a pending entry with the result ev.
+func (e *Engine) pairPending(ent *entry, ev *Event, now int64) Resolution {
+	r := Resolution{
+		Outcome:    OutcomePaired,
+		Key:        ent.key,
+		ToolName:   firstNonEmpty(ent.toolName, ev.ToolName),
+		UseTime:    ent.useTime,
+		ResultTime: ev.Time,
+		UseRef:     -1,
+		UsePayload: ent.payload,
+	}
+	e.pending.remove(ent)
+	e.stats.Pending--
+	e.stats.Paired++
+	ent.resultTime = ev.Time
+	e.toResolved(ent, now)
+	return r
+}
+
+// settleUnmatched decides the outcome of a result that never met its use.
+func (e *Engine) settleUnmatched(r *Resolution, sc *scopeState) {
+	if sc.usesSeen {
+		r.Outcome = OutcomeOrphan
+		e.stats.Orphan++
+	} else {
+		r.Outcome = OutcomeStandalone
+		e.stats.Standalone++
+	}
+}
+
+func (e *Engine) insert(ent *entry, l *fifo) {
+	e.seq++
+	ent.seq = e.seq
+	e.entries[ent.key] = ent
+	ent.scope.refs++
+	l.pushBack(ent)
+}
+
+func (e *Engine) insertResolved(ent *entry, now int64) {
+	ent.state = stateResolved
+	ent.payload = nil
+	ent.deadline = now + int64(e.cfg.ResolvedRetention)
+	e.insert(ent, &e.resolved)
+	e.trimResolved()
+}
+
+// toResolved moves an entry that was already removed from its list to the resolved set.
+func (e *Engine) toResolved(ent *entry, now int64) {
+	ent.state = stateResolved
+	ent.payload = nil
+	ent.deadline = now + int64(e.cfg.ResolvedRetention)
+	e.seq++
+	ent.seq = e.seq
+	e.resolved.pushBack(ent)
+	e.trimResolved()
+}
+
+func (e *Engine) trimResolved() {
+	for e.resolved.n > e.cfg.MaxResolved {
+		e.forget(e.resolved.head)
+	}
+}
+
+// forget drops a resolved entry.
+func (e *Engine) forget(ent *entry) {
+	e.resolved.remove(ent)
+	e.drop(ent)
+}
+
+// drop removes an entry, already out of its list, from the index.
+func (e *Engine) drop(ent *entry) {
+	delete(e.entries, ent.key)
+	ent.payload = nil
+	if ent.scope != nil {
+		ent.scope.refs--
+		if ent.scope.refs <= 0 && e.scopes[ent.scope.key] == ent.scope {
+			delete(e.scopes, ent.scope.key)
+		}
+	}
+}
+
+// makeRoom evicts the oldest pending use or waiting result while the bound is reached.
+func (e *Engine) makeRoom(now int64, out []Resolution) []Resolution {
+	for e.pending.n+e.waiting.n >= e.cfg.MaxPending {
+		p, w := e.pending.head, e.waiting.head
+		if w == nil || (p != nil && p.seq < w.seq) {
+			out = e.interruptPending(p, ReasonEvicted, now, out)
+		} else {
+			out = e.releaseWaiting(w, now, out)
+		}
+	}
+	return out
+}
+
+// interruptPending closes a pending use as interrupted.
+func (e *Engine) interruptPending(ent *entry, reason Reason, now int64, out []Resolution) []Resolution {
+	e.pending.remove(ent)
+	e.stats.Pending--
+	e.stats.Interrupted[reason]++
+	out = append(out, Resolution{
+		Outcome:    OutcomeInterrupted,
+		Reason:     reason,
+		Key:        ent.key,
+		ToolName:   ent.toolName,
+		UseTime:    ent.useTime,
+		EndTime:    now,
+		UseRef:     -1,
+		ResultRef:  -1,
+		UsePayload: ent.payload,
+	})
+	e.toResolved(ent, now)
+	return out
+}
+
+// releaseWaiting settles a waiting result as orphan or standalone and releases its record.
+func (e *Engine) releaseWaiting(ent *entry, now int64, out []Resolution) []Resolution {
+	e.waiting.remove(ent)
+	e.stats.Waiting--
+	r := Resolution{
+		Key:           ent.key,
+		ToolName:      ent.toolName,
+		ResultTime:    ent.resultTime,
+		UseRef:        -1,
+		ResultRef:     -1,
+		ResultPayload: ent.payload,
+	}
+	e.settleUnmatched(&r, ent.scope)
+	e.toResolved(ent, now)
+	return append(out, r)
+}
+
+// Tick expires what is due at the clock's now: pending uses past pairing_timeout become
+// interrupted/expired, waiting results past orphan_grace become orphan or standalone, and
+// resolved calls of idle scopes are forgotten. It appends the outcomes to out and returns it.
+func (e *Engine) Tick(out []Resolution) []Resolution {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	now := e.cfg.Clock.Now().UnixNano()
+	for p := e.pending.head; p != nil && p.deadline <= now; p = e.pending.head {
+		out = e.interruptPending(p, ReasonExpired, now, out)
+	}
+	for w := e.waiting.head; w != nil && w.deadline <= now; w = e.waiting.head {
+		out = e.releaseWaiting(w, now, out)
+	}
+	retention := int64(e.cfg.ResolvedRetention)
+	for r := e.resolved.head; r != nil && r.deadline <= now; r = e.resolved.head {
+		if active := r.scope.lastSeen + retention; active > now {
+			// The scope is still active: an invoke_agent span may yet repeat this call.
+			e.resolved.remove(r)
+			r.deadline = active
+			e.resolved.pushBack(r)
+			continue
+		}
+		e.forget(r)
+	}
+	return out
+}
+
+// Shutdown closes every pending use as interrupted/shutdown and releases every waiting
+// result as orphan or standalone, appending the outcomes to out. The store is empty after.
+func (e *Engine) Shutdown(out []Resolution) []Resolution {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	now := e.cfg.Clock.Now().UnixNano()
+	for p := e.pending.head; p != nil; p = e.pending.head {
+		out = e.interruptPending(p, ReasonShutdown, now, out)
+	}
+	for w := e.waiting.head; w != nil; w = e.waiting.head {
+		out = e.releaseWaiting(w, now, out)
+	}
+	for r := e.resolved.head; r != nil; r = e.resolved.head {
+		e.forget(r)
+	}
+	return out
+}
+
+// Stats returns a snapshot of the engine's counters, taken under its lock, so the
+// conservation of CONTRACT section 7 holds in every snapshot.
+func (e *Engine) Stats() Stats {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.stats
+}
+
+// Stats are the engine's counters since it was created. Counts are of calls for uses and of
+// records for results.
+type Stats struct {
+	// UsesSeen counts calls announced (the first use of each call key).
+	UsesSeen uint64
+	// UsesRepeated counts uses of a call already pending or resolved (ignored).
+	UsesRepeated uint64
+	// ResultsSeen counts result records, and echoes that resolved a pending call.
+	ResultsSeen uint64
+	// EchoesIgnored counts echoes of calls that were not pending.
+	EchoesIgnored uint64
+
+	Paired     uint64
+	Rejected   uint64
+	Orphan     uint64
+	Duplicate  uint64
+	Standalone uint64
+	// Aborted counts results that said their call was aborted.
+	Aborted uint64
+	// Interrupted counts interrupted uses by reason.
+	Interrupted [numReasons]uint64
+
+	// Pending is the number of pending uses; Waiting the number of held results.
+	Pending int
+	Waiting int
+}
+
+// InterruptedTotal sums Interrupted over all reasons.
+func (s Stats) InterruptedTotal() uint64 {
+	var n uint64
+	for _, v := range s.Interrupted {
+		n += v
+	}
+	return n
+}
+
+// CheckConservation returns an error when the conservation of CONTRACT section 7 does not
+// hold: uses seen = paired + interrupted + rejected + pending, and results seen = paired +
+// aborted + orphan + duplicate + standalone + waiting.
+func (s Stats) CheckConservation() error {
+	var errs []error
+	uses := s.Paired + s.InterruptedTotal() + s.Rejected + uint64(s.Pending)
+	if s.UsesSeen != uses {
+		errs = append(errs, fmt.Errorf("uses seen %d != paired %d + interrupted %d + rejected %d + pending %d",
+			s.UsesSeen, s.Paired, s.InterruptedTotal(), s.Rejected, s.Pending))
+	}
+	results := s.Paired + s.Aborted + s.Orphan + s.Duplicate + s.Standalone + uint64(s.Waiting)
+	if s.ResultsSeen != results {
+		errs = append(errs, fmt.Errorf("results seen %d != paired %d + aborted %d + orphan %d + duplicate %d + standalone %d + waiting %d",
+			s.ResultsSeen, s.Paired, s.Aborted, s.Orphan, s.Duplicate, s.Standalone, s.Waiting))
+	}
+	return errors.Join(errs...)
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

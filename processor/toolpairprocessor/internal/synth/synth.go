@@ -1,0 +1,178 @@
+// Package synth turns pairing outcomes back into pdata: it writes the toolpair attributes
+// on result records and builds the synthetic span or log record of an interrupted call
+// (CONTRACT section 3).
+package synth
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+)
+
+// Attributes the processor writes (CONTRACT section 3). Only toolpair.* names are ours; the
+// others are OTel semantic conventions v1.37.0.
+const (
+	// AttrOutcome (string): the outcome of the call or record, one of pairing.Outcome's names.
+	AttrOutcome = "toolpair.outcome"
+	// AttrCallDurationMs (int, ms): result time minus use time, on paired results only.
+	AttrCallDurationMs = "toolpair.call.duration_ms"
+	// AttrInterruptReason (string): why an interrupted call was interrupted.
+	AttrInterruptReason = "toolpair.interrupt.reason"
+	// AttrSynthetic (bool): true on records the processor made.
+	AttrSynthetic = "toolpair.synthetic"
+
+	// ErrorTypeInterrupted is the error.type of a synthetic record.
+	ErrorTypeInterrupted = "tool_call_interrupted"
+	// EventNameInterrupted is the event name of a synthetic log record.
+	EventNameInterrupted = "toolpair.tool_call.interrupted"
+)
+
+var (
+	attrOperationName = string(semconv.GenAIOperationNameKey)
+	attrToolName      = string(semconv.GenAIToolNameKey)
+	attrToolCallID    = string(semconv.GenAIToolCallIDKey)
+	attrErrorType     = string(semconv.ErrorTypeKey)
+	opExecuteTool     = semconv.GenAIOperationNameExecuteTool.Value.AsString()
+)
+
+// Signal is the pipeline a record travels in.
+type Signal uint8
+
+const (
+	// Traces: spans.
+	Traces Signal = iota + 1
+	// Logs: log records.
+	Logs
+)
+
+// Resource is a resource shared by the origins of one batch's resource group. It is
+// read-only once made.
+type Resource struct {
+	Resource pcommon.Resource
+}
+
+// NewResource copies res.
+func NewResource(res pcommon.Resource) *Resource {
+	r := &Resource{Resource: pcommon.NewResource()}
+	res.CopyTo(r.Resource)
+	return r
+}
+
+// Origin is what the processor remembers of the record that announced a call: enough to
+// build its synthetic record, and never the call's content.
+type Origin struct {
+	// Signal of the announcing record; the synthetic record goes to the same pipeline.
+	Signal Signal
+	// Resource of the announcing record, copied.
+	Resource *Resource
+	// ScopeAttr is the attribute that keyed the call's scope, "" when it was the trace ID.
+	ScopeAttr  string
+	ScopeValue string
+	// TraceID, SpanID and ParentSpanID are the announcing span's (or log record's) IDs.
+	TraceID      pcommon.TraceID
+	SpanID       pcommon.SpanID
+	ParentSpanID pcommon.SpanID
+}
+
+// MarkResult writes the outcome of a result record on its attributes: toolpair.outcome,
+// and toolpair.call.duration_ms for a paired result.
+func MarkResult(attrs pcommon.Map, r *pairing.Resolution) {
+	attrs.PutStr(AttrOutcome, r.Outcome.String())
+	if r.Outcome == pairing.OutcomePaired {
+		attrs.PutInt(AttrCallDurationMs, r.DurationMs())
+	}
+}
+
+// SpanID returns the synthetic span ID of a call: the first 8 bytes of SHA-256 over the trace
+// ID and the call ID, so replaying the same input yields the same span.
+func SpanID(traceID pcommon.TraceID, callID string) pcommon.SpanID {
+	h := sha256.New()
+	h.Write(traceID[:])
+	h.Write([]byte(callID))
+	var sum [sha256.Size]byte
+	var id pcommon.SpanID
+	copy(id[:], h.Sum(sum[:0]))
+	if id.IsEmpty() {
+		id[7] = 1 // an all-zero span ID is invalid
+	}
+	return id
+}
+
+// AppendSpan adds the synthetic execute_tool span of an interrupted call to td, under a new
+// resource copied from the origin: name "execute_tool {tool}", kind INTERNAL, the origin's
+// trace ID, parent the origin's parent span (else the origin span), start the use time,
+// end the interruption's EndTime, status Error.
+func AppendSpan(td ptrace.Traces, r *pairing.Resolution, o *Origin, scopeName, scopeVersion string) {
+	rs := td.ResourceSpans().AppendEmpty()
+	o.Resource.Resource.CopyTo(rs.Resource())
+	ss := rs.ScopeSpans().AppendEmpty()
+	ss.Scope().SetName(scopeName)
+	ss.Scope().SetVersion(scopeVersion)
+	span := ss.Spans().AppendEmpty()
+	name := opExecuteTool
+	if r.ToolName != "" {
+		name += " " + r.ToolName
+	}
+	span.SetName(name)
+	span.SetKind(ptrace.SpanKindInternal)
+	span.SetTraceID(o.TraceID)
+	span.SetSpanID(SpanID(o.TraceID, r.Key.CallID))
+	if !o.ParentSpanID.IsEmpty() {
+		span.SetParentSpanID(o.ParentSpanID)
+	} else {
+		span.SetParentSpanID(o.SpanID)
+	}
+	span.SetStartTimestamp(pcommon.Timestamp(r.UseTime))
+	span.SetEndTimestamp(pcommon.Timestamp(max(r.EndTime, r.UseTime)))
+	span.Status().SetCode(ptrace.StatusCodeError)
+	span.Status().SetMessage("tool call interrupted: " + r.Reason.String())
+	putSyntheticAttrs(span.Attributes(), r, o)
+}
+
+// AppendLog adds the synthetic log record of an interrupted call to ld, under a new resource
+// copied from the origin: event name toolpair.tool_call.interrupted, severity WARN, time the
+// interruption's EndTime, a one-line body without content.
+func AppendLog(ld plog.Logs, r *pairing.Resolution, o *Origin, scopeName, scopeVersion string, observed time.Time) {
+	rl := ld.ResourceLogs().AppendEmpty()
+	o.Resource.Resource.CopyTo(rl.Resource())
+	sl := rl.ScopeLogs().AppendEmpty()
+	sl.Scope().SetName(scopeName)
+	sl.Scope().SetVersion(scopeVersion)
+	lr := sl.LogRecords().AppendEmpty()
+	lr.SetEventName(EventNameInterrupted)
+	lr.SetSeverityNumber(plog.SeverityNumberWarn)
+	lr.SetSeverityText("WARN")
+	lr.SetTimestamp(pcommon.Timestamp(max(r.EndTime, r.UseTime)))
+	lr.SetObservedTimestamp(pcommon.NewTimestampFromTime(observed))
+	lr.SetTraceID(o.TraceID)
+	lr.SetSpanID(o.SpanID)
+	tool := r.ToolName
+	if tool == "" {
+		tool = "unknown tool"
+	}
+	lr.Body().SetStr(fmt.Sprintf("tool call %s (%s) interrupted: %s", r.Key.CallID, tool, r.Reason))
+	putSyntheticAttrs(lr.Attributes(), r, o)
+}
+
+func putSyntheticAttrs(attrs pcommon.Map, r *pairing.Resolution, o *Origin) {
+	attrs.EnsureCapacity(9)
+	attrs.PutStr(attrOperationName, opExecuteTool)
+	if r.ToolName != "" {
+		attrs.PutStr(attrToolName, r.ToolName)
+	}
+	attrs.PutStr(attrToolCallID, r.Key.CallID)
+	attrs.PutStr(attrErrorType, ErrorTypeInterrupted)
+	attrs.PutBool(AttrSynthetic, true)
+	attrs.PutStr(AttrOutcome, pairing.OutcomeInterrupted.String())
+	attrs.PutStr(AttrInterruptReason, r.Reason.String())
+	if o.ScopeAttr != "" {
+		attrs.PutStr(o.ScopeAttr, o.ScopeValue)
+	}
+}

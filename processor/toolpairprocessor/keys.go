@@ -1,0 +1,78 @@
+package toolpairprocessor
+
+import (
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
+)
+
+var attrServiceName = string(semconv.ServiceNameKey)
+
+// keyer computes the tenant and scope parts of call keys (CONTRACT section 1).
+type keyer struct {
+	scopeAttrs  []string
+	tenantAttrs []string
+}
+
+// tenant returns service.name followed by the values of the tenant attributes, separated
+// by NUL bytes (which attribute values from OTLP practically never contain). A missing
+// attribute contributes an empty value, so resources that differ only in it stay apart.
+func (k *keyer) tenant(res pcommon.Resource) string {
+	attrs := res.Attributes()
+	svc := ""
+	if v, ok := attrs.Get(attrServiceName); ok {
+		svc = v.AsString()
+	}
+	if len(k.tenantAttrs) == 0 {
+		return svc
+	}
+	var b strings.Builder
+	b.WriteString(svc)
+	for _, name := range k.tenantAttrs {
+		b.WriteByte(0)
+		if v, ok := attrs.Get(name); ok {
+			b.WriteString(v.AsString())
+		}
+	}
+	return b.String()
+}
+
+// scopeIn returns the first scope attribute present in attrs with a non-empty value, and
+// that value.
+func (k *keyer) scopeIn(attrs pcommon.Map) (name, value string, ok bool) {
+	for _, n := range k.scopeAttrs {
+		if v, found := attrs.Get(n); found {
+			if s := v.AsString(); s != "" {
+				return n, s, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// resourceScope is the scope a resource gives its records when they carry none themselves.
+type resourceScope struct {
+	name, value string
+	ok          bool
+}
+
+func (k *keyer) resourceScope(res pcommon.Resource) resourceScope {
+	n, v, ok := k.scopeIn(res.Attributes())
+	return resourceScope{name: n, value: v, ok: ok}
+}
+
+// scope returns the scope of a record: the first scope attribute on the record, else on
+// its resource, else the trace ID in hex (name ""), else "" (no scope).
+func (k *keyer) scope(attrs pcommon.Map, rs resourceScope, traceID pcommon.TraceID) (name, value string) {
+	if n, v, ok := k.scopeIn(attrs); ok {
+		return n, v
+	}
+	if rs.ok {
+		return rs.name, rs.value
+	}
+	if !traceID.IsEmpty() {
+		return "", traceID.String()
+	}
+	return "", ""
+}

@@ -1,0 +1,248 @@
+package toolpairprocessor
+
+import (
+	"context"
+	"sync"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
+)
+
+// logDialect extracts tool calls from one log record. It returns the dialect's name when the
+// record belongs to it (even if nothing usable was found), "" otherwise.
+type logDialect struct {
+	name    string
+	extract func(res plog.ResourceLogs, sl plog.ScopeLogs, lr plog.LogRecord, f *dialect.Found) bool
+}
+
+// logDialects lists the log dialects built in, in the order they are tried.
+var logDialects = []logDialect{}
+
+// logsProcessor is the toolpair processor of one logs pipeline. It shares its engine with
+// the traces pipelines of the same component, and also delivers the synthetic log records and
+// released results that outcomes decided elsewhere produce.
+type logsProcessor struct {
+	*shared
+	next     consumer.Logs
+	dialects []logDialect
+	pool     sync.Pool // *logBatch
+}
+
+func newLogsProcessor(s *shared, next consumer.Logs) *logsProcessor {
+	p := &logsProcessor{
+		shared: s,
+		next:   next,
+		pool:   sync.Pool{New: func() any { return &logBatch{} }},
+	}
+	for _, d := range logDialects {
+		if s.cfg.dialectEnabled(d.name) {
+			p.dialects = append(p.dialects, d)
+		}
+	}
+	return p
+}
+
+func (p *logsProcessor) start(context.Context, component.Host) error {
+	p.shared.start(nil, p.next)
+	return nil
+}
+
+func (p *logsProcessor) shutdown(ctx context.Context) error {
+	return p.shared.shutdown(ctx)
+}
+
+type logRef struct {
+	rl, sl, lr int
+	r          plog.LogRecord
+	remove     bool
+}
+
+// logBatch is the per-call scratch state of processLogs, pooled.
+type logBatch struct {
+	ld      plog.Logs
+	refs    []logRef
+	events  []pairing.Event
+	res     []pairing.Resolution
+	found   dialect.Found
+	removed int
+}
+
+func (b *logBatch) reset() {
+	b.ld = plog.Logs{}
+	b.refs = b.refs[:0]
+	clear(b.events)
+	b.events = b.events[:0]
+	clear(b.res)
+	b.res = b.res[:0]
+	b.found.Reset()
+	b.removed = 0
+}
+
+func (b *logBatch) markResult(ref int32, r *pairing.Resolution) {
+	synth.MarkResult(b.refs[ref].r.Attributes(), r)
+}
+
+func (b *logBatch) dropResult(ref int32) {
+	if !b.refs[ref].remove {
+		b.refs[ref].remove = true
+		b.removed++
+	}
+}
+
+func (b *logBatch) hold(ev *pairing.Event) any {
+	ref := &b.refs[ev.Ref]
+	rl := b.ld.ResourceLogs().At(ref.rl)
+	sl := rl.ScopeLogs().At(ref.sl)
+	h := &heldLog{ld: plog.NewLogs()}
+	hrl := h.ld.ResourceLogs().AppendEmpty()
+	rl.Resource().CopyTo(hrl.Resource())
+	hrl.SetSchemaUrl(rl.SchemaUrl())
+	hsl := hrl.ScopeLogs().AppendEmpty()
+	sl.Scope().CopyTo(hsl.Scope())
+	hsl.SetSchemaUrl(sl.SchemaUrl())
+	ref.r.CopyTo(hsl.LogRecords().AppendEmpty())
+	if !ref.remove {
+		ref.remove = true
+		b.removed++
+	}
+	return h
+}
+
+// processLogs pairs the tool calls of a batch of log records, as processTraces does for
+// spans.
+func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
+	if len(p.dialects) == 0 {
+		p.tel.unrecognized(ctx, synth.Logs, ld.LogRecordCount())
+		return ld, nil
+	}
+	b := p.pool.Get().(*logBatch)
+	defer func() { b.reset(); p.pool.Put(b) }()
+	b.ld = ld
+
+	unrecognized := 0
+	rls := ld.ResourceLogs()
+	for i := 0; i < rls.Len(); i++ {
+		rl := rls.At(i)
+		tenant := p.keys.tenant(rl.Resource())
+		rscope := p.keys.resourceScope(rl.Resource())
+		var res *synth.Resource
+		sls := rl.ScopeLogs()
+		for j := 0; j < sls.Len(); j++ {
+			sl := sls.At(j)
+			lrs := sl.LogRecords()
+			for k := 0; k < lrs.Len(); k++ {
+				lr := lrs.At(k)
+				b.found.Reset()
+				name := ""
+				for _, d := range p.dialects {
+					if d.extract(rl, sl, lr, &b.found) {
+						name = d.name
+						break
+					}
+				}
+				if name == "" {
+					unrecognized++
+					continue
+				}
+				p.tel.malformed(ctx, name, b.found.Malformed)
+				if len(b.found.Items) == 0 {
+					continue
+				}
+				scopeAttr, scopeValue := p.keys.scope(lr.Attributes(), rscope, lr.TraceID())
+				ref := int32(len(b.refs))
+				b.refs = append(b.refs, logRef{rl: i, sl: j, lr: k, r: lr})
+				var origin *synth.Origin
+				for _, it := range b.found.Items {
+					ev := pairing.Event{
+						Kind:     it.Kind,
+						Key:      pairing.Key{Tenant: tenant, Scope: scopeValue, CallID: it.CallID},
+						Time:     it.Time,
+						ToolName: it.ToolName,
+						Ref:      ref,
+					}
+					if it.Kind == pairing.KindUse || it.Kind == pairing.KindReject {
+						if origin == nil {
+							if res == nil {
+								res = synth.NewResource(rl.Resource())
+							}
+							origin = &synth.Origin{
+								Signal:     synth.Logs,
+								Resource:   res,
+								ScopeAttr:  scopeAttr,
+								ScopeValue: scopeValue,
+								TraceID:    lr.TraceID(),
+								SpanID:     lr.SpanID(),
+							}
+						}
+						ev.Payload = origin
+					}
+					b.events = append(b.events, ev)
+				}
+			}
+		}
+	}
+	p.tel.unrecognized(ctx, synth.Logs, unrecognized)
+	if len(b.events) == 0 {
+		return ld, nil
+	}
+	p.tel.events(ctx, b.events)
+
+	b.res = p.engine.Process(b.events, b.hold, b.res)
+	out := output{logs: ld}
+	p.apply(b.res, &out, b)
+	if b.removed > 0 {
+		b.removeMarked()
+	}
+	if out.traces != (ptrace.Traces{}) {
+		if err := p.send(ctx, &output{traces: out.traces}); err != nil {
+			p.logger.Warn("toolpair: sending spans downstream failed")
+		}
+	}
+	return ld, nil
+}
+
+// removeMarked removes the log records marked for removal, and the groups left empty.
+func (b *logBatch) removeMarked() {
+	rls := b.ld.ResourceLogs()
+	next := 0
+	for i := 0; i < rls.Len(); i++ {
+		sls := rls.At(i).ScopeLogs()
+		for j := 0; j < sls.Len(); j++ {
+			k := -1
+			sls.At(j).LogRecords().RemoveIf(func(plog.LogRecord) bool {
+				k++
+				for next < len(b.refs) && before(b.refs[next].rl, b.refs[next].sl, b.refs[next].lr, i, j, k) {
+					next++
+				}
+				if next < len(b.refs) {
+					r := b.refs[next]
+					if r.rl == i && r.sl == j && r.lr == k {
+						return r.remove
+					}
+				}
+				return false
+			})
+		}
+	}
+	rls.RemoveIf(func(rl plog.ResourceLogs) bool {
+		rl.ScopeLogs().RemoveIf(func(sl plog.ScopeLogs) bool { return sl.LogRecords().Len() == 0 })
+		return rl.ScopeLogs().Len() == 0
+	})
+}
+
+// before reports whether position (a1, a2, a3) comes before (b1, b2, b3) in batch order.
+func before(a1, a2, a3, b1, b2, b3 int) bool {
+	if a1 != b1 {
+		return a1 < b1
+	}
+	if a2 != b2 {
+		return a2 < b2
+	}
+	return a3 < b3
+}

@@ -1,0 +1,277 @@
+package toolpairprocessor
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.uber.org/zap"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
+)
+
+// instances holds one pairing state per configured toolpair component, shared by its traces
+// and logs pipelines, so that a use seen in one signal pairs with a result seen in the other.
+// The collector creates one processor per pipeline but hands every pipeline of the same
+// component ID the same *Config, which is the key here (as the memory_limiter does).
+var instances = struct {
+	sync.Mutex
+	m map[*Config]*shared
+}{m: map[*Config]*shared{}}
+
+// shared is the state of one toolpair component: the engine, the ticker and the next
+// consumers of each signal's pipeline.
+type shared struct {
+	cfg    *Config
+	engine *pairing.Engine
+	clock  pairing.Clock
+	keys   keyer
+	tel    *telemetry
+	logger *zap.Logger
+
+	mu         sync.Mutex // guards the fields below
+	nextTraces consumer.Traces
+	nextLogs   consumer.Logs
+	started    int
+	stop       chan struct{}
+	done       chan struct{}
+}
+
+// acquire returns the shared state of cfg, creating it on first use.
+func acquire(cfg *Config, set component.TelemetrySettings, clock pairing.Clock) (*shared, error) {
+	instances.Lock()
+	defer instances.Unlock()
+	if s := instances.m[cfg]; s != nil {
+		return s, nil
+	}
+	engine, err := pairing.New(pairing.Config{
+		PairingTimeout: cfg.PairingTimeout,
+		OrphanGrace:    cfg.OrphanGrace,
+		MaxPending:     cfg.MaxPendingCalls,
+		Clock:          clock,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s := &shared{
+		cfg:    cfg,
+		engine: engine,
+		clock:  clock,
+		keys:   keyer{scopeAttrs: cfg.ScopeAttributes, tenantAttrs: cfg.TenantAttributes},
+		logger: set.Logger,
+	}
+	s.tel, err = newTelemetry(set, engine)
+	if err != nil {
+		return nil, err
+	}
+	instances.m[cfg] = s
+	return s, nil
+}
+
+// tickInterval is how often pending calls and waiting results are checked for expiry: a
+// tenth of the shorter time limit, between 10ms and 1s.
+func (s *shared) tickInterval() time.Duration {
+	d := min(s.cfg.OrphanGrace, s.cfg.PairingTimeout) / 10
+	return min(max(d, 10*time.Millisecond), time.Second)
+}
+
+// start registers a pipeline's next consumer and starts the ticker on the first start.
+func (s *shared) start(traces consumer.Traces, logs consumer.Logs) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if traces != nil {
+		s.nextTraces = traces
+	}
+	if logs != nil {
+		s.nextLogs = logs
+	}
+	s.started++
+	if s.started > 1 {
+		return
+	}
+	s.stop, s.done = make(chan struct{}), make(chan struct{})
+	go s.run(s.stop, s.done, s.tickInterval())
+}
+
+func (s *shared) run(stop, done chan struct{}, every time.Duration) {
+	defer close(done)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			s.tick(context.Background())
+		}
+	}
+}
+
+// tick expires what is due and sends the outcomes into the pipelines.
+func (s *shared) tick(ctx context.Context) {
+	res := s.engine.Tick(nil)
+	if len(res) == 0 {
+		return
+	}
+	if err := s.emit(ctx, res); err != nil {
+		s.logger.Warn("toolpair: sending expired calls downstream failed", zap.Error(err))
+	}
+}
+
+// shutdown stops the ticker with the last pipeline, then closes every pending call as
+// interrupted/shutdown and releases every held result, sending them downstream with ctx.
+//
+// Each pipeline's processor shuts down before the processors and exporters after it, so the
+// flush happens while the first of the component's pipelines shuts down: the downstream
+// components of every pipeline are still running then.
+func (s *shared) shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	first := s.stop != nil
+	if first {
+		close(s.stop)
+		<-s.done
+		s.stop, s.done = nil, nil
+	}
+	s.started--
+	last := s.started <= 0
+	s.mu.Unlock()
+
+	var err error
+	if first {
+		err = s.emit(ctx, s.engine.Shutdown(nil))
+	}
+	if last {
+		instances.Lock()
+		if instances.m[s.cfg] == s {
+			delete(instances.m, s.cfg)
+		}
+		instances.Unlock()
+		err = errors.Join(err, s.tel.shutdown())
+	}
+	return err
+}
+
+// emit sends outcomes decided outside a pipeline call (expiry, shutdown) downstream: the
+// synthetic records and the released results, each to its own signal's pipeline.
+func (s *shared) emit(ctx context.Context, res []pairing.Resolution) error {
+	var out output
+	s.apply(res, &out, nil)
+	return s.send(ctx, &out)
+}
+
+// output gathers the records to send downstream after applying outcomes.
+type output struct {
+	traces ptrace.Traces
+	logs   plog.Logs
+}
+
+func (o *output) tracesOut() ptrace.Traces {
+	if o.traces == (ptrace.Traces{}) {
+		o.traces = ptrace.NewTraces()
+	}
+	return o.traces
+}
+
+func (o *output) logsOut() plog.Logs {
+	if o.logs == (plog.Logs{}) {
+		o.logs = plog.NewLogs()
+	}
+	return o.logs
+}
+
+// send delivers what out holds to the next consumers. It is never called with a lock held.
+func (s *shared) send(ctx context.Context, out *output) error {
+	s.mu.Lock()
+	nt, nl := s.nextTraces, s.nextLogs
+	s.mu.Unlock()
+	var errs []error
+	if out.traces != (ptrace.Traces{}) && out.traces.SpanCount() > 0 {
+		if nt == nil {
+			errs = append(errs, errors.New("no traces pipeline to receive spans"))
+		} else {
+			errs = append(errs, nt.ConsumeTraces(ctx, out.traces))
+		}
+	}
+	if out.logs != (plog.Logs{}) && out.logs.LogRecordCount() > 0 {
+		if nl == nil {
+			errs = append(errs, errors.New("no logs pipeline to receive log records"))
+		} else {
+			errs = append(errs, nl.ConsumeLogs(ctx, out.logs))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// inBatch annotates or drops result records that are part of the batch being processed.
+type inBatch interface {
+	// markResult writes the outcome on the result record with Ref ref.
+	markResult(ref int32, r *pairing.Resolution)
+	// dropResult removes the result record with Ref ref from the batch.
+	dropResult(ref int32)
+}
+
+// apply turns outcomes into records: it marks or drops result records of the current batch
+// (through b, nil outside a batch), marks and releases held results, and builds synthetic
+// records, all into out. It also counts every outcome.
+func (s *shared) apply(res []pairing.Resolution, out *output, b inBatch) {
+	now := s.clock.Now()
+	for i := range res {
+		r := &res[i]
+		s.tel.outcome(r)
+		drop := (r.Outcome == pairing.OutcomeDuplicate && s.cfg.Duplicates == DispositionDrop) ||
+			(r.Outcome == pairing.OutcomeOrphan && s.cfg.Orphans == DispositionDrop)
+		if r.ResultRef >= 0 && b != nil {
+			if drop {
+				b.dropResult(r.ResultRef)
+			} else {
+				b.markResult(r.ResultRef, r)
+			}
+		}
+		if r.ResultPayload != nil && !drop {
+			switch h := r.ResultPayload.(type) {
+			case *heldSpan:
+				synth.MarkResult(h.span().Attributes(), r)
+				h.td.ResourceSpans().MoveAndAppendTo(out.tracesOut().ResourceSpans())
+			case *heldLog:
+				synth.MarkResult(h.record().Attributes(), r)
+				h.ld.ResourceLogs().MoveAndAppendTo(out.logsOut().ResourceLogs())
+			}
+		}
+		if r.Synthesize() && s.cfg.Synthesize {
+			o, ok := r.UsePayload.(*synth.Origin)
+			if !ok {
+				continue
+			}
+			switch o.Signal {
+			case synth.Traces:
+				synth.AppendSpan(out.tracesOut(), r, o, metadata.ScopeName, "")
+				s.tel.synthetic(synth.Traces)
+			case synth.Logs:
+				synth.AppendLog(out.logsOut(), r, o, metadata.ScopeName, "", now)
+				s.tel.synthetic(synth.Logs)
+			}
+		}
+	}
+}
+
+// heldSpan is a result span held while it waits for its use: a Traces holding just that
+// span under copies of its resource and scope.
+type heldSpan struct{ td ptrace.Traces }
+
+func (h *heldSpan) span() ptrace.Span {
+	return h.td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+}
+
+// heldLog is a result log record held while it waits for its use.
+type heldLog struct{ ld plog.Logs }
+
+func (h *heldLog) record() plog.LogRecord {
+	return h.ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0)
+}

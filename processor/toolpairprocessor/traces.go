@@ -1,0 +1,220 @@
+package toolpairprocessor
+
+import (
+	"context"
+	"sync"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/genai"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
+)
+
+// tracesProcessor is the toolpair processor of one traces pipeline.
+type tracesProcessor struct {
+	*shared
+	next  consumer.Traces
+	genai bool
+	pool  sync.Pool // *spanBatch
+}
+
+func newTracesProcessor(s *shared, next consumer.Traces) *tracesProcessor {
+	return &tracesProcessor{
+		shared: s,
+		next:   next,
+		genai:  s.cfg.dialectEnabled(genai.Name),
+		pool:   sync.Pool{New: func() any { return &spanBatch{} }},
+	}
+}
+
+func (p *tracesProcessor) start(context.Context, component.Host) error {
+	p.shared.start(p.next, nil)
+	return nil
+}
+
+func (p *tracesProcessor) shutdown(ctx context.Context) error {
+	return p.shared.shutdown(ctx)
+}
+
+// spanRef locates a recognised span in the batch.
+type spanRef struct {
+	rs, ss, span int
+	s            ptrace.Span
+	remove       bool
+}
+
+// spanBatch is the per-call scratch state of processTraces, pooled.
+type spanBatch struct {
+	td      ptrace.Traces
+	refs    []spanRef
+	events  []pairing.Event
+	res     []pairing.Resolution
+	found   dialect.Found
+	removed int
+}
+
+func (b *spanBatch) reset() {
+	b.td = ptrace.Traces{}
+	b.refs = b.refs[:0]
+	clear(b.events) // drop payload references
+	b.events = b.events[:0]
+	clear(b.res)
+	b.res = b.res[:0]
+	b.found.Reset()
+	b.removed = 0
+}
+
+func (b *spanBatch) markResult(ref int32, r *pairing.Resolution) {
+	synth.MarkResult(b.refs[ref].s.Attributes(), r)
+}
+
+func (b *spanBatch) dropResult(ref int32) {
+	if !b.refs[ref].remove {
+		b.refs[ref].remove = true
+		b.removed++
+	}
+}
+
+// hold copies a result span, with its resource and scope, out of the batch.
+func (b *spanBatch) hold(ev *pairing.Event) any {
+	ref := &b.refs[ev.Ref]
+	rs := b.td.ResourceSpans().At(ref.rs)
+	ss := rs.ScopeSpans().At(ref.ss)
+	h := &heldSpan{td: ptrace.NewTraces()}
+	hrs := h.td.ResourceSpans().AppendEmpty()
+	rs.Resource().CopyTo(hrs.Resource())
+	hrs.SetSchemaUrl(rs.SchemaUrl())
+	hss := hrs.ScopeSpans().AppendEmpty()
+	ss.Scope().CopyTo(hss.Scope())
+	hss.SetSchemaUrl(ss.SchemaUrl())
+	ref.s.CopyTo(hss.Spans().AppendEmpty())
+	if !ref.remove {
+		ref.remove = true
+		b.removed++
+	}
+	return h
+}
+
+// processTraces pairs the tool calls of a batch: it extracts the calls each span announces
+// or resolves, hands them to the engine, writes the outcomes on result spans, removes the
+// spans that are held or dropped, and appends synthetic spans and released results.
+func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
+	if !p.genai {
+		p.tel.unrecognized(ctx, synth.Traces, td.SpanCount())
+		return td, nil
+	}
+	b := p.pool.Get().(*spanBatch)
+	defer func() { b.reset(); p.pool.Put(b) }()
+	b.td = td
+
+	unrecognized := 0
+	rss := td.ResourceSpans()
+	for i := 0; i < rss.Len(); i++ {
+		rs := rss.At(i)
+		tenant := p.keys.tenant(rs.Resource())
+		rscope := p.keys.resourceScope(rs.Resource())
+		var res *synth.Resource // copied once per resource, when it announces a call
+		sss := rs.ScopeSpans()
+		for j := 0; j < sss.Len(); j++ {
+			spans := sss.At(j).Spans()
+			for k := 0; k < spans.Len(); k++ {
+				span := spans.At(k)
+				b.found.Reset()
+				genai.ExtractSpan(span, &b.found)
+				if b.found.Empty() {
+					unrecognized++
+					continue
+				}
+				p.tel.malformed(ctx, genai.Name, b.found.Malformed)
+				if len(b.found.Items) == 0 {
+					continue
+				}
+				scopeAttr, scopeValue := p.keys.scope(span.Attributes(), rscope, span.TraceID())
+				ref := int32(len(b.refs))
+				b.refs = append(b.refs, spanRef{rs: i, ss: j, span: k, s: span})
+				var origin *synth.Origin
+				for _, it := range b.found.Items {
+					ev := pairing.Event{
+						Kind:     it.Kind,
+						Key:      pairing.Key{Tenant: tenant, Scope: scopeValue, CallID: it.CallID},
+						Time:     it.Time,
+						ToolName: it.ToolName,
+						Ref:      ref,
+					}
+					if it.Kind == pairing.KindUse {
+						if origin == nil {
+							if res == nil {
+								res = synth.NewResource(rs.Resource())
+							}
+							origin = &synth.Origin{
+								Signal:       synth.Traces,
+								Resource:     res,
+								ScopeAttr:    scopeAttr,
+								ScopeValue:   scopeValue,
+								TraceID:      span.TraceID(),
+								SpanID:       span.SpanID(),
+								ParentSpanID: span.ParentSpanID(),
+							}
+						}
+						ev.Payload = origin
+					}
+					b.events = append(b.events, ev)
+				}
+			}
+		}
+	}
+	p.tel.unrecognized(ctx, synth.Traces, unrecognized)
+	if len(b.events) == 0 {
+		return td, nil
+	}
+	p.tel.events(ctx, b.events)
+
+	b.res = p.engine.Process(b.events, b.hold, b.res)
+	out := output{traces: td}
+	p.apply(b.res, &out, b)
+	if b.removed > 0 {
+		b.removeMarked()
+	}
+	if out.logs != (plog.Logs{}) {
+		if err := p.send(ctx, &output{logs: out.logs}); err != nil {
+			p.logger.Warn("toolpair: sending released log records downstream failed")
+		}
+	}
+	return td, nil
+}
+
+// removeMarked removes the spans marked for removal (held or dropped) from the batch, and
+// the scope and resource groups left empty by it. It must run after every other use of the
+// refs' indexes.
+func (b *spanBatch) removeMarked() {
+	rss := b.td.ResourceSpans()
+	next := 0 // index into refs of the next candidate
+	for i := 0; i < rss.Len(); i++ {
+		sss := rss.At(i).ScopeSpans()
+		for j := 0; j < sss.Len(); j++ {
+			k := -1
+			sss.At(j).Spans().RemoveIf(func(ptrace.Span) bool {
+				k++
+				for next < len(b.refs) && before(b.refs[next].rs, b.refs[next].ss, b.refs[next].span, i, j, k) {
+					next++
+				}
+				if next < len(b.refs) {
+					r := b.refs[next]
+					if r.rs == i && r.ss == j && r.span == k {
+						return r.remove
+					}
+				}
+				return false
+			})
+		}
+	}
+	rss.RemoveIf(func(rs ptrace.ResourceSpans) bool {
+		rs.ScopeSpans().RemoveIf(func(ss ptrace.ScopeSpans) bool { return ss.Spans().Len() == 0 })
+		return rs.ScopeSpans().Len() == 0
+	})
+}

@@ -1,0 +1,303 @@
+package toolpairprocessor
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/ptracetest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/processor"
+	"go.opentelemetry.io/collector/processor/processortest"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
+)
+
+var update = flag.Bool("update", false, "rewrite the expected golden files")
+
+// testClock is a settable clock shared by a test's processors.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newTestClock() *testClock { return &testClock{now: time.Unix(1_900_000_000, 0).UTC()} }
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *testClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// pipeline is a started toolpair traces processor with a sink behind it.
+type pipeline struct {
+	t     *testing.T
+	clock *testClock
+	proc  processor.Traces
+	sink  *consumertest.TracesSink
+	cfg   *Config
+	p     *tracesProcessor
+}
+
+func newPipeline(t *testing.T, mutate func(*Config)) *pipeline {
+	t.Helper()
+	clock := newTestClock()
+	f := newFactoryWithClock(clock)
+	cfg := f.CreateDefaultConfig().(*Config)
+	if mutate != nil {
+		mutate(cfg)
+	}
+	require.NoError(t, cfg.Validate())
+	sink := new(consumertest.TracesSink)
+	proc, err := f.CreateTraces(context.Background(), processortest.NewNopSettings(metadata.Type), cfg, sink)
+	require.NoError(t, err)
+	require.NoError(t, proc.Start(context.Background(), componenttest.NewNopHost()))
+	pl := &pipeline{t: t, clock: clock, proc: proc, sink: sink, cfg: cfg}
+	instances.Lock()
+	s := instances.m[cfg]
+	instances.Unlock()
+	pl.p = &tracesProcessor{shared: s}
+	t.Cleanup(func() { _ = proc.Shutdown(context.Background()) })
+	return pl
+}
+
+func (pl *pipeline) consume(td ptrace.Traces) {
+	pl.t.Helper()
+	require.NoError(pl.t, pl.proc.ConsumeTraces(context.Background(), td))
+}
+
+// advance moves the clock and runs one expiry tick, as the ticker would.
+func (pl *pipeline) advance(d time.Duration) {
+	pl.clock.Advance(d)
+	pl.p.tick(context.Background())
+}
+
+func (pl *pipeline) shutdown() {
+	pl.t.Helper()
+	require.NoError(pl.t, pl.proc.Shutdown(context.Background()))
+}
+
+// output merges everything the sink received into one Traces.
+func (pl *pipeline) output() ptrace.Traces {
+	out := ptrace.NewTraces()
+	for _, td := range pl.sink.AllTraces() {
+		rss := td.ResourceSpans()
+		for i := 0; i < rss.Len(); i++ {
+			rss.At(i).CopyTo(out.ResourceSpans().AppendEmpty())
+		}
+	}
+	return out
+}
+
+func readCapture(t *testing.T, scenario string) ptrace.Traces {
+	t.Helper()
+	td, err := golden.ReadTraces(filepath.Join("..", "..", "testdata", "aisdk", scenario, "traces.json"))
+	require.NoError(t, err)
+	return td
+}
+
+// toolCallIDs decodes a gen_ai.output.messages value fully with encoding/json and returns
+// the IDs of its tool_call parts.
+func toolCallIDs(t *testing.T, messages string) []string {
+	t.Helper()
+	if messages == "" {
+		return nil
+	}
+	var msgs []struct {
+		Parts []struct {
+			Type string `json:"type"`
+			ID   string `json:"id"`
+		} `json:"parts"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(messages), &msgs))
+	var ids []string
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if p.Type == "tool_call" {
+				ids = append(ids, p.ID)
+			}
+		}
+	}
+	return ids
+}
+
+func spansByName(td ptrace.Traces) map[string][]ptrace.Span {
+	m := map[string][]ptrace.Span{}
+	rss := td.ResourceSpans()
+	for i := 0; i < rss.Len(); i++ {
+		sss := rss.At(i).ScopeSpans()
+		for j := 0; j < sss.Len(); j++ {
+			spans := sss.At(j).Spans()
+			for k := 0; k < spans.Len(); k++ {
+				s := spans.At(k)
+				m[s.Name()] = append(m[s.Name()], s)
+			}
+		}
+	}
+	return m
+}
+
+func allSpans(td ptrace.Traces) []ptrace.Span {
+	var out []ptrace.Span
+	for _, spans := range spansByName(td) {
+		out = append(out, spans...)
+	}
+	return out
+}
+
+func strAttr(s ptrace.Span, k string) string {
+	if v, ok := s.Attributes().Get(k); ok {
+		return v.AsString()
+	}
+	return ""
+}
+
+// announcements maps each call ID announced by a chat span's output messages to the chat
+// span's end time, computed with encoding/json independently of the processor.
+func announcements(t *testing.T, td ptrace.Traces) map[string]pcommon.Timestamp {
+	t.Helper()
+	out := map[string]pcommon.Timestamp{}
+	for _, s := range allSpans(td) {
+		if strAttr(s, "gen_ai.operation.name") != "chat" {
+			continue
+		}
+		for _, id := range toolCallIDs(t, strAttr(s, "gen_ai.output.messages")) {
+			out[id] = s.EndTimestamp()
+		}
+	}
+	return out
+}
+
+func TestGoldenAISDKCaptures(t *testing.T) {
+	for _, scenario := range []string{"normal", "parallel", "interrupt_sigterm", "llm_timeout", "killed_during_tool"} {
+		t.Run(scenario, func(t *testing.T) {
+			pl := newPipeline(t, nil)
+			in := readCapture(t, scenario)
+			announced := announcements(t, in)
+			require.NotEmpty(t, announced)
+			inCount := in.SpanCount()
+			pl.consume(in)
+			pl.advance(time.Minute)
+			pl.shutdown()
+			got := pl.output()
+
+			// Every execute_tool span of an announced call is paired, with the duration from
+			// the announcing chat span's end to its own end.
+			executed := map[string]bool{}
+			for _, s := range allSpans(got) {
+				if strAttr(s, "gen_ai.operation.name") != "execute_tool" {
+					continue
+				}
+				id := strAttr(s, "gen_ai.tool.call.id")
+				if synthetic, _ := s.Attributes().Get(synth.AttrSynthetic); synthetic.Bool() {
+					continue
+				}
+				executed[id] = true
+				useEnd, ok := announced[id]
+				require.True(t, ok, "call %s was announced", id)
+				assert.Equal(t, "paired", strAttr(s, "toolpair.outcome"), id)
+				d, ok := s.Attributes().Get("toolpair.call.duration_ms")
+				require.True(t, ok)
+				assert.Equal(t, (int64(s.EndTimestamp())-int64(useEnd))/1e6, d.Int(), id)
+			}
+			// Every announced call that never ran has exactly one synthetic span.
+			for id := range announced {
+				var synthetic []ptrace.Span
+				for _, s := range allSpans(got) {
+					if v, _ := s.Attributes().Get(synth.AttrSynthetic); v.Bool() && strAttr(s, "gen_ai.tool.call.id") == id {
+						synthetic = append(synthetic, s)
+					}
+				}
+				if executed[id] {
+					assert.Empty(t, synthetic, id)
+				} else {
+					require.Len(t, synthetic, 1, id)
+					assert.NotEmpty(t, strAttr(synthetic[0], "toolpair.interrupt.reason"))
+				}
+			}
+			// Nothing but the synthetic spans was added, and nothing was lost.
+			assert.Equal(t, inCount+len(announced)-len(executed), got.SpanCount())
+
+			expected := filepath.Join("..", "..", "testdata", "aisdk", scenario, "expected_traces.yaml")
+			if *update {
+				require.NoError(t, golden.WriteTraces(t, expected, got))
+			}
+			want, err := golden.ReadTraces(expected)
+			require.NoError(t, err)
+			require.NoError(t, ptracetest.CompareTraces(want, got,
+				ptracetest.IgnoreResourceSpansOrder(), ptracetest.IgnoreScopeSpansOrder(), ptracetest.IgnoreSpansOrder()))
+		})
+	}
+}
+
+func TestInterruptedCallSyntheticSpan(t *testing.T) {
+	var ids []pcommon.SpanID
+	for range 2 { // a replay of the same input yields the same synthetic span
+		pl := newPipeline(t, func(c *Config) { c.PairingTimeout = 5 * time.Second })
+		in := readCapture(t, "killed_during_tool")
+		chat := spansByName(in)["chat gpt-4.1-mini"][0]
+		n := in.SpanCount()
+		pl.consume(in)
+		pl.advance(4 * time.Second)
+		assert.Equal(t, n, pl.sink.SpanCount(), "nothing synthesised before pairing_timeout")
+		pl.advance(time.Second)
+		got := spansByName(pl.output())["execute_tool run_shell"]
+		require.Len(t, got, 1)
+		s := got[0]
+		assert.Equal(t, ptrace.SpanKindInternal, s.Kind())
+		assert.Equal(t, chat.TraceID(), s.TraceID())
+		assert.Equal(t, chat.ParentSpanID(), s.ParentSpanID(), "parented like the announcing chat span")
+		assert.Equal(t, chat.EndTimestamp(), s.StartTimestamp())
+		assert.Equal(t, pcommon.NewTimestampFromTime(pl.clock.Now()), s.EndTimestamp())
+		assert.Equal(t, ptrace.StatusCodeError, s.Status().Code())
+		assert.Equal(t, "tool call interrupted: expired", s.Status().Message())
+		assert.Equal(t, map[string]any{
+			"gen_ai.operation.name":     "execute_tool",
+			"gen_ai.tool.name":          "run_shell",
+			"gen_ai.tool.call.id":       "call_mock_interrupt_01",
+			"error.type":                "tool_call_interrupted",
+			"toolpair.synthetic":        true,
+			"toolpair.outcome":          "interrupted",
+			"toolpair.interrupt.reason": "expired",
+		}, s.Attributes().AsRaw(), "no content is copied")
+		ids = append(ids, s.SpanID())
+		pl.shutdown()
+		assert.Len(t, spansByName(pl.output())["execute_tool run_shell"], 1, "an expired call is not synthesised again at shutdown")
+	}
+	assert.Equal(t, ids[0], ids[1])
+}
+
+func TestShutdownSynthesizesPendingCalls(t *testing.T) {
+	pl := newPipeline(t, nil)
+	pl.consume(readCapture(t, "killed_during_tool"))
+	pl.shutdown()
+	got := spansByName(pl.output())["execute_tool run_shell"]
+	require.Len(t, got, 1)
+	assert.Equal(t, "shutdown", strAttr(got[0], "toolpair.interrupt.reason"))
+}
+
+func TestSynthesizeDisabled(t *testing.T) {
+	pl := newPipeline(t, func(c *Config) { c.Synthesize = false })
+	in := readCapture(t, "killed_during_tool")
+	n := in.SpanCount()
+	pl.consume(in)
+	pl.shutdown()
+	assert.Equal(t, n, pl.output().SpanCount())
+}
