@@ -58,6 +58,11 @@ type pipeline struct {
 
 func newPipeline(t *testing.T, mutate func(*Config)) *pipeline {
 	t.Helper()
+	return newPipelineWithSettings(t, mutate, processortest.NewNopSettings(metadata.Type))
+}
+
+func newPipelineWithSettings(t *testing.T, mutate func(*Config), set processor.Settings) *pipeline {
+	t.Helper()
 	clock := newTestClock()
 	f := newFactoryWithClock(clock)
 	cfg := f.CreateDefaultConfig().(*Config)
@@ -66,7 +71,7 @@ func newPipeline(t *testing.T, mutate func(*Config)) *pipeline {
 	}
 	require.NoError(t, cfg.Validate())
 	sink := new(consumertest.TracesSink)
-	proc, err := f.CreateTraces(context.Background(), processortest.NewNopSettings(metadata.Type), cfg, sink)
+	proc, err := f.CreateTraces(context.Background(), set, cfg, sink)
 	require.NoError(t, err)
 	require.NoError(t, proc.Start(context.Background(), componenttest.NewNopHost()))
 	pl := &pipeline{t: t, clock: clock, proc: proc, sink: sink, cfg: cfg}

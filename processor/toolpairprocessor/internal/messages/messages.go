@@ -77,6 +77,10 @@ var (
 	keyParts             = []string{"parts"}
 )
 
+// ErrWrongType is returned when a chat history attribute is neither a string nor a
+// structured (slice or map) value.
+var ErrWrongType = errors.New("messages attribute of a wrong type")
+
 // ScanString calls fn for every tool call part of a JSON chat history held in a string,
 // without copying the string. It returns an error wrapping ErrMalformed when the JSON
 // cannot be walked; parts found before the error have been reported.
@@ -221,7 +225,7 @@ func unescape(v []byte, escaped bool) (string, error) {
 
 // ScanValue calls fn for every tool call part of a chat history attribute of any shape: a
 // JSON string (see Scan), or a structured value (a slice of message maps, or one message
-// map) as some instrumentations record it. Other value types are malformed.
+// map) as some instrumentations record it. Other value types give ErrWrongType.
 func ScanValue(v pcommon.Value, fn func(Part)) error {
 	switch v.Type() {
 	case pcommon.ValueTypeStr:
@@ -242,7 +246,7 @@ func ScanValue(v pcommon.Value, fn func(Part)) error {
 	case pcommon.ValueTypeEmpty:
 		return nil
 	default:
-		return ErrMalformed
+		return ErrWrongType
 	}
 }
 

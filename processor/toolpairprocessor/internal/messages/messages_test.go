@@ -96,7 +96,7 @@ func TestScanValueStructured(t *testing.T) {
 	require.NoError(t, ScanValue(v, func(p Part) { got = append(got, p) }))
 	assert.Equal(t, []Part{{Type: ToolCall, ID: "c9", Name: "grep"}, {Type: ToolCallResponse, IDState: IDWrongType}}, got)
 
-	assert.ErrorIs(t, ScanValue(pcommon.NewValueInt(3), func(Part) {}), ErrMalformed)
+	assert.ErrorIs(t, ScanValue(pcommon.NewValueInt(3), func(Part) {}), ErrWrongType)
 	assert.NoError(t, ScanValue(pcommon.NewValueEmpty(), func(Part) {}))
 }
 

@@ -20,6 +20,7 @@
 package genai
 
 import (
+	"errors"
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -87,9 +88,7 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) SpanKind {
 			}
 			f.Add(pairing.KindUse, p.ID, p.Name, end)
 		})
-		if err != nil {
-			f.Skip(dialect.ReasonInvalidJSON)
-		}
+		skipOnError(f, err)
 	}
 	if v, ok := attrs.Get(keyInputMessages); ok {
 		found = true
@@ -104,14 +103,22 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) SpanKind {
 			}
 			f.Add(pairing.KindEcho, p.ID, "", start)
 		})
-		if err != nil {
-			f.Skip(dialect.ReasonInvalidJSON)
-		}
+		skipOnError(f, err)
 	}
 	if !found && kind != InvokeAgent {
 		return Other
 	}
 	return kind
+}
+
+func skipOnError(f *dialect.Found, err error) {
+	switch {
+	case err == nil:
+	case errors.Is(err, messages.ErrWrongType):
+		f.Skip(dialect.ReasonInvalidType)
+	default:
+		f.Skip(dialect.ReasonInvalidJSON)
+	}
 }
 
 func extractExecuteTool(span ptrace.Span, f *dialect.Found) {

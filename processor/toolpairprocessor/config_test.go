@@ -1,0 +1,119 @@
+package toolpairprocessor
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
+)
+
+func TestLoadConfig(t *testing.T) {
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	require.NoError(t, err)
+
+	tests := []struct {
+		id   component.ID
+		want *Config
+	}{
+		{id: component.NewID(metadata.Type), want: createDefaultConfig().(*Config)},
+		{
+			id: component.NewIDWithName(metadata.Type, "custom"),
+			want: &Config{
+				ScopeAttributes:       []string{"session.id"},
+				TenantAttributes:      []string{"deployment.environment.name"},
+				PairingTimeout:        2 * time.Minute,
+				OrphanGrace:           5 * time.Second,
+				MaxPendingCalls:       500,
+				Dialects:              []string{"genai"},
+				Orphans:               DispositionDrop,
+				Duplicates:            DispositionMark,
+				Synthesize:            false,
+				TimeoutClassification: TimeoutClassificationConfig{Enabled: false},
+				DurationNormalization: DurationNormalizationConfig{
+					Enabled:   true,
+					Canonical: "details.durationMs",
+					Mirrors:   []string{"durationMs"},
+				},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.id.String(), func(t *testing.T) {
+			cfg := createDefaultConfig()
+			sub, err := cm.Sub(tt.id.String())
+			require.NoError(t, err)
+			require.NoError(t, sub.Unmarshal(cfg))
+			require.NoError(t, confmap.Validate(cfg))
+			assert.Equal(t, tt.want, cfg)
+		})
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	cfg := createDefaultConfig().(*Config)
+	assert.Equal(t, []string{"gen_ai.conversation.id", "session.id", "conversation.id"}, cfg.ScopeAttributes)
+	assert.Empty(t, cfg.TenantAttributes)
+	assert.Equal(t, 10*time.Minute, cfg.PairingTimeout)
+	assert.Equal(t, 30*time.Second, cfg.OrphanGrace)
+	assert.Equal(t, 100_000, cfg.MaxPendingCalls)
+	assert.ElementsMatch(t, []string{"genai", "genai_events", "claude_code", "codex", "transcript"}, cfg.Dialects)
+	assert.Equal(t, DispositionMark, cfg.Orphans)
+	assert.Equal(t, DispositionDrop, cfg.Duplicates)
+	assert.True(t, cfg.Synthesize)
+	assert.True(t, cfg.TimeoutClassification.Enabled)
+	assert.True(t, cfg.DurationNormalization.Enabled)
+	assert.Equal(t, "durationMs", cfg.DurationNormalization.Canonical)
+	assert.Equal(t, []string{"metadata.durationMs", "details.durationMs", "details.metadata.durationMs"}, cfg.DurationNormalization.Mirrors)
+}
+
+// TestInvalidConfigNamesTheKey loads each invalid value from YAML, as the collector does at
+// start-up, and checks the error names the key at fault.
+func TestInvalidConfigNamesTheKey(t *testing.T) {
+	tests := []struct {
+		yaml map[string]any
+		key  string
+	}{
+		{map[string]any{"pairing_timeout": "0s"}, "pairing_timeout"},
+		{map[string]any{"pairing_timeout": "-1m"}, "pairing_timeout"},
+		{map[string]any{"orphan_grace": "0s"}, "orphan_grace"},
+		{map[string]any{"orphan_grace": "-5s"}, "orphan_grace"},
+		{map[string]any{"max_pending_calls": 0}, "max_pending_calls"},
+		{map[string]any{"max_pending_calls": -3}, "max_pending_calls"},
+		{map[string]any{"dialects": []any{"genai", "langchain"}}, "dialects"},
+		{map[string]any{"orphans": "keep"}, "orphans"},
+		{map[string]any{"duplicates": "ignore"}, "duplicates"},
+		{map[string]any{"scope_attributes": []any{""}}, "scope_attributes"},
+		{map[string]any{"tenant_attributes": []any{" "}}, "tenant_attributes"},
+		{map[string]any{"duration_normalization": map[string]any{"canonical": ""}}, "duration_normalization.canonical"},
+		{map[string]any{"duration_normalization": map[string]any{"mirrors": []any{""}}}, "duration_normalization.mirrors"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.key, func(t *testing.T) {
+			cfg := createDefaultConfig()
+			require.NoError(t, confmap.NewFromStringMap(tt.yaml).Unmarshal(cfg))
+			err := confmap.Validate(cfg)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.key)
+		})
+	}
+}
+
+func TestUnknownKeyIsRefused(t *testing.T) {
+	cfg := createDefaultConfig()
+	err := confmap.NewFromStringMap(map[string]any{"pairing_timout": "1m"}).Unmarshal(cfg)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "pairing_timout")
+}
+
+func TestNormalizationDisabledSkipsItsChecks(t *testing.T) {
+	cfg := createDefaultConfig().(*Config)
+	cfg.DurationNormalization = DurationNormalizationConfig{Enabled: false}
+	assert.NoError(t, cfg.Validate())
+}
