@@ -1,0 +1,45 @@
+package synth
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+)
+
+func TestSpanIDIsDeterministicPerTraceAndCall(t *testing.T) {
+	tr := pcommon.TraceID{1, 2, 3}
+	a := SpanID(tr, "call_1")
+	assert.Equal(t, a, SpanID(tr, "call_1"))
+	assert.NotEqual(t, a, SpanID(tr, "call_2"))
+	assert.NotEqual(t, a, SpanID(pcommon.TraceID{9}, "call_1"))
+	assert.False(t, a.IsEmpty())
+}
+
+func TestAppendLog(t *testing.T) {
+	res := pcommon.NewResource()
+	res.Attributes().PutStr("service.name", "claude-code")
+	o := &Origin{Signal: Logs, Resource: NewResource(res), ScopeAttr: "session.id", ScopeValue: "s1", TraceID: pcommon.TraceID{1}, SpanID: pcommon.SpanID{2}}
+	r := &pairing.Resolution{Outcome: pairing.OutcomeInterrupted, Reason: pairing.ReasonShutdown, Key: pairing.Key{CallID: "toolu_1"}, ToolName: "Bash", UseTime: 100, EndTime: 500}
+	ld := plog.NewLogs()
+	AppendLog(ld, r, o, "scope", "", pcommon.Timestamp(600).AsTime())
+	lr := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0)
+	assert.Equal(t, "claude-code", ld.ResourceLogs().At(0).Resource().Attributes().AsRaw()["service.name"])
+	assert.Equal(t, EventNameInterrupted, lr.EventName())
+	assert.Equal(t, plog.SeverityNumberWarn, lr.SeverityNumber())
+	assert.Equal(t, pcommon.Timestamp(500), lr.Timestamp())
+	assert.Equal(t, "tool call toolu_1 (Bash) interrupted: shutdown", lr.Body().Str())
+	assert.Equal(t, map[string]any{
+		"gen_ai.operation.name":     "execute_tool",
+		"gen_ai.tool.name":          "Bash",
+		"gen_ai.tool.call.id":       "toolu_1",
+		"error.type":                "tool_call_interrupted",
+		"toolpair.synthetic":        true,
+		"toolpair.outcome":          "interrupted",
+		"toolpair.interrupt.reason": "shutdown",
+		"session.id":                "s1",
+	}, lr.Attributes().AsRaw())
+}

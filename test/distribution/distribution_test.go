@@ -1,0 +1,164 @@
+// Package distribution runs the built otelcol-agent binary, as a user would, with the
+// bundled default configuration, and checks what its file exporter writes.
+package distribution
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// repoRoot is the repository root, relative to this package.
+const repoRoot = "../.."
+
+// binary returns the path of the built collector: $OTELCOL_AGENT_BIN, else bin/otelcol-agent.
+// Without it the test is skipped locally and fails under CI (`make test` builds it first).
+func binary(t *testing.T) string {
+	t.Helper()
+	path := os.Getenv("OTELCOL_AGENT_BIN")
+	if path == "" {
+		path = filepath.Join(repoRoot, "bin", "otelcol-agent")
+	}
+	abs, err := filepath.Abs(path)
+	require.NoError(t, err)
+	if _, err := os.Stat(abs); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("collector binary %s missing: run `make build` (err: %v)", abs, err)
+		}
+		t.Skipf("collector binary %s missing: run `make build` first", abs)
+	}
+	return abs
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// readSpans parses the OTLP JSON lines the file exporter wrote.
+func readSpans(t *testing.T, path string) []ptrace.Span {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var spans []ptrace.Span
+	var u ptrace.JSONUnmarshaler
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		td, err := u.UnmarshalTraces(sc.Bytes())
+		if err != nil {
+			continue // a line still being written
+		}
+		rss := td.ResourceSpans()
+		for i := 0; i < rss.Len(); i++ {
+			sss := rss.At(i).ScopeSpans()
+			for j := 0; j < sss.Len(); j++ {
+				ss := sss.At(j).Spans()
+				for k := 0; k < ss.Len(); k++ {
+					spans = append(spans, ss.At(k))
+				}
+			}
+		}
+	}
+	return spans
+}
+
+func attr(s ptrace.Span, k string) string {
+	if v, ok := s.Attributes().Get(k); ok {
+		return v.AsString()
+	}
+	return ""
+}
+
+// TestDefaultConfigReplaysCaptures starts bin/otelcol-agent with examples/default.yaml on
+// free ports, lets it replay the bundled AI SDK captures, and checks the file exporter's
+// output: every execute_tool span is paired with its duration, and the call of the capture
+// killed during its tool gets exactly one synthetic span.
+func TestDefaultConfigReplaysCaptures(t *testing.T) {
+	bin := binary(t)
+	out := t.TempDir()
+	replay, err := filepath.Abs(filepath.Join(repoRoot, "testdata", "aisdk", "*", "traces.json"))
+	require.NoError(t, err)
+	cfg, err := filepath.Abs(filepath.Join(repoRoot, "examples", "default.yaml"))
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin,
+		"--config", cfg,
+		fmt.Sprintf("--set=receivers::otlp::protocols::grpc::endpoint=127.0.0.1:%d", freePort(t)),
+		fmt.Sprintf("--set=receivers::otlp::protocols::http::endpoint=127.0.0.1:%d", freePort(t)),
+		fmt.Sprintf("--set=service::telemetry::metrics::readers::0::pull::exporter::prometheus::port=%d", freePort(t)),
+		"--set=exporters::debug::verbosity=basic",
+	)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "OTELCOL_AGENT_OUT="+out, "OTELCOL_AGENT_REPLAY="+replay)
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	require.NoError(t, cmd.Start())
+	defer func() {
+		if t.Failed() {
+			t.Logf("collector output:\n%s", logs.String())
+		}
+	}()
+
+	tracesFile := filepath.Join(out, "traces.jsonl")
+	synthetic := func() []ptrace.Span {
+		var found []ptrace.Span
+		for _, s := range readSpans(t, tracesFile) {
+			if attr(s, "toolpair.synthetic") == "true" {
+				found = append(found, s)
+			}
+		}
+		return found
+	}
+	// The replay instance's pairing_timeout is 5s: the interrupted call shows up within seconds.
+	require.Eventually(t, func() bool { return len(synthetic()) > 0 }, 60*time.Second, 250*time.Millisecond,
+		"no synthetic span written")
+
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, cmd.Wait(), "the collector exits cleanly on SIGTERM")
+
+	var real []ptrace.Span
+	for _, s := range readSpans(t, tracesFile) {
+		if attr(s, "gen_ai.operation.name") == "execute_tool" && attr(s, "toolpair.synthetic") == "" {
+			real = append(real, s)
+		}
+	}
+	// The bundled captures hold five execute_tool spans (normal 1, parallel 2,
+	// interrupt_sigterm 1, llm_timeout 1), each announced by a chat span.
+	require.Len(t, real, 5)
+	for _, s := range real {
+		id := attr(s, "gen_ai.tool.call.id")
+		assert.Equal(t, "paired", attr(s, "toolpair.outcome"), id)
+		assert.NotEmpty(t, attr(s, "toolpair.call.duration_ms"), id)
+	}
+	syn := synthetic()
+	require.Len(t, syn, 1)
+	assert.Equal(t, "execute_tool run_shell", syn[0].Name())
+	assert.Equal(t, "expired", attr(syn[0], "toolpair.interrupt.reason"))
+	assert.Equal(t, "tool_call_interrupted", attr(syn[0], "error.type"))
+	assert.True(t, strings.HasPrefix(syn[0].Status().Message(), "tool call interrupted"))
+}
+
