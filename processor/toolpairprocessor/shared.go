@@ -139,8 +139,10 @@ func (s *shared) shutdown(ctx context.Context) error {
 		<-s.done
 		s.stop, s.done = nil, nil
 	}
-	s.started--
-	last := s.started <= 0
+	if s.started > 0 {
+		s.started--
+	}
+	last := s.started == 0
 	s.mu.Unlock()
 
 	var err error
