@@ -1,0 +1,53 @@
+# otelcol-agent: OpenTelemetry Collector distribution with the toolpair processor.
+
+# The module proxy here is a partial mirror: use only its first entry (no `direct` fallback).
+GOPROXY ?= $(shell go env GOPROXY | cut -d, -f1)
+# signaltometricsconnector@v0.158.0 has no checksum-db entry; go.sum still pins it.
+GONOSUMDB ?= github.com/open-telemetry/opentelemetry-collector-contrib/connector/signaltometricsconnector
+export GOPROXY GONOSUMDB
+
+OCB_VERSION    := v0.158.0
+BUILDER        := bin/builder
+BUILDER_CONFIG := builder-config.yaml
+DIST_DIR       := cmd/otelcol-agent
+BINARY         := bin/otelcol-agent
+CONFIG         ?= examples/default.yaml
+
+# Sources compiled into the binary: the processor (with its internal packages) and the
+# generated distribution.
+PROCESSOR_SRCS := $(shell find processor -name '*.go' -not -name '*_test.go' 2>/dev/null)
+DIST_SRCS      := $(wildcard $(DIST_DIR)/*.go $(DIST_DIR)/go.mod $(DIST_DIR)/go.sum)
+
+.PHONY: all build generate test mdatagen run clean
+
+all: build
+
+# Pinned ocb, installed only if missing.
+$(BUILDER):
+	GOBIN=$(CURDIR)/bin go install go.opentelemetry.io/collector/cmd/builder@$(OCB_VERSION)
+
+# Regenerate the committed distribution sources (main.go, components.go, go.mod, go.sum).
+generate: $(BUILDER)
+	$(BUILDER) --config $(BUILDER_CONFIG) --skip-compilation
+
+# Regenerate only when main.go is missing or older than the manifest.
+$(DIST_DIR)/main.go: $(BUILDER_CONFIG)
+	$(MAKE) generate
+	@touch $@
+
+$(BINARY): $(DIST_DIR)/main.go $(BUILDER_CONFIG) $(PROCESSOR_SRCS) $(DIST_SRCS) go.mod go.sum
+	cd $(DIST_DIR) && go build -trimpath -o ../../$(BINARY) .
+
+build: $(BINARY)
+
+test:
+	go test -race -count=1 ./...
+
+mdatagen:
+	cd internal/tools && go tool mdatagen ../../processor/toolpairprocessor/metadata.yaml
+
+run: build
+	./$(BINARY) --config $(CONFIG)
+
+clean:
+	rm -rf bin
