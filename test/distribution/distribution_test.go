@@ -109,14 +109,16 @@ func TestDefaultConfigReplaysCaptures(t *testing.T) {
 		"--config", cfg,
 		fmt.Sprintf("--set=receivers::otlp::protocols::grpc::endpoint=127.0.0.1:%d", freePort(t)),
 		fmt.Sprintf("--set=receivers::otlp::protocols::http::endpoint=127.0.0.1:%d", freePort(t)),
-		fmt.Sprintf("--set=service::telemetry::metrics::readers::0::pull::exporter::prometheus::port=%d", freePort(t)),
 		"--set=exporters::debug::verbosity=basic",
 	)
 	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "OTELCOL_AGENT_OUT="+out, "OTELCOL_AGENT_REPLAY="+replay)
+	cmd.Env = append(os.Environ(), "OTELCOL_AGENT_OUT="+out, "OTELCOL_AGENT_REPLAY="+replay,
+		fmt.Sprintf("OTELCOL_AGENT_METRICS_PORT=%d", freePort(t)))
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	require.NoError(t, cmd.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
 	defer func() {
 		if t.Failed() {
 			t.Logf("collector output:\n%s", logs.String())
@@ -134,11 +136,18 @@ func TestDefaultConfigReplaysCaptures(t *testing.T) {
 		return found
 	}
 	// The replay instance's pairing_timeout is 5s: the interrupted call shows up within seconds.
-	require.Eventually(t, func() bool { return len(synthetic()) > 0 }, 60*time.Second, 250*time.Millisecond,
-		"no synthetic span written")
+	deadline := time.Now().Add(60 * time.Second)
+	for len(synthetic()) == 0 {
+		select {
+		case err := <-exited:
+			t.Fatalf("the collector exited early: %v", err)
+		case <-time.After(250 * time.Millisecond):
+		}
+		require.True(t, time.Now().Before(deadline), "no synthetic span written within 60s")
+	}
 
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
-	require.NoError(t, cmd.Wait(), "the collector exits cleanly on SIGTERM")
+	require.NoError(t, <-exited, "the collector exits cleanly on SIGTERM")
 
 	var real []ptrace.Span
 	for _, s := range readSpans(t, tracesFile) {

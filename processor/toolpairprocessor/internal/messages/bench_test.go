@@ -1,0 +1,98 @@
+package messages
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// benchPayloads are the gen_ai.output.messages and gen_ai.input.messages values of the real
+// AI SDK captures in testdata/aisdk, plus one with a 256 KiB tool response, a realistic size
+// for a file read.
+func benchPayloads(b *testing.B) []string {
+	b.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "..", "..", "..", "testdata", "aisdk", "*", "traces.json"))
+	if err != nil || len(files) == 0 {
+		b.Fatalf("no captures: %v", err)
+	}
+	var out []string
+	var u ptrace.JSONUnmarshaler
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		td, err := u.UnmarshalTraces(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rss := td.ResourceSpans()
+		for i := 0; i < rss.Len(); i++ {
+			sss := rss.At(i).ScopeSpans()
+			for j := 0; j < sss.Len(); j++ {
+				spans := sss.At(j).Spans()
+				for k := 0; k < spans.Len(); k++ {
+					for _, key := range []string{"gen_ai.output.messages", "gen_ai.input.messages"} {
+						if v, ok := spans.At(k).Attributes().Get(key); ok {
+							out = append(out, v.Str())
+						}
+					}
+				}
+			}
+		}
+	}
+	big := `[{"role":"assistant","parts":[{"type":"tool_call","id":"c1","name":"read_file","arguments":{"file_path":"/x"}}]},` +
+		`{"role":"tool","parts":[{"type":"tool_call_response","id":"c1","response":"` + strings.Repeat(`line of a file with \"quotes\" and \\ escapes\n`, 5500) + `"}]}]`
+	return append(out, big)
+}
+
+func totalBytes(ps []string) int64 {
+	var n int64
+	for _, p := range ps {
+		n += int64(len(p))
+	}
+	return n
+}
+
+// BenchmarkScan measures finding the tool call parts with Scan.
+func BenchmarkScan(b *testing.B) {
+	ps := benchPayloads(b)
+	b.SetBytes(totalBytes(ps))
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		for _, p := range ps {
+			_ = ScanString(p, func(Part) { n++ })
+		}
+	}
+}
+
+// BenchmarkDecodeEncodingJSON is the baseline: a full encoding/json decode of the same
+// payloads, as a straightforward implementation would do.
+func BenchmarkDecodeEncodingJSON(b *testing.B) {
+	ps := benchPayloads(b)
+	b.SetBytes(totalBytes(ps))
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		for _, p := range ps {
+			var msgs []struct {
+				Parts []map[string]any `json:"parts"`
+			}
+			if err := json.Unmarshal([]byte(p), &msgs); err != nil {
+				b.Fatal(err)
+			}
+			for _, m := range msgs {
+				for _, part := range m.Parts {
+					if part["type"] == "tool_call" || part["type"] == "tool_call_response" {
+						n++
+					}
+				}
+			}
+		}
+	}
+}

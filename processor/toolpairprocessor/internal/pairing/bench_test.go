@@ -1,0 +1,70 @@
+package pairing
+
+import (
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// BenchmarkPendingCallMemory reports the heap bytes each pending call costs at 10^6 pending
+// calls (metric "B/pending"), with realistic key shapes: one tenant, a session-sized scope,
+// Anthropic-style call IDs allocated per call (as the dialects do), and a payload shared by
+// the calls of a batch as the processor's origins are.
+func BenchmarkPendingCallMemory(b *testing.B) {
+	const calls = 1_000_000
+	payload := &struct{ x [64]byte }{}
+	for b.Loop() {
+		e, err := New(Config{PairingTimeout: time.Hour, OrphanGrace: time.Minute, MaxPending: calls, Clock: newFakeClock()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		batch := make([]Event, 0, 1000)
+		for i := 0; i < calls; i++ {
+			batch = append(batch, Event{
+				Kind:     KindUse,
+				Key:      Key{Tenant: "claude-code", Scope: "72b63dad-969f-401e-a1e1-6208a465a3c6", CallID: "toolu_01" + strconv.FormatInt(int64(1e15)+int64(i), 36)},
+				Time:     int64(i),
+				ToolName: "Bash",
+				Payload:  payload,
+			})
+			if len(batch) == cap(batch) {
+				e.Process(batch, nil, nil)
+				batch = batch[:0]
+			}
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		if e.Stats().Pending != calls {
+			b.Fatalf("pending %d", e.Stats().Pending)
+		}
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/calls, "B/pending")
+		runtime.KeepAlive(e)
+	}
+}
+
+// BenchmarkPairUseResult measures one use and its result through the engine.
+func BenchmarkPairUseResult(b *testing.B) {
+	e, err := New(Config{PairingTimeout: time.Hour, OrphanGrace: time.Minute, MaxPending: 100_000, Clock: newFakeClock()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ids := make([]string, 4096)
+	for i := range ids {
+		ids[i] = "call_" + strconv.Itoa(i)
+	}
+	evs := make([]Event, 2)
+	var out []Resolution
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		k := Key{Tenant: "svc", Scope: strconv.Itoa(i / 4096), CallID: ids[i%4096]}
+		evs[0] = Event{Kind: KindUse, Key: k, Time: 1}
+		evs[1] = Event{Kind: KindResult, Key: k, Time: 2}
+		out = e.Process(evs, nil, out[:0])
+		i++
+	}
+}
