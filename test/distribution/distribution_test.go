@@ -171,3 +171,41 @@ func TestDefaultConfigReplaysCaptures(t *testing.T) {
 	assert.True(t, strings.HasPrefix(syn[0].Status().Message(), "tool call interrupted"))
 }
 
+
+// TestInvalidConfigIsRefusedAtStartup runs the binary's validate command on configurations
+// with one bad toolpair value each, and checks the error names the key.
+func TestInvalidConfigIsRefusedAtStartup(t *testing.T) {
+	bin := binary(t)
+	for key, value := range map[string]string{
+		"pairing_timeout":   "0s",
+		"orphan_grace":      "-1s",
+		"max_pending_calls": "0",
+		"dialects":          "[genai, nope]",
+		"duplicates":        "keep",
+	} {
+		t.Run(key, func(t *testing.T) {
+			cfg := filepath.Join(t.TempDir(), "config.yaml")
+			require.NoError(t, os.WriteFile(cfg, []byte(`receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: 127.0.0.1:0
+processors:
+  toolpair:
+    `+key+`: `+value+`
+exporters:
+  debug:
+service:
+  pipelines:
+    traces:
+      receivers: [otlp]
+      processors: [toolpair]
+      exporters: [debug]
+`), 0o600))
+			out, err := exec.Command(bin, "validate", "--config", cfg).CombinedOutput()
+			require.Error(t, err, "validate must fail")
+			assert.Contains(t, string(out), key)
+			assert.Contains(t, string(out), "toolpair")
+		})
+	}
+}
