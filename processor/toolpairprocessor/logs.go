@@ -10,19 +10,22 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/claudecode"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
 
-// logDialect extracts tool calls from one log record. It returns the dialect's name when the
-// record belongs to it (even if nothing usable was found), "" otherwise.
+// logDialect is a dialect of log records: extract appends the tool calls of one record to f
+// and reports whether the record belongs to the dialect (even when nothing usable was found).
 type logDialect struct {
 	name    string
-	extract func(res plog.ResourceLogs, sl plog.ScopeLogs, lr plog.LogRecord, f *dialect.Found) bool
+	extract func(lr plog.LogRecord, f *dialect.Found) bool
 }
 
 // logDialects lists the log dialects built in, in the order they are tried.
-var logDialects = []logDialect{}
+var logDialects = []logDialect{
+	{name: claudecode.Name, extract: claudecode.ExtractLog},
+}
 
 // logsProcessor is the toolpair processor of one logs pipeline. It shares its engine with
 // the traces pipelines of the same component, and also delivers the synthetic log records and
@@ -141,7 +144,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 				b.found.Reset()
 				name := ""
 				for _, d := range p.dialects {
-					if d.extract(rl, sl, lr, &b.found) {
+					if d.extract(lr, &b.found) {
 						name = d.name
 						break
 					}
@@ -165,6 +168,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 						Time:     it.Time,
 						ToolName: it.ToolName,
 						Ref:      ref,
+						Source:   uint8(synth.Logs),
 					}
 					if it.Kind == pairing.KindUse || it.Kind == pairing.KindReject {
 						if origin == nil {

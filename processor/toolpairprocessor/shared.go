@@ -227,7 +227,9 @@ func (s *shared) apply(res []pairing.Resolution, out *output, b inBatch) {
 	for i := range res {
 		r := &res[i]
 		s.tel.outcome(r)
-		drop := (r.Outcome == pairing.OutcomeDuplicate && s.cfg.Duplicates == DispositionDrop) ||
+		// A duplicate from another signal than the result that resolved the call is that
+		// pipeline's only record of the result: it is marked, never dropped.
+		drop := (r.Outcome == pairing.OutcomeDuplicate && r.SameSource && s.cfg.Duplicates == DispositionDrop) ||
 			(r.Outcome == pairing.OutcomeOrphan && s.cfg.Orphans == DispositionDrop)
 		if r.ResultRef >= 0 && b != nil {
 			if drop {

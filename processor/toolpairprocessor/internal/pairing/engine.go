@@ -104,6 +104,9 @@ type Event struct {
 	Payload any
 	// Ref is the caller's index of the record; it comes back as UseRef or ResultRef.
 	Ref int32
+	// Source tells apart the streams results arrive in (the processor uses the signal). It
+	// only decides Resolution.SameSource of duplicates.
+	Source uint8
 
 	// Verdict is set by Process.
 	Verdict Verdict
@@ -131,6 +134,11 @@ type Resolution struct {
 	// ResultPayload is a held result released by this resolution (nil when the result was
 	// not held). The caller must emit it.
 	ResultPayload any
+	// SameSource is set on duplicates: true when the call was resolved by a result of the
+	// same Source, or without a result (interrupted, rejected); false when the duplicate is
+	// the first result seen in its own Source (an agent that reports a call both as a span
+	// and as a log event).
+	SameSource bool
 }
 
 // DurationMs is ResultTime minus UseTime in whole milliseconds (truncated), for
@@ -213,6 +221,7 @@ type entry struct {
 	seq        uint64
 	prev, next *entry
 	state      state
+	source     uint8 // Source of the result that resolved or is held, 0 when none
 }
 
 // fifo is an intrusive doubly linked list of entries in insertion order.
@@ -408,6 +417,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 				ResultTime: ev.Time,
 				UseRef:     -1,
 				ResultRef:  ev.Ref,
+				SameSource: ent.source == 0 || ent.source == ev.Source,
 			})
 		}
 	}
@@ -416,7 +426,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 		ev.Verdict = VerdictResolved
 		r := Resolution{Key: ev.Key, ToolName: ev.ToolName, ResultTime: ev.Time, UseRef: -1, ResultRef: ev.Ref}
 		e.settleUnmatched(&r, sc)
-		ent = &entry{key: ev.Key, scope: sc, toolName: ev.ToolName, resultTime: ev.Time}
+		ent = &entry{key: ev.Key, scope: sc, toolName: ev.ToolName, resultTime: ev.Time, source: ev.Source}
 		e.insertResolved(ent, now)
 		return append(out, r)
 	}
@@ -430,6 +440,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 		resultTime: ev.Time,
 		deadline:   now + int64(e.cfg.OrphanGrace),
 		state:      stateWaiting,
+		source:     ev.Source,
 	}
 	ent.payload = hold(ev)
 	e.insert(ent, &e.waiting)
@@ -517,6 +528,7 @@ func (e *Engine) pairPending(ent *entry, ev *Event, now int64) Resolution {
 	e.stats.Pending--
 	e.stats.Paired++
 	ent.resultTime = ev.Time
+	ent.source = ev.Source
 	e.toResolved(ent, now)
 	return r
 }

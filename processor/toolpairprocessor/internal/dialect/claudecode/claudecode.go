@@ -1,0 +1,114 @@
+// Package claudecode is the dialect of Claude Code's log events (Claude Code 2.1, exported
+// with CLAUDE_CODE_ENABLE_TELEMETRY=1 and OTEL_LOGS_EXPORTER=otlp).
+//
+// Claude Code names each event in three ways, all accepted: the log body
+// ("claude_code.tool_result"), the attribute event.name ("tool_result", without the prefix),
+// and, in newer exporters, the OTLP EventName field ("claude_code.tool_result").
+//
+// Fields read:
+//
+//   - claude_code.tool_decision: tool_use_id (string, the Anthropic tool_use.id), tool_name,
+//     decision ("accept" announces the call: a tool_use; "reject" refuses it). It is emitted
+//     when the call is approved, before execution.
+//   - claude_code.tool_result: tool_use_id, tool_name (a tool_result). Its success and
+//     duration_ms arrive as strings and are not needed for pairing.
+//   - time: the record's time, else its observed time, else its event.timestamp attribute
+//     (ISO 8601).
+//
+// A record whose tool_use_id is missing, empty or not a string is skipped and reported as
+// malformed.
+package claudecode
+
+import (
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+)
+
+// Name is the dialect's configuration name.
+const Name = "claude_code"
+
+const (
+	prefix        = "claude_code."
+	eventDecision = "tool_decision"
+	eventResult   = "tool_result"
+)
+
+// eventName returns the Claude Code event name of a record without its prefix, or "".
+func eventName(lr plog.LogRecord) string {
+	if n := lr.EventName(); strings.HasPrefix(n, prefix) {
+		return n[len(prefix):]
+	}
+	if b := lr.Body(); b.Type() == pcommon.ValueTypeStr && strings.HasPrefix(b.Str(), prefix) {
+		return b.Str()[len(prefix):]
+	}
+	return ""
+}
+
+// ExtractLog appends to f the tool call a Claude Code log record announces, refuses or
+// resolves, and reports whether the record is a Claude Code tool event.
+func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
+	name := eventName(lr)
+	attrs := lr.Attributes()
+	if name == "" {
+		// The event.name attribute alone is too generic to claim a record; require the
+		// Claude Code tool_use_id with it.
+		if v, ok := attrs.Get("event.name"); ok {
+			if _, hasID := attrs.Get("tool_use_id"); hasID {
+				name = v.AsString()
+			}
+		}
+	}
+	var kind pairing.Kind
+	switch name {
+	case eventDecision:
+		kind = pairing.KindUse
+		if v, ok := attrs.Get("decision"); ok && v.AsString() == "reject" {
+			kind = pairing.KindReject
+		}
+	case eventResult:
+		kind = pairing.KindResult
+	default:
+		return false
+	}
+	v, ok := attrs.Get("tool_use_id")
+	switch {
+	case !ok:
+		f.Skip(dialect.ReasonMissingCallID)
+		return true
+	case v.Type() != pcommon.ValueTypeStr:
+		f.Skip(dialect.ReasonInvalidCallID)
+		return true
+	case v.Str() == "":
+		f.Skip(dialect.ReasonMissingCallID)
+		return true
+	}
+	tool := ""
+	if t, ok := attrs.Get("tool_name"); ok {
+		tool = t.AsString()
+	}
+	f.Add(kind, v.Str(), tool, recordTime(lr))
+	return true
+}
+
+// recordTime returns the record's time in Unix nanoseconds: its timestamp, else its observed
+// timestamp, else its event.timestamp attribute, else 0.
+func recordTime(lr plog.LogRecord) int64 {
+	if t := lr.Timestamp(); t != 0 {
+		return int64(t)
+	}
+	if t := lr.ObservedTimestamp(); t != 0 {
+		return int64(t)
+	}
+	if v, ok := lr.Attributes().Get("event.timestamp"); ok {
+		if t, err := time.Parse(time.RFC3339Nano, v.AsString()); err == nil {
+			return t.UnixNano()
+		}
+	}
+	return 0
+}

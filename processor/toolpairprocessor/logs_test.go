@@ -1,0 +1,188 @@
+package toolpairprocessor
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/processor"
+	"go.opentelemetry.io/collector/processor/processortest"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
+)
+
+// bothPipelines is one toolpair component in a traces and a logs pipeline.
+type bothPipelines struct {
+	t      *testing.T
+	clock  *testClock
+	traces processor.Traces
+	logs   processor.Logs
+	tsink  *consumertest.TracesSink
+	lsink  *consumertest.LogsSink
+	shared *shared
+}
+
+func newBothPipelines(t *testing.T, mutate func(*Config)) *bothPipelines {
+	t.Helper()
+	clock := newTestClock()
+	f := newFactoryWithClock(clock)
+	cfg := f.CreateDefaultConfig().(*Config)
+	if mutate != nil {
+		mutate(cfg)
+	}
+	b := &bothPipelines{t: t, clock: clock, tsink: new(consumertest.TracesSink), lsink: new(consumertest.LogsSink)}
+	var err error
+	set := processortest.NewNopSettings(metadata.Type)
+	b.traces, err = f.CreateTraces(context.Background(), set, cfg, b.tsink)
+	require.NoError(t, err)
+	b.logs, err = f.CreateLogs(context.Background(), set, cfg, b.lsink)
+	require.NoError(t, err)
+	require.NoError(t, b.traces.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, b.logs.Start(context.Background(), componenttest.NewNopHost()))
+	instances.Lock()
+	b.shared = instances.m[cfg]
+	instances.Unlock()
+	t.Cleanup(func() {
+		_ = b.traces.Shutdown(context.Background())
+		_ = b.logs.Shutdown(context.Background())
+	})
+	return b
+}
+
+func (b *bothPipelines) shutdown() {
+	require.NoError(b.t, b.traces.Shutdown(context.Background()))
+	require.NoError(b.t, b.logs.Shutdown(context.Background()))
+}
+
+func (b *bothPipelines) advance(d time.Duration) {
+	b.clock.Advance(d)
+	b.shared.tick(context.Background())
+}
+
+func readClaude(t *testing.T, scenario string) (ptrace.Traces, plog.Logs) {
+	t.Helper()
+	dir := filepath.Join("..", "..", "testdata", "claude", scenario)
+	td, err := golden.ReadTraces(filepath.Join(dir, "traces.json"))
+	require.NoError(t, err)
+	ld, err := golden.ReadLogs(filepath.Join(dir, "logs.json"))
+	require.NoError(t, err)
+	return td, ld
+}
+
+func allLogs(sink *consumertest.LogsSink) []plog.LogRecord {
+	var out []plog.LogRecord
+	for _, ld := range sink.AllLogs() {
+		rls := ld.ResourceLogs()
+		for i := 0; i < rls.Len(); i++ {
+			sls := rls.At(i).ScopeLogs()
+			for j := 0; j < sls.Len(); j++ {
+				lrs := sls.At(j).LogRecords()
+				for k := 0; k < lrs.Len(); k++ {
+					out = append(out, lrs.At(k))
+				}
+			}
+		}
+	}
+	return out
+}
+
+func logAttr(lr plog.LogRecord, k string) string {
+	if v, ok := lr.Attributes().Get(k); ok {
+		return v.AsString()
+	}
+	return ""
+}
+
+func TestClaudeCodeLogsPairDecisionWithResult(t *testing.T) {
+	for _, scenario := range []string{"normal", "parallel", "tool_timeout_nobg"} {
+		t.Run(scenario, func(t *testing.T) {
+			b := newBothPipelines(t, nil)
+			_, ld := readClaude(t, scenario)
+			n := ld.LogRecordCount()
+			require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
+			b.shutdown()
+			logs := allLogs(b.lsink)
+			assert.Len(t, logs, n, "nothing dropped, nothing added")
+			decided := map[string]int64{}
+			results := 0
+			for _, lr := range logs {
+				if logAttr(lr, "event.name") == "tool_decision" {
+					decided[logAttr(lr, "tool_use_id")] = int64(lr.Timestamp())
+				}
+			}
+			for _, lr := range logs {
+				if logAttr(lr, "event.name") != "tool_result" {
+					continue
+				}
+				results++
+				id := logAttr(lr, "tool_use_id")
+				assert.Equal(t, "paired", logAttr(lr, "toolpair.outcome"), id)
+				d, _ := lr.Attributes().Get("toolpair.call.duration_ms")
+				assert.Equal(t, (int64(lr.Timestamp())-decided[id])/1e6, d.Int(), id)
+			}
+			assert.Equal(t, len(decided), results)
+		})
+	}
+}
+
+func TestClaudeCodeInterruptedCallGetsSyntheticLogRecord(t *testing.T) {
+	b := newBothPipelines(t, nil)
+	_, ld := readClaude(t, "interrupt_sigterm")
+	n := ld.LogRecordCount()
+	require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
+	b.advance(10*time.Minute + time.Second)
+	var synthetic []plog.LogRecord
+	for _, lr := range allLogs(b.lsink) {
+		if lr.EventName() == "toolpair.tool_call.interrupted" {
+			synthetic = append(synthetic, lr)
+		}
+	}
+	require.Len(t, synthetic, 1)
+	lr := synthetic[0]
+	assert.Equal(t, "tool call toolu_mock_interrupt_01 (Bash) interrupted: expired", lr.Body().Str())
+	assert.Equal(t, plog.SeverityNumberWarn, lr.SeverityNumber())
+	assert.Equal(t, "expired", logAttr(lr, "toolpair.interrupt.reason"))
+	assert.Equal(t, "Bash", logAttr(lr, "gen_ai.tool.name"))
+	assert.NotEmpty(t, logAttr(lr, "session.id"), "the scope attribute that keyed the call")
+	b.shutdown()
+	assert.Len(t, allLogs(b.lsink), n+1, "not synthesised again at shutdown")
+}
+
+// TestCrossSignalPairing feeds Claude Code's spans before its logs through one component:
+// the claude_code.tool span (a result in traces) waits for the tool_decision log (the use),
+// pairs with it, and the tool_result log, a second result in another signal, is kept and
+// marked duplicate.
+func TestCrossSignalPairing(t *testing.T) {
+	b := newBothPipelines(t, nil)
+	td, ld := readClaude(t, "normal")
+	require.NoError(t, b.traces.ConsumeTraces(context.Background(), td))
+	require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
+	b.shutdown()
+
+	var toolSpans []ptrace.Span
+	for _, td := range b.tsink.AllTraces() {
+		for _, s := range allSpans(td) {
+			if s.Name() == "claude_code.tool" {
+				toolSpans = append(toolSpans, s)
+			}
+		}
+	}
+	require.Len(t, toolSpans, 1)
+	assert.Equal(t, "paired", strAttr(toolSpans[0], "toolpair.outcome"))
+	var resultLogs []plog.LogRecord
+	for _, lr := range allLogs(b.lsink) {
+		if logAttr(lr, "event.name") == "tool_result" {
+			resultLogs = append(resultLogs, lr)
+		}
+	}
+	require.Len(t, resultLogs, 1)
+	assert.Equal(t, "duplicate", logAttr(resultLogs[0], "toolpair.outcome"), "kept: it is the logs pipeline's only result record")
+}
