@@ -171,7 +171,6 @@ func TestDefaultConfigReplaysCaptures(t *testing.T) {
 	assert.True(t, strings.HasPrefix(syn[0].Status().Message(), "tool call interrupted"))
 }
 
-
 // TestInvalidConfigIsRefusedAtStartup runs the binary's validate command on configurations
 // with one bad toolpair value each, and checks the error names the key.
 func TestInvalidConfigIsRefusedAtStartup(t *testing.T) {
