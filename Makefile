@@ -18,7 +18,7 @@ CONFIG         ?= examples/default.yaml
 PROCESSOR_SRCS := $(shell find processor -name '*.go' -not -name '*_test.go' 2>/dev/null)
 DIST_SRCS      := $(wildcard $(DIST_DIR)/*.go $(DIST_DIR)/go.mod $(DIST_DIR)/go.sum)
 
-.PHONY: all build generate test mdatagen run clean
+.PHONY: all build generate test bench mdatagen run clean
 
 all: build
 
@@ -30,8 +30,9 @@ $(BUILDER):
 generate: $(BUILDER)
 	$(BUILDER) --config $(BUILDER_CONFIG) --skip-compilation
 
-# Regenerate only when main.go is missing or older than the manifest.
-$(DIST_DIR)/main.go: $(BUILDER_CONFIG)
+# Regenerate only when main.go is missing or older than the manifest or the root module's
+# requirements (the distribution's go.mod/go.sum take them in through the replace).
+$(DIST_DIR)/main.go: $(BUILDER_CONFIG) go.mod go.sum
 	$(MAKE) generate
 	@touch $@
 
@@ -40,13 +41,21 @@ $(BINARY): $(DIST_DIR)/main.go $(BUILDER_CONFIG) $(PROCESSOR_SRCS) $(DIST_SRCS) 
 
 build: $(BINARY)
 
-test:
-	go test -race -count=1 ./...
+# Every test, with the built collector for test/distribution, then a few seconds of each fuzz
+# target. CI=true (as CI sets it) makes a missing collector binary an error.
+test: build
+	OTELCOL_AGENT_BIN=$(CURDIR)/$(BINARY) go test -race -count=1 ./...
+	go test -run='^$$' -fuzz=FuzzScan -fuzztime=5s ./processor/toolpairprocessor/internal/messages/
+
+# Benchmarks of the engine and the message scanner (see the component README).
+bench:
+	go test -run='^$$' -bench=. -benchmem ./processor/toolpairprocessor/...
 
 mdatagen:
 	cd internal/tools && go tool mdatagen ../../processor/toolpairprocessor/metadata.yaml
 
 run: build
+	mkdir -p out
 	./$(BINARY) --config $(CONFIG)
 
 clean:
