@@ -39,7 +39,9 @@ $(DIST_DIR)/main.go: $(BUILDER_CONFIG) go.mod go.sum
 $(BINARY): $(DIST_DIR)/main.go $(BUILDER_CONFIG) $(PROCESSOR_SRCS) $(DIST_SRCS) go.mod go.sum
 	cd $(DIST_DIR) && go build -trimpath -o ../../$(BINARY) .
 
-build: $(BINARY)
+# The pinned ocb is installed even when the committed sources are current, so `make generate`
+# and a regeneration after a manifest or go.mod change always have it.
+build: $(BUILDER) $(BINARY)
 
 # Every test, with the built collector for test/distribution, then a few seconds of each fuzz
 # target. CI=true (as CI sets it) makes a missing collector binary an error.
