@@ -11,6 +11,7 @@ import (
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/claudecode"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/transcript"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
@@ -19,12 +20,22 @@ import (
 // and reports whether the record belongs to the dialect (even when nothing usable was found).
 type logDialect struct {
 	name    string
+	source  uint8
 	extract func(lr plog.LogRecord, f *dialect.Found) bool
 }
 
+// Sources tell the engine which dialect a result came from: a duplicate from another source
+// than the result that resolved its call is kept (see README, Dialects).
+const (
+	sourceGenAI uint8 = iota + 1
+	sourceClaudeCode
+	sourceTranscript
+)
+
 // logDialects lists the log dialects built in, in the order they are tried.
 var logDialects = []logDialect{
-	{name: claudecode.Name, extract: claudecode.ExtractLog},
+	{name: claudecode.Name, source: sourceClaudeCode, extract: claudecode.ExtractLog},
+	{name: transcript.Name, source: sourceTranscript, extract: transcript.ExtractLog},
 }
 
 // logsProcessor is the toolpair processor of one logs pipeline. It shares its engine with
@@ -142,22 +153,27 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 			for k := 0; k < lrs.Len(); k++ {
 				lr := lrs.At(k)
 				b.found.Reset()
-				name := ""
-				for _, d := range p.dialects {
-					if d.extract(lr, &b.found) {
-						name = d.name
+				var d *logDialect
+				for n := range p.dialects {
+					if p.dialects[n].extract(lr, &b.found) {
+						d = &p.dialects[n]
 						break
 					}
 				}
-				if name == "" {
+				if d == nil {
 					unrecognized++
 					continue
 				}
-				p.tel.malformed(ctx, name, b.found.Malformed)
+				p.tel.malformed(ctx, d.name, b.found.Malformed)
 				if len(b.found.Items) == 0 {
 					continue
 				}
-				scopeAttr, scopeValue := p.keys.scope(lr.Attributes(), rscope, lr.TraceID())
+				var scopeAttr, scopeValue string
+				if it := b.found.Items[0]; it.Scope != "" {
+					scopeAttr, scopeValue = it.ScopeAttr, it.Scope
+				} else {
+					scopeAttr, scopeValue = p.keys.scope(lr.Attributes(), rscope, lr.TraceID())
+				}
 				ref := int32(len(b.refs))
 				b.refs = append(b.refs, logRef{rl: i, sl: j, lr: k, r: lr})
 				var origin *synth.Origin
@@ -168,7 +184,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 						Time:     it.Time,
 						ToolName: it.ToolName,
 						Ref:      ref,
-						Source:   uint8(synth.Logs),
+						Source:   d.source,
 					}
 					if it.Kind == pairing.KindUse || it.Kind == pairing.KindReject {
 						if origin == nil {

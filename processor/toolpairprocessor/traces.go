@@ -145,7 +145,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 						Time:     it.Time,
 						ToolName: it.ToolName,
 						Ref:      ref,
-						Source:   uint8(synth.Traces),
+						Source:   sourceGenAI,
 					}
 					if it.Kind == pairing.KindUse {
 						if origin == nil {

@@ -15,6 +15,11 @@ type Item struct {
 	ToolName string
 	// Time is the item's time in Unix nanoseconds (see each dialect for which timestamp).
 	Time int64
+	// Scope, when not empty, is the call's scope as the dialect knows it (for example a
+	// transcript line's sessionId), overriding the scope_attributes lookup; ScopeAttr is the
+	// attribute name it is reported under on synthetic records.
+	Scope     string
+	ScopeAttr string
 }
 
 // Malformed-input reasons, the values of the malformed counter's reason attribute.
@@ -43,6 +48,11 @@ func (f *Found) Reset() {
 // Add appends an item.
 func (f *Found) Add(kind pairing.Kind, callID, toolName string, t int64) {
 	f.Items = append(f.Items, Item{Kind: kind, CallID: callID, ToolName: toolName, Time: t})
+}
+
+// AddScoped appends an item whose scope the dialect determined itself.
+func (f *Found) AddScoped(kind pairing.Kind, callID, toolName string, t int64, scopeAttr, scope string) {
+	f.Items = append(f.Items, Item{Kind: kind, CallID: callID, ToolName: toolName, Time: t, Scope: scope, ScopeAttr: scopeAttr})
 }
 
 // Skip records a malformed piece of input.

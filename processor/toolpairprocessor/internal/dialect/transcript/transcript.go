@@ -1,0 +1,248 @@
+// Package transcript is the dialect of agent session transcripts read line by line, as the
+// filelog receiver produces them: one JSONL line per log record, the body being the line as
+// a string or an already-parsed map.
+//
+// Claude Code transcripts (~/.claude/projects/<project>/<session>.jsonl, Claude Code 2.1)
+// write one line per content block: an assistant message with several blocks is several
+// lines sharing message.id. Fields read:
+//
+//   - type: "assistant" lines may hold tool_use blocks, "user" lines tool_result blocks;
+//   - message.content[]: {"type":"tool_use","id","name"} is a tool_use,
+//     {"type":"tool_result","tool_use_id"} a tool_result;
+//   - sessionId and agentId: the scope is sessionId, or sessionId/agentId for a subagent
+//     (subagent lines share their parent's sessionId and carry isSidechain: true);
+//   - timestamp (ISO 8601): the item's time when the log record carries none.
+//
+// Only these fields are decoded (with github.com/buger/jsonparser); tool inputs and outputs
+// are skipped. A line that is not a JSON object with a sessionId is not a transcript line.
+// A tool block whose ID is missing, empty or not a string is skipped and reported as
+// malformed, and so is a transcript line that is not valid JSON.
+package transcript
+
+import (
+	"bytes"
+	"errors"
+	"time"
+	"unsafe"
+
+	"github.com/buger/jsonparser"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+)
+
+// Name is the dialect's configuration name.
+const Name = "transcript"
+
+// ScopeAttr is the attribute the scope of a transcript call is reported under on synthetic
+// records: the session ID is Claude Code's session.id.
+const ScopeAttr = "session.id"
+
+var (
+	markerSessionID = []byte(`"sessionId"`)
+	typeToolUse     = []byte("tool_use")
+	typeToolResult  = []byte("tool_result")
+)
+
+// line is what the dialect needs of one transcript line.
+type line struct {
+	typ, sessionID, agentID, timestamp string
+}
+
+// ExtractLog appends to f the tool calls a transcript log record announces or resolves, and
+// reports whether the record is a transcript line with tool blocks (or malformed ones).
+func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
+	body := lr.Body()
+	switch body.Type() {
+	case pcommon.ValueTypeStr:
+		s := body.Str()
+		if s == "" {
+			return false
+		}
+		return extractJSON(unsafe.Slice(unsafe.StringData(s), len(s)), lr, f)
+	case pcommon.ValueTypeMap:
+		return extractMap(body.Map(), lr, f)
+	default:
+		return false
+	}
+}
+
+func extractJSON(data []byte, lr plog.LogRecord, f *dialect.Found) bool {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || data[0] != '{' || !bytes.Contains(data, markerSessionID) {
+		return false
+	}
+	var l line
+	var content []byte
+	var contentType jsonparser.ValueType
+	err := jsonparser.ObjectEach(data, func(k, v []byte, dt jsonparser.ValueType, _ int) error {
+		switch string(k) {
+		case "type":
+			l.typ = str(v, dt)
+		case "sessionId":
+			l.sessionID = str(v, dt)
+		case "agentId":
+			l.agentID = str(v, dt)
+		case "timestamp":
+			l.timestamp = str(v, dt)
+		case "message":
+			if dt == jsonparser.Object {
+				content, contentType, _, _ = jsonparser.Get(v, "content")
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		f.Skip(dialect.ReasonInvalidJSON)
+		return true
+	}
+	if l.sessionID == "" || contentType != jsonparser.Array {
+		return false
+	}
+	kind, want := blockKind(l.typ)
+	if kind == 0 {
+		return false
+	}
+	t := itemTime(lr, l.timestamp)
+	scope := scopeOf(l)
+	n := len(f.Items) + len(f.Malformed)
+	_, err = jsonparser.ArrayEach(content, func(block []byte, dt jsonparser.ValueType, _ int, e error) {
+		if e != nil || dt != jsonparser.Object {
+			return
+		}
+		bt, err := jsonparser.GetUnsafeString(block, "type")
+		if err != nil || bt != string(want) {
+			return
+		}
+		idKey, name := "id", ""
+		if kind == pairing.KindResult {
+			idKey = "tool_use_id"
+		} else if v, err := jsonparser.GetString(block, "name"); err == nil {
+			name = v
+		}
+		v, vt, _, err := jsonparser.Get(block, idKey)
+		switch {
+		case errors.Is(err, jsonparser.KeyPathNotFoundError):
+			f.Skip(dialect.ReasonMissingCallID)
+		case err != nil || vt != jsonparser.String:
+			f.Skip(dialect.ReasonInvalidCallID)
+		default:
+			id := str(v, vt)
+			if id == "" {
+				f.Skip(dialect.ReasonMissingCallID)
+				return
+			}
+			f.AddScoped(kind, id, name, t, ScopeAttr, scope)
+		}
+	})
+	if err != nil {
+		f.Skip(dialect.ReasonInvalidJSON)
+	}
+	return len(f.Items)+len(f.Malformed) > n
+}
+
+func extractMap(m pcommon.Map, lr plog.LogRecord, f *dialect.Found) bool {
+	get := func(k string) string {
+		if v, ok := m.Get(k); ok && v.Type() == pcommon.ValueTypeStr {
+			return v.Str()
+		}
+		return ""
+	}
+	l := line{typ: get("type"), sessionID: get("sessionId"), agentID: get("agentId"), timestamp: get("timestamp")}
+	if l.sessionID == "" {
+		return false
+	}
+	kind, want := blockKind(l.typ)
+	if kind == 0 {
+		return false
+	}
+	msg, ok := m.Get("message")
+	if !ok || msg.Type() != pcommon.ValueTypeMap {
+		return false
+	}
+	content, ok := msg.Map().Get("content")
+	if !ok || content.Type() != pcommon.ValueTypeSlice {
+		return false
+	}
+	t := itemTime(lr, l.timestamp)
+	scope := scopeOf(l)
+	found := false
+	blocks := content.Slice()
+	for i := 0; i < blocks.Len(); i++ {
+		b := blocks.At(i)
+		if b.Type() != pcommon.ValueTypeMap {
+			continue
+		}
+		bm := b.Map()
+		if bt, ok := bm.Get("type"); !ok || bt.AsString() != string(want) {
+			continue
+		}
+		found = true
+		idKey, name := "id", ""
+		if kind == pairing.KindResult {
+			idKey = "tool_use_id"
+		} else if n, ok := bm.Get("name"); ok {
+			name = n.AsString()
+		}
+		id, ok := bm.Get(idKey)
+		switch {
+		case !ok || (id.Type() == pcommon.ValueTypeStr && id.Str() == ""):
+			f.Skip(dialect.ReasonMissingCallID)
+		case id.Type() != pcommon.ValueTypeStr:
+			f.Skip(dialect.ReasonInvalidCallID)
+		default:
+			f.AddScoped(kind, id.Str(), name, t, ScopeAttr, scope)
+		}
+	}
+	return found
+}
+
+// blockKind maps a line type to the kind of tool block it may hold.
+func blockKind(typ string) (pairing.Kind, []byte) {
+	switch typ {
+	case "assistant":
+		return pairing.KindUse, typeToolUse
+	case "user":
+		return pairing.KindResult, typeToolResult
+	}
+	return 0, nil
+}
+
+// scopeOf is sessionId, or sessionId/agentId for a subagent's line.
+func scopeOf(l line) string {
+	if l.agentID == "" {
+		return l.sessionID
+	}
+	return l.sessionID + "/" + l.agentID
+}
+
+// itemTime is the log record's time when it has one, else the line's timestamp, else the
+// record's observed time.
+func itemTime(lr plog.LogRecord, ts string) int64 {
+	if t := lr.Timestamp(); t != 0 {
+		return int64(t)
+	}
+	if ts != "" {
+		if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+			return t.UnixNano()
+		}
+	}
+	return int64(lr.ObservedTimestamp())
+}
+
+// str returns a JSON string value unescaped (as a copy), or "" for other types.
+func str(v []byte, dt jsonparser.ValueType) string {
+	if dt != jsonparser.String {
+		return ""
+	}
+	if bytes.IndexByte(v, '\\') < 0 {
+		return string(v)
+	}
+	s, err := jsonparser.ParseString(v)
+	if err != nil {
+		return ""
+	}
+	return s
+}

@@ -1,0 +1,162 @@
+package toolpairprocessor
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/plog"
+)
+
+// transcriptFiles lists the Claude Code transcripts of testdata with their subagent files.
+func transcriptFiles(t *testing.T) []string {
+	t.Helper()
+	dir := filepath.Join("..", "..", "testdata", "transcripts", "claude-code")
+	top, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	require.NoError(t, err)
+	sub, err := filepath.Glob(filepath.Join(dir, "*", "subagents", "*.jsonl"))
+	require.NoError(t, err)
+	require.NotEmpty(t, sub)
+	return append(top, sub...)
+}
+
+// transcriptBatches turns a transcript file into log batches of 50 lines, the body of each
+// record being the line, as the filelog receiver makes them.
+func transcriptBatches(t *testing.T, path string) []plog.Logs {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	var out []plog.Logs
+	var ld plog.Logs
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 32<<20)
+	for sc.Scan() {
+		if ld == (plog.Logs{}) || ld.LogRecordCount() == 50 {
+			ld = plog.NewLogs()
+			rl := ld.ResourceLogs().AppendEmpty()
+			rl.Resource().Attributes().PutStr("service.name", "claude-transcripts")
+			rl.ScopeLogs().AppendEmpty()
+			out = append(out, ld)
+		}
+		lr := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().AppendEmpty()
+		lr.Body().SetStr(sc.Text())
+		lr.Attributes().PutStr("log.file.path", path)
+		lr.SetObservedTimestamp(1)
+	}
+	require.NoError(t, sc.Err())
+	return out
+}
+
+type transcriptCall struct {
+	useTime, resultTime time.Time
+}
+
+// transcriptTruth reads the transcripts with encoding/json: every call's use and result
+// line times, by session/agent scope and ID.
+func transcriptTruth(t *testing.T, files []string) map[string]*transcriptCall {
+	t.Helper()
+	calls := map[string]*transcriptCall{}
+	for _, path := range files {
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		sc.Buffer(make([]byte, 1<<20), 32<<20)
+		for sc.Scan() {
+			var l struct {
+				Type      string    `json:"type"`
+				SessionID string    `json:"sessionId"`
+				AgentID   string    `json:"agentId"`
+				Timestamp time.Time `json:"timestamp"`
+				Message   struct {
+					Content json.RawMessage `json:"content"`
+				} `json:"message"`
+			}
+			require.NoError(t, json.Unmarshal(sc.Bytes(), &l))
+			var blocks []struct {
+				Type      string `json:"type"`
+				ID        string `json:"id"`
+				ToolUseID string `json:"tool_use_id"`
+			}
+			if json.Unmarshal(l.Message.Content, &blocks) != nil {
+				continue
+			}
+			for _, b := range blocks {
+				key := l.SessionID + "/" + l.AgentID + "/"
+				switch b.Type {
+				case "tool_use":
+					c := calls[key+b.ID]
+					if c == nil {
+						c = &transcriptCall{}
+						calls[key+b.ID] = c
+					}
+					c.useTime = l.Timestamp
+				case "tool_result":
+					c := calls[key+b.ToolUseID]
+					if c == nil {
+						c = &transcriptCall{}
+						calls[key+b.ToolUseID] = c
+					}
+					c.resultTime = l.Timestamp
+				}
+			}
+		}
+	}
+	return calls
+}
+
+func TestClaudeCodeTranscriptsAllPaired(t *testing.T) {
+	files := transcriptFiles(t)
+	truth := transcriptTruth(t, files)
+	require.Len(t, truth, 395, "the corpus README's count")
+
+	b := newBothPipelines(t, nil)
+	in := 0
+	for _, path := range files {
+		for _, ld := range transcriptBatches(t, path) {
+			in += ld.LogRecordCount()
+			require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
+		}
+	}
+	b.advance(time.Minute) // past orphan_grace: nothing may still be held
+	b.shutdown()
+	logs := allLogs(b.lsink)
+	assert.Len(t, logs, in, "nothing dropped, nothing synthesised")
+
+	paired := 0
+	for _, lr := range logs {
+		outcome := logAttr(lr, "toolpair.outcome")
+		if outcome == "" {
+			continue
+		}
+		require.Equal(t, "paired", outcome, lr.Body().Str())
+		var l struct {
+			SessionID string `json:"sessionId"`
+			AgentID   string `json:"agentId"`
+			Message   struct {
+				Content []struct {
+					ToolUseID string `json:"tool_use_id"`
+				} `json:"content"`
+			} `json:"message"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(lr.Body().Str()), &l))
+		require.Len(t, l.Message.Content, 1, "Claude Code writes one block per line")
+		c := truth[l.SessionID+"/"+l.AgentID+"/"+l.Message.Content[0].ToolUseID]
+		require.NotNil(t, c)
+		d, _ := lr.Attributes().Get("toolpair.call.duration_ms")
+		assert.Equal(t, c.resultTime.Sub(c.useTime).Milliseconds(), d.Int())
+		paired++
+	}
+	assert.Equal(t, 395, paired)
+	s := b.shared.engine.Stats()
+	assert.Equal(t, uint64(395), s.Paired)
+	assert.Zero(t, s.InterruptedTotal())
+	assert.Zero(t, s.Orphan+s.Standalone+s.Duplicate)
+}
