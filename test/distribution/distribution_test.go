@@ -18,6 +18,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
@@ -207,4 +208,70 @@ service:
 			assert.Contains(t, string(out), "toolpair")
 		})
 	}
+}
+
+// TestTranscriptConfigPairsEveryCall runs bin/otelcol-agent with
+// examples/claude-transcripts.yaml on a copy of the real Claude Code transcripts: the
+// filelog receiver reads them, and every tool_result line leaves paired.
+func TestTranscriptConfigPairsEveryCall(t *testing.T) {
+	bin := binary(t)
+	src, err := filepath.Abs(filepath.Join(repoRoot, "testdata", "transcripts", "claude-code"))
+	require.NoError(t, err)
+	copyDir := filepath.Join(t.TempDir(), "projects")
+	require.NoError(t, os.CopyFS(copyDir, os.DirFS(src)))
+	cfg, err := filepath.Abs(filepath.Join(repoRoot, "examples", "claude-transcripts.yaml"))
+	require.NoError(t, err)
+	out, state := t.TempDir(), t.TempDir()
+
+	cmd := exec.Command(bin, "--config", cfg)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "OTELCOL_AGENT_OUT="+out, "OTELCOL_AGENT_STATE="+state,
+		"OTELCOL_AGENT_TRANSCRIPTS="+filepath.Join(copyDir, "**", "*.jsonl"))
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	require.NoError(t, cmd.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		if t.Failed() {
+			t.Logf("collector output:\n%s", logs.String())
+		}
+	}()
+
+	outcomes := func() map[string]int {
+		got := map[string]int{}
+		data, _ := os.ReadFile(filepath.Join(out, "transcripts.jsonl"))
+		var u plog.JSONUnmarshaler
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			ld, err := u.UnmarshalLogs(line)
+			if err != nil {
+				continue
+			}
+			rls := ld.ResourceLogs()
+			for i := 0; i < rls.Len(); i++ {
+				sls := rls.At(i).ScopeLogs()
+				for j := 0; j < sls.Len(); j++ {
+					lrs := sls.At(j).LogRecords()
+					for k := 0; k < lrs.Len(); k++ {
+						if v, ok := lrs.At(k).Attributes().Get("toolpair.outcome"); ok {
+							got[v.Str()]++
+						}
+					}
+				}
+			}
+		}
+		return got
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for outcomes()["paired"] < 395 {
+		select {
+		case err := <-exited:
+			t.Fatalf("the collector exited early: %v", err)
+		case <-time.After(250 * time.Millisecond):
+		}
+		require.True(t, time.Now().Before(deadline), "not all calls paired within 60s: %v", outcomes())
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, <-exited)
+	assert.Equal(t, map[string]int{"paired": 395}, outcomes(), "every tool_result line paired, nothing else")
 }
