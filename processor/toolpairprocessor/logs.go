@@ -11,6 +11,7 @@ import (
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/claudecode"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/codex"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/transcript"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
@@ -30,11 +31,13 @@ const (
 	sourceGenAI uint8 = iota + 1
 	sourceClaudeCode
 	sourceTranscript
+	sourceCodex
 )
 
 // logDialects lists the log dialects built in, in the order they are tried.
 var logDialects = []logDialect{
 	{name: claudecode.Name, source: sourceClaudeCode, extract: claudecode.ExtractLog},
+	{name: codex.Name, source: sourceCodex, extract: codex.ExtractLog},
 	{name: transcript.Name, source: sourceTranscript, extract: transcript.ExtractLog},
 }
 

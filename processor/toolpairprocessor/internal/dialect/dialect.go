@@ -3,7 +3,13 @@
 // dialect lives in a subpackage and turns pdata records of its source into Items.
 package dialect
 
-import "github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+import (
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+)
 
 // Item is one tool_use or tool_result found in a record. A record may hold several (a chat
 // span announcing parallel calls).
@@ -62,3 +68,21 @@ func (f *Found) Skip(reason string) {
 
 // Empty reports whether nothing was found, malformed or not.
 func (f *Found) Empty() bool { return len(f.Items) == 0 && len(f.Malformed) == 0 }
+
+// LogTime returns a log record's time in Unix nanoseconds: its timestamp, else its observed
+// timestamp (Codex sends timeUnixNano 0), else its event.timestamp attribute (ISO 8601, as
+// Claude Code and Codex write it), else 0.
+func LogTime(lr plog.LogRecord) int64 {
+	if t := lr.Timestamp(); t != 0 {
+		return int64(t)
+	}
+	if t := lr.ObservedTimestamp(); t != 0 {
+		return int64(t)
+	}
+	if v, ok := lr.Attributes().Get("event.timestamp"); ok {
+		if t, err := time.Parse(time.RFC3339Nano, v.AsString()); err == nil {
+			return t.UnixNano()
+		}
+	}
+	return 0
+}

@@ -21,7 +21,6 @@ package claudecode
 
 import (
 	"strings"
-	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -92,23 +91,6 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 	if t, ok := attrs.Get("tool_name"); ok {
 		tool = t.AsString()
 	}
-	f.Add(kind, v.Str(), tool, recordTime(lr))
+	f.Add(kind, v.Str(), tool, dialect.LogTime(lr))
 	return true
-}
-
-// recordTime returns the record's time in Unix nanoseconds: its timestamp, else its observed
-// timestamp, else its event.timestamp attribute, else 0.
-func recordTime(lr plog.LogRecord) int64 {
-	if t := lr.Timestamp(); t != 0 {
-		return int64(t)
-	}
-	if t := lr.ObservedTimestamp(); t != 0 {
-		return int64(t)
-	}
-	if v, ok := lr.Attributes().Get("event.timestamp"); ok {
-		if t, err := time.Parse(time.RFC3339Nano, v.AsString()); err == nil {
-			return t.UnixNano()
-		}
-	}
-	return 0
 }

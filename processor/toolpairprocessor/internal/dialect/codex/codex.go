@@ -1,0 +1,70 @@
+// Package codex is the dialect of the OpenAI Codex CLI's log events (Codex 0.169, exported
+// through the [otel] section of its config.toml).
+//
+// Codex names its events by the attribute event.name ("codex.tool_decision"); the log body
+// is the constant "event" and the OTLP EventName holds a source location, so neither is
+// read. Fields read:
+//
+//   - codex.tool_decision: call_id (string, the OpenAI function call ID), tool_name,
+//     decision ("approved" and other values announce the call: a tool_use; "denied" and
+//     "abort" refuse it);
+//   - codex.tool_result: call_id, tool_name (a tool_result; its duration_ms and success
+//     arrive as strings and are not needed for pairing);
+//   - time: Codex sends timeUnixNano 0, so the observed time is used, else the
+//     event.timestamp attribute;
+//   - conversation.id (the scope) is read through scope_attributes.
+//
+// A record whose call_id is missing, empty or not a string is skipped and reported as
+// malformed.
+package codex
+
+import (
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+)
+
+// Name is the dialect's configuration name.
+const Name = "codex"
+
+// ExtractLog appends to f the tool call a Codex log record announces, refuses or resolves,
+// and reports whether the record is a Codex tool event.
+func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
+	attrs := lr.Attributes()
+	ev, ok := attrs.Get("event.name")
+	if !ok {
+		return false
+	}
+	var kind pairing.Kind
+	switch ev.Str() {
+	case "codex.tool_decision":
+		kind = pairing.KindUse
+		if d, ok := attrs.Get("decision"); ok {
+			switch d.AsString() {
+			case "denied", "abort":
+				kind = pairing.KindReject
+			}
+		}
+	case "codex.tool_result":
+		kind = pairing.KindResult
+	default:
+		return false
+	}
+	id, ok := attrs.Get("call_id")
+	switch {
+	case !ok || (id.Type() == pcommon.ValueTypeStr && id.Str() == ""):
+		f.Skip(dialect.ReasonMissingCallID)
+		return true
+	case id.Type() != pcommon.ValueTypeStr:
+		f.Skip(dialect.ReasonInvalidCallID)
+		return true
+	}
+	tool := ""
+	if t, ok := attrs.Get("tool_name"); ok {
+		tool = t.AsString()
+	}
+	f.Add(kind, id.Str(), tool, dialect.LogTime(lr))
+	return true
+}

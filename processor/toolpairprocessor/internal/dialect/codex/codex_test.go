@@ -1,0 +1,58 @@
+package codex
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+)
+
+func TestExtractLog(t *testing.T) {
+	tests := []struct {
+		name      string
+		attrs     map[string]any
+		claimed   bool
+		items     []dialect.Item
+		malformed []string
+	}{
+		{
+			name:    "approved decision, time from observed",
+			attrs:   map[string]any{"event.name": "codex.tool_decision", "call_id": "call_1", "tool_name": "exec_command", "decision": "approved"},
+			claimed: true, items: []dialect.Item{{Kind: pairing.KindUse, CallID: "call_1", ToolName: "exec_command", Time: 42}},
+		},
+		{
+			name:    "denied decision",
+			attrs:   map[string]any{"event.name": "codex.tool_decision", "call_id": "call_2", "decision": "denied"},
+			claimed: true, items: []dialect.Item{{Kind: pairing.KindReject, CallID: "call_2", Time: 42}},
+		},
+		{
+			name:    "abort decision",
+			attrs:   map[string]any{"event.name": "codex.tool_decision", "call_id": "call_3", "decision": "abort"},
+			claimed: true, items: []dialect.Item{{Kind: pairing.KindReject, CallID: "call_3", Time: 42}},
+		},
+		{
+			name:    "result",
+			attrs:   map[string]any{"event.name": "codex.tool_result", "call_id": "call_1", "duration_ms": "49", "success": "true"},
+			claimed: true, items: []dialect.Item{{Kind: pairing.KindResult, CallID: "call_1", Time: 42}},
+		},
+		{name: "result without call_id", attrs: map[string]any{"event.name": "codex.tool_result"}, claimed: true, malformed: []string{dialect.ReasonMissingCallID}},
+		{name: "result with a numeric call_id", attrs: map[string]any{"event.name": "codex.tool_result", "call_id": 5}, claimed: true, malformed: []string{dialect.ReasonInvalidCallID}},
+		{name: "api request", attrs: map[string]any{"event.name": "codex.api_request"}},
+		{name: "no event name", attrs: map[string]any{"call_id": "x"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lr := plog.NewLogRecord()
+			lr.Body().SetStr("event")
+			lr.SetObservedTimestamp(42)
+			assert.NoError(t, lr.Attributes().FromRaw(tt.attrs))
+			var f dialect.Found
+			assert.Equal(t, tt.claimed, ExtractLog(lr, &f))
+			assert.Equal(t, tt.items, f.Items)
+			assert.Equal(t, tt.malformed, f.Malformed)
+		})
+	}
+}
