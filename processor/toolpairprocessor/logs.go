@@ -188,6 +188,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 						ToolName: it.ToolName,
 						Ref:      ref,
 						Source:   d.source,
+						Step:     it.Step,
 					}
 					if it.Kind == pairing.KindUse || it.Kind == pairing.KindReject {
 						if origin == nil {

@@ -93,9 +93,10 @@ func (t *telemetry) events(ctx context.Context, evs []pairing.Event) {
 		case pairing.VerdictRepeated:
 			repeated++
 		case pairing.VerdictResolved, pairing.VerdictHeld:
-			if evs[i].Kind == pairing.KindUse || evs[i].Kind == pairing.KindReject {
+			switch evs[i].Kind {
+			case pairing.KindUse, pairing.KindReject:
 				uses++
-			} else {
+			case pairing.KindResult, pairing.KindEcho:
 				results++
 			}
 		}

@@ -160,3 +160,121 @@ func TestClaudeCodeTranscriptsAllPaired(t *testing.T) {
 	assert.Zero(t, s.InterruptedTotal())
 	assert.Zero(t, s.Orphan+s.Standalone+s.Duplicate)
 }
+
+// TestTranscriptMissingResultIsClosedAtTheNextStep removes one mid-history tool_result line
+// from a real transcript: that call is interrupted with reason next_step, ending at the next
+// assistant message of its scope, and every other call stays paired.
+func TestTranscriptMissingResultIsClosedAtTheNextStep(t *testing.T) {
+	path := filepath.Join("..", "..", "testdata", "transcripts", "claude-code", "4d5611e5-241a-462a-8d15-5122611a9569.jsonl")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
+
+	type parsed struct {
+		Type      string    `json:"type"`
+		Timestamp time.Time `json:"timestamp"`
+		Message   struct {
+			ID      string `json:"id"`
+			Content []struct {
+				Type      string `json:"type"`
+				ID        string `json:"id"`
+				ToolUseID string `json:"tool_use_id"`
+			} `json:"content"`
+		} `json:"message"`
+	}
+	parse := func(l []byte) parsed {
+		var p parsed
+		_ = json.Unmarshal(l, &p) // content may be a string: then Content stays empty
+		return p
+	}
+	// The 40th tool_result line goes missing.
+	var victim string
+	cut, seen := -1, 0
+	for i, l := range lines {
+		p := parse(l)
+		if p.Type == "user" && len(p.Message.Content) == 1 && p.Message.Content[0].Type == "tool_result" {
+			if seen++; seen == 40 {
+				cut, victim = i, p.Message.Content[0].ToolUseID
+				break
+			}
+		}
+	}
+	require.NotEqual(t, -1, cut)
+	// Where the call should be closed: the first assistant line after its tool_use with a
+	// message.id other than the tool_use's.
+	var useMsg string
+	var wantEnd time.Time
+	for _, l := range lines {
+		p := parse(l)
+		if p.Type != "assistant" {
+			continue
+		}
+		if useMsg == "" {
+			for _, c := range p.Message.Content {
+				if c.Type == "tool_use" && c.ID == victim {
+					useMsg = p.Message.ID
+				}
+			}
+			continue
+		}
+		if p.Message.ID != useMsg {
+			wantEnd = p.Timestamp
+			break
+		}
+	}
+	require.False(t, wantEnd.IsZero())
+
+	faulty := append(append([][]byte{}, lines[:cut]...), lines[cut+1:]...)
+	dir := t.TempDir()
+	faultyPath := filepath.Join(dir, "session.jsonl")
+	require.NoError(t, os.WriteFile(faultyPath, append(bytes.Join(faulty, []byte("\n")), '\n'), 0o600))
+
+	b := newBothPipelines(t, nil)
+	for _, ld := range transcriptBatches(t, faultyPath) {
+		require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
+	}
+	b.shutdown()
+	var synthetic []plog.LogRecord
+	outcomes := map[string]int{}
+	for _, lr := range allLogs(b.lsink) {
+		if lr.EventName() == "toolpair.tool_call.interrupted" {
+			synthetic = append(synthetic, lr)
+			continue
+		}
+		if o := logAttr(lr, "toolpair.outcome"); o != "" {
+			outcomes[o]++
+		}
+	}
+	require.Len(t, synthetic, 1)
+	assert.Equal(t, victim, logAttr(synthetic[0], "gen_ai.tool.call.id"))
+	assert.Equal(t, "next_step", logAttr(synthetic[0], "toolpair.interrupt.reason"))
+	assert.Equal(t, wantEnd.UnixNano(), int64(synthetic[0].Timestamp()), "closed in place, at the next message")
+	assert.Equal(t, map[string]int{"paired": transcriptResults(t, faulty)}, outcomes, "every later call stays paired")
+}
+
+// transcriptResults counts the tool_result blocks of the user lines of a transcript.
+func transcriptResults(t *testing.T, lines [][]byte) int {
+	t.Helper()
+	n := 0
+	for _, l := range lines {
+		var p struct {
+			Type    string `json:"type"`
+			Message struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+		}
+		require.NoError(t, json.Unmarshal(l, &p))
+		var blocks []struct {
+			Type string `json:"type"`
+		}
+		if p.Type != "user" || json.Unmarshal(p.Message.Content, &blocks) != nil {
+			continue
+		}
+		for _, b := range blocks {
+			if b.Type == "tool_result" {
+				n++
+			}
+		}
+	}
+	return n
+}

@@ -26,6 +26,8 @@ type Item struct {
 	// attribute name it is reported under on synthetic records.
 	Scope     string
 	ScopeAttr string
+	// Step identifies the model request that announced a use, or the one a boundary starts.
+	Step string
 }
 
 // Malformed-input reasons, the values of the malformed counter's reason attribute.
@@ -54,6 +56,11 @@ func (f *Found) Reset() {
 // Add appends an item.
 func (f *Found) Add(kind pairing.Kind, callID, toolName string, t int64) {
 	f.Items = append(f.Items, Item{Kind: kind, CallID: callID, ToolName: toolName, Time: t})
+}
+
+// AddStep appends an item of a step whose scope the dialect determined itself.
+func (f *Found) AddStep(kind pairing.Kind, callID, toolName string, t int64, scopeAttr, scope, step string) {
+	f.Items = append(f.Items, Item{Kind: kind, CallID: callID, ToolName: toolName, Time: t, Scope: scope, ScopeAttr: scopeAttr, Step: step})
 }
 
 // AddScoped appends an item whose scope the dialect determined itself.

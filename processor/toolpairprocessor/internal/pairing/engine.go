@@ -68,6 +68,16 @@ const (
 	// KindReject announces a call the agent refused to run (for example a tool decision
 	// "reject"). The call is resolved as rejected; no synthetic record is due.
 	KindReject
+	// KindBoundary says the agent began its next model request in the scope of Key (CallID is
+	// ignored) at Time, for the step Step. Every call of the scope still pending that was
+	// announced by another step at or before Time is interrupted with reason next_step,
+	// ending at Time: strict providers require every call of a step to have its result
+	// before the next request.
+	KindBoundary
+	// KindSessionEnd says the agent's turn or session in the scope of Key ended at Time.
+	// Every call of the scope still pending that was announced at or before Time is
+	// interrupted with reason session_end, ending at Time.
+	KindSessionEnd
 )
 
 // Verdict is what Process decided for one Event.
@@ -104,9 +114,13 @@ type Event struct {
 	Payload any
 	// Ref is the caller's index of the record; it comes back as UseRef or ResultRef.
 	Ref int32
-	// Source tells apart the streams results arrive in (the processor uses the signal). It
+	// Source tells apart the streams results arrive in (the processor uses the dialect). It
 	// only decides Resolution.SameSource of duplicates.
 	Source uint8
+	// Step identifies the model request a use was announced by, or the request a boundary
+	// starts (a chat span's ID, a transcript message.id). Uses with an empty Step are never
+	// closed by a boundary.
+	Step string
 
 	// Verdict is set by Process.
 	Verdict Verdict
@@ -222,6 +236,9 @@ type entry struct {
 	prev, next *entry
 	state      state
 	source     uint8 // Source of the result that resolved or is held, 0 when none
+	step       string
+	// sprev and snext link the pending entries of one scope.
+	sprev, snext *entry
 }
 
 // fifo is an intrusive doubly linked list of entries in insertion order.
@@ -266,6 +283,8 @@ type scopeState struct {
 	lastSeen int64
 	// refs counts the entries of the scope; the scope is forgotten when it drops to zero.
 	refs int
+	// pending is the first of the scope's pending entries, linked through sprev/snext.
+	pending *entry
 }
 
 // Engine pairs tool calls. It is safe for concurrent use. Create it with New.
@@ -313,11 +332,13 @@ func (e *Engine) Process(events []Event, hold func(*Event) any, out []Resolution
 	now := e.cfg.Clock.Now().UnixNano()
 	for i := range events {
 		ev := &events[i]
-		if ev.Key.CallID == "" {
+		if ev.Key.CallID == "" && ev.Kind != KindBoundary && ev.Kind != KindSessionEnd {
 			ev.Verdict = VerdictNone
 			continue
 		}
 		switch ev.Kind {
+		case KindBoundary, KindSessionEnd:
+			out = e.closeScope(ev, now, out)
 		case KindUse:
 			out = e.use(ev, now, out)
 		case KindResult:
@@ -386,9 +407,15 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 		useTime:  ev.Time,
 		deadline: now + int64(e.cfg.PairingTimeout),
 		state:    statePending,
+		step:     ev.Step,
 	}
 	e.insert(ent, &e.pending)
 	e.stats.Pending++
+	ent.snext = sc.pending
+	if sc.pending != nil {
+		sc.pending.sprev = ent
+	}
+	sc.pending = ent
 	ev.Verdict = VerdictPending
 	return out
 }
@@ -472,8 +499,7 @@ func (e *Engine) reject(ev *Event, now int64, out []Resolution) []Resolution {
 		case statePending:
 			// Announced first (a model's tool_use), then refused by the agent.
 			ev.Verdict = VerdictResolved
-			e.pending.remove(ent)
-			e.stats.Pending--
+			e.removePending(ent)
 			e.stats.Rejected++
 			r.ToolName = firstNonEmpty(ent.toolName, ev.ToolName)
 			r.UseTime = ent.useTime
@@ -524,13 +550,55 @@ func (e *Engine) pairPending(ent *entry, ev *Event, now int64) Resolution {
 		UseRef:     -1,
 		UsePayload: ent.payload,
 	}
-	e.pending.remove(ent)
-	e.stats.Pending--
+	e.removePending(ent)
 	e.stats.Paired++
 	ent.resultTime = ev.Time
 	ent.source = ev.Source
 	e.toResolved(ent, now)
 	return r
+}
+
+// removePending takes a pending entry out of the pending list and its scope's list.
+func (e *Engine) removePending(ent *entry) {
+	e.pending.remove(ent)
+	e.stats.Pending--
+	if ent.sprev != nil {
+		ent.sprev.snext = ent.snext
+	} else if ent.scope.pending == ent {
+		ent.scope.pending = ent.snext
+	}
+	if ent.snext != nil {
+		ent.snext.sprev = ent.sprev
+	}
+	ent.sprev, ent.snext = nil, nil
+}
+
+// closeScope applies a step boundary or a session end to the pending calls of its scope.
+func (e *Engine) closeScope(ev *Event, now int64, out []Resolution) []Resolution {
+	sc := e.scopes[ev.Key.ScopeKey()]
+	if sc == nil {
+		ev.Verdict = VerdictIgnored
+		return out
+	}
+	sc.lastSeen = now
+	reason := ReasonSessionEnd
+	if ev.Kind == KindBoundary {
+		reason = ReasonNextStep
+	}
+	closed := false
+	for p := sc.pending; p != nil; {
+		next := p.snext
+		if p.useTime <= ev.Time && (reason == ReasonSessionEnd || (p.step != "" && p.step != ev.Step)) {
+			out = e.interruptPending(p, reason, now, ev.Time, out)
+			closed = true
+		}
+		p = next
+	}
+	ev.Verdict = VerdictIgnored
+	if closed {
+		ev.Verdict = VerdictResolved
+	}
+	return out
 }
 
 // settleUnmatched decides the outcome of a result that never met its use.
@@ -600,7 +668,7 @@ func (e *Engine) makeRoom(now int64, out []Resolution) []Resolution {
 	for e.pending.n+e.waiting.n >= e.cfg.MaxPending {
 		p, w := e.pending.head, e.waiting.head
 		if w == nil || (p != nil && p.seq < w.seq) {
-			out = e.interruptPending(p, ReasonEvicted, now, out)
+			out = e.interruptPending(p, ReasonEvicted, now, now, out)
 		} else {
 			out = e.releaseWaiting(w, now, out)
 		}
@@ -608,10 +676,10 @@ func (e *Engine) makeRoom(now int64, out []Resolution) []Resolution {
 	return out
 }
 
-// interruptPending closes a pending use as interrupted.
-func (e *Engine) interruptPending(ent *entry, reason Reason, now int64, out []Resolution) []Resolution {
-	e.pending.remove(ent)
-	e.stats.Pending--
+// interruptPending closes a pending use as interrupted, ending at end (Unix ns); now is the
+// engine clock.
+func (e *Engine) interruptPending(ent *entry, reason Reason, now, end int64, out []Resolution) []Resolution {
+	e.removePending(ent)
 	e.stats.Interrupted[reason]++
 	out = append(out, Resolution{
 		Outcome:    OutcomeInterrupted,
@@ -619,7 +687,7 @@ func (e *Engine) interruptPending(ent *entry, reason Reason, now int64, out []Re
 		Key:        ent.key,
 		ToolName:   ent.toolName,
 		UseTime:    ent.useTime,
-		EndTime:    now,
+		EndTime:    end,
 		UseRef:     -1,
 		ResultRef:  -1,
 		UsePayload: ent.payload,
@@ -653,7 +721,7 @@ func (e *Engine) Tick(out []Resolution) []Resolution {
 	defer e.mu.Unlock()
 	now := e.cfg.Clock.Now().UnixNano()
 	for p := e.pending.head; p != nil && p.deadline <= now; p = e.pending.head {
-		out = e.interruptPending(p, ReasonExpired, now, out)
+		out = e.interruptPending(p, ReasonExpired, now, now, out)
 	}
 	for w := e.waiting.head; w != nil && w.deadline <= now; w = e.waiting.head {
 		out = e.releaseWaiting(w, now, out)
@@ -679,7 +747,7 @@ func (e *Engine) Shutdown(out []Resolution) []Resolution {
 	defer e.mu.Unlock()
 	now := e.cfg.Clock.Now().UnixNano()
 	for p := e.pending.head; p != nil; p = e.pending.head {
-		out = e.interruptPending(p, ReasonShutdown, now, out)
+		out = e.interruptPending(p, ReasonShutdown, now, now, out)
 	}
 	for w := e.waiting.head; w != nil; w = e.waiting.head {
 		out = e.releaseWaiting(w, now, out)

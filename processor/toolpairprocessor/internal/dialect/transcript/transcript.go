@@ -11,7 +11,10 @@
 //     {"type":"tool_result","tool_use_id"} a tool_result;
 //   - sessionId and agentId: the scope is sessionId, or sessionId/agentId for a subagent
 //     (subagent lines share their parent's sessionId and carry isSidechain: true);
-//   - timestamp (ISO 8601): the item's time when the log record carries none.
+//   - timestamp (ISO 8601): the item's time when the log record carries none;
+//   - message.id of assistant lines: the step. Each assistant line is a step boundary of its
+//     scope; calls announced by an earlier message that are still pending when a new
+//     message begins are interrupted with reason next_step.
 //
 // Only these fields are decoded (with github.com/buger/jsonparser); tool inputs and outputs
 // are skipped. A line that is not a JSON object with a sessionId is not a transcript line.
@@ -48,11 +51,12 @@ var (
 
 // line is what the dialect needs of one transcript line.
 type line struct {
-	typ, sessionID, agentID, timestamp string
+	typ, sessionID, agentID, timestamp, messageID string
 }
 
 // ExtractLog appends to f the tool calls a transcript log record announces or resolves, and
-// reports whether the record is a transcript line with tool blocks (or malformed ones).
+// the step boundary an assistant line is, and reports whether it found any of these (or a
+// malformed tool block).
 func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 	body := lr.Body()
 	switch body.Type() {
@@ -90,6 +94,9 @@ func extractJSON(data []byte, lr plog.LogRecord, f *dialect.Found) bool {
 		case "message":
 			if dt == jsonparser.Object {
 				content, contentType, _, _ = jsonparser.Get(v, "content")
+				if id, idType, _, err := jsonparser.Get(v, "id"); err == nil {
+					l.messageID = str(id, idType)
+				}
 			}
 		}
 		return nil
@@ -108,6 +115,11 @@ func extractJSON(data []byte, lr plog.LogRecord, f *dialect.Found) bool {
 	t := itemTime(lr, l.timestamp)
 	scope := scopeOf(l)
 	n := len(f.Items) + len(f.Malformed)
+	if kind == pairing.KindUse && l.messageID != "" {
+		// Every assistant line is a step boundary of its scope: lines of one message share
+		// its message.id, so only a new message closes the calls of earlier ones.
+		f.AddStep(pairing.KindBoundary, "", "", t, ScopeAttr, scope, l.messageID)
+	}
 	_, err = jsonparser.ArrayEach(content, func(block []byte, dt jsonparser.ValueType, _ int, e error) {
 		if e != nil || dt != jsonparser.Object {
 			return
@@ -134,7 +146,7 @@ func extractJSON(data []byte, lr plog.LogRecord, f *dialect.Found) bool {
 				f.Skip(dialect.ReasonMissingCallID)
 				return
 			}
-			f.AddScoped(kind, id, name, t, ScopeAttr, scope)
+			f.AddStep(kind, id, name, t, ScopeAttr, scope, l.messageID)
 		}
 	})
 	if err != nil {
@@ -168,7 +180,11 @@ func extractMap(m pcommon.Map, lr plog.LogRecord, f *dialect.Found) bool {
 	}
 	t := itemTime(lr, l.timestamp)
 	scope := scopeOf(l)
-	found := false
+	if id, ok := msg.Map().Get("id"); ok && kind == pairing.KindUse && id.Type() == pcommon.ValueTypeStr && id.Str() != "" {
+		l.messageID = id.Str()
+		f.AddStep(pairing.KindBoundary, "", "", t, ScopeAttr, scope, l.messageID)
+	}
+	found := l.messageID != ""
 	blocks := content.Slice()
 	for i := 0; i < blocks.Len(); i++ {
 		b := blocks.At(i)
@@ -193,7 +209,7 @@ func extractMap(m pcommon.Map, lr plog.LogRecord, f *dialect.Found) bool {
 		case id.Type() != pcommon.ValueTypeStr:
 			f.Skip(dialect.ReasonInvalidCallID)
 		default:
-			f.AddScoped(kind, id.Str(), name, t, ScopeAttr, scope)
+			f.AddStep(kind, id.Str(), name, t, ScopeAttr, scope, l.messageID)
 		}
 	}
 	return found
