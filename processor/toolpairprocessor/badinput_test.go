@@ -96,3 +96,28 @@ func TestBadTelemetryPassesThroughAndIsCounted(t *testing.T) {
 		Value:      2, // the unrelated span, and the chat span that announces no tool call
 	}}, metricdatatest.IgnoreTimestamp())
 }
+
+// TestTelemetryFollowsTheEngine checks the use, result and outcome metrics on a real capture:
+// the AI SDK parallel run announces two calls (repeated by its invoke_agent span) and runs
+// both.
+func TestTelemetryFollowsTheEngine(t *testing.T) {
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	pl := newPipelineWithSettings(t, nil, metadatatest.NewSettings(tel))
+	pl.consume(readCapture(t, "parallel"))
+	pl.consume(readCapture(t, "killed_during_tool"))
+	pl.advance(11 * time.Minute)
+
+	one := func(n int64) []metricdata.DataPoint[int64] { return []metricdata.DataPoint[int64]{{Value: n}} }
+	metadatatest.AssertEqualProcessorToolpairUses(t, tel, one(3), metricdatatest.IgnoreTimestamp())
+	metadatatest.AssertEqualProcessorToolpairUsesRepeated(t, tel, one(2), metricdatatest.IgnoreTimestamp())
+	metadatatest.AssertEqualProcessorToolpairResults(t, tel, one(2), metricdatatest.IgnoreTimestamp())
+	metadatatest.AssertEqualProcessorToolpairPendingCalls(t, tel, one(0), metricdatatest.IgnoreTimestamp())
+	metadatatest.AssertEqualProcessorToolpairOutcomes(t, tel, []metricdata.DataPoint[int64]{
+		{Attributes: attribute.NewSet(attribute.String("toolpair.outcome", "paired")), Value: 2},
+		{Attributes: attribute.NewSet(attribute.String("toolpair.outcome", "interrupted"), attribute.String("toolpair.interrupt.reason", "expired")), Value: 1},
+	}, metricdatatest.IgnoreTimestamp())
+	metadatatest.AssertEqualProcessorToolpairSyntheticRecords(t, tel, []metricdata.DataPoint[int64]{{
+		Attributes: attribute.NewSet(attribute.String("otel.signal", "traces")), Value: 1,
+	}}, metricdatatest.IgnoreTimestamp())
+}

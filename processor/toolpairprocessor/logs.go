@@ -2,7 +2,10 @@ package toolpairprocessor
 
 import (
 	"context"
+	"slices"
 	"sync"
+
+	"go.uber.org/zap"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
@@ -32,6 +35,7 @@ const (
 	sourceClaudeCode
 	sourceTranscript
 	sourceCodex
+	sourceGenAIEcho
 )
 
 // logDialects lists the log dialects built in, in the order they are tried.
@@ -77,17 +81,22 @@ func (p *logsProcessor) shutdown(ctx context.Context) error {
 type logRef struct {
 	rl, sl, lr int
 	r          plog.LogRecord
-	remove     bool
+	// results counts the record's result items: a record resolving several calls is never
+	// held (it would be released once per call).
+	results int
+	// held: the record was copied out to wait for its use; dropped/kept: the outcomes of its
+	// results asked to drop it / to keep it. It leaves the batch when held, or when dropped
+	// and not kept.
+	held, dropped, kept bool
 }
 
 // logBatch is the per-call scratch state of processLogs, pooled.
 type logBatch struct {
-	ld      plog.Logs
-	refs    []logRef
-	events  []pairing.Event
-	res     []pairing.Resolution
-	found   dialect.Found
-	removed int
+	ld     plog.Logs
+	refs   []logRef
+	events []pairing.Event
+	res    []pairing.Resolution
+	found  dialect.Found
 }
 
 func (b *logBatch) reset() {
@@ -98,22 +107,22 @@ func (b *logBatch) reset() {
 	clear(b.res)
 	b.res = b.res[:0]
 	b.found.Reset()
-	b.removed = 0
 }
 
 func (b *logBatch) markResult(ref int32, r *pairing.Resolution) {
+	b.refs[ref].kept = true
 	synth.MarkResult(b.refs[ref].r.Attributes(), r)
 }
 
 func (b *logBatch) dropResult(ref int32) {
-	if !b.refs[ref].remove {
-		b.refs[ref].remove = true
-		b.removed++
-	}
+	b.refs[ref].dropped = true
 }
 
 func (b *logBatch) hold(ev *pairing.Event) any {
 	ref := &b.refs[ev.Ref]
+	if ref.results > 1 {
+		return nil
+	}
 	rl := b.ld.ResourceLogs().At(ref.rl)
 	sl := rl.ScopeLogs().At(ref.sl)
 	h := &heldLog{ld: plog.NewLogs()}
@@ -124,10 +133,7 @@ func (b *logBatch) hold(ev *pairing.Event) any {
 	sl.Scope().CopyTo(hsl.Scope())
 	hsl.SetSchemaUrl(sl.SchemaUrl())
 	ref.r.CopyTo(hsl.LogRecords().AppendEmpty())
-	if !ref.remove {
-		ref.remove = true
-		b.removed++
-	}
+	ref.held = true
 	return h
 }
 
@@ -178,7 +184,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 					scopeAttr, scopeValue = p.keys.scope(lr.Attributes(), rscope, lr.TraceID())
 				}
 				ref := int32(len(b.refs))
-				b.refs = append(b.refs, logRef{rl: i, sl: j, lr: k, r: lr})
+				b.refs = append(b.refs, logRef{rl: i, sl: j, lr: k, r: lr, results: b.found.Results()})
 				var origin *synth.Origin
 				for _, it := range b.found.Items {
 					ev := pairing.Event{
@@ -215,17 +221,14 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 	if len(b.events) == 0 {
 		return ld, nil
 	}
-	p.tel.events(ctx, b.events)
 
 	b.res = p.engine.Process(b.events, b.hold, b.res)
 	out := output{logs: ld}
 	p.apply(b.res, &out, b)
-	if b.removed > 0 {
-		b.removeMarked()
-	}
+	b.removeMarked()
 	if out.traces != (ptrace.Traces{}) {
 		if err := p.send(ctx, &output{traces: out.traces}); err != nil {
-			p.logger.Warn("toolpair: sending spans downstream failed")
+			p.logger.Warn("toolpair: sending spans downstream failed", zap.Error(err))
 		}
 	}
 	return ld, nil
@@ -233,6 +236,9 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 
 // removeMarked removes the log records marked for removal, and the groups left empty.
 func (b *logBatch) removeMarked() {
+	if !slices.ContainsFunc(b.refs, func(r logRef) bool { return r.held || (r.dropped && !r.kept) }) {
+		return
+	}
 	rls := b.ld.ResourceLogs()
 	next := 0
 	for i := 0; i < rls.Len(); i++ {
@@ -247,7 +253,7 @@ func (b *logBatch) removeMarked() {
 				if next < len(b.refs) {
 					r := b.refs[next]
 					if r.rl == i && r.sl == j && r.lr == k {
-						return r.remove
+						return r.held || (r.dropped && !r.kept)
 					}
 				}
 				return false

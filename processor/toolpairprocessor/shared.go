@@ -121,24 +121,21 @@ func (s *shared) tick(ctx context.Context) {
 		return
 	}
 	if err := s.emit(ctx, res); err != nil {
-		s.logger.Warn("toolpair: sending expired calls downstream failed", zap.Error(err))
+		s.logger.Warn("toolpair: sending expired calls and released results downstream failed", zap.Error(err))
 	}
 }
 
-// shutdown stops the ticker with the last pipeline, then closes every pending call as
-// interrupted/shutdown and releases every held result, sending them downstream with ctx.
+// shutdown stops the ticker with the first pipeline to shut down, then closes every pending
+// call as interrupted/shutdown and releases every held result, sending them downstream with
+// ctx. It does so again at every later pipeline's shutdown, for what that pipeline received
+// in between (a batch processor upstream flushing on shutdown).
 //
 // Each pipeline's processor shuts down before the processors and exporters after it, so the
-// flush happens while the first of the component's pipelines shuts down: the downstream
-// components of every pipeline are still running then.
+// first flush happens while the downstream components of every pipeline still run.
 func (s *shared) shutdown(ctx context.Context) error {
 	s.mu.Lock()
-	first := s.stop != nil
-	if first {
-		close(s.stop)
-		<-s.done
-		s.stop, s.done = nil, nil
-	}
+	stop, done := s.stop, s.done
+	s.stop, s.done = nil, nil
 	if s.started > 0 {
 		s.started--
 	}
@@ -146,9 +143,16 @@ func (s *shared) shutdown(ctx context.Context) error {
 	s.mu.Unlock()
 
 	var err error
-	if first {
-		err = s.emit(ctx, s.engine.Shutdown(nil))
+	if stop != nil {
+		// Not under s.mu: a tick in progress needs it to send.
+		close(stop)
+		select {
+		case <-done:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
 	}
+	err = errors.Join(err, s.emit(ctx, s.engine.Shutdown(nil)))
 	if last {
 		instances.Lock()
 		if instances.m[s.cfg] == s {
@@ -226,7 +230,6 @@ func (s *shared) apply(res []pairing.Resolution, out *output, b inBatch) {
 	now := s.clock.Now()
 	for i := range res {
 		r := &res[i]
-		s.tel.outcome(r)
 		// A duplicate from another signal than the result that resolved the call is that
 		// pipeline's only record of the result: it is marked, never dropped.
 		drop := (r.Outcome == pairing.OutcomeDuplicate && r.SameSource && s.cfg.Duplicates == DispositionDrop) ||

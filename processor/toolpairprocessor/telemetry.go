@@ -3,6 +3,7 @@ package toolpairprocessor
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/otel/attribute"
@@ -23,30 +24,63 @@ const (
 )
 
 // telemetry records the processor's own metrics (CONTRACT section 7, documented in
-// documentation.md). Attribute sets are built once so the hot path does not allocate them.
+// documentation.md). The counts of uses, results and outcomes and the pending and waiting
+// gauges are observed from the engine's counters, so the conservation that holds in the
+// engine holds between the metrics too. Attribute sets are built once so the hot path does
+// not allocate them.
 type telemetry struct {
-	tb       *metadata.TelemetryBuilder
-	outcomes map[outcomeKey]metric.AddOption
-	signals  map[synth.Signal]metric.AddOption
+	tb            *metadata.TelemetryBuilder
+	signals       map[synth.Signal]metric.AddOption
+	malformedOpts sync.Map // malformedKey -> metric.AddOption
 }
 
-type outcomeKey struct {
-	o pairing.Outcome
-	r pairing.Reason
-}
+type malformedKey struct{ dialect, reason string }
 
 func newTelemetry(set component.TelemetrySettings, engine *pairing.Engine) (*telemetry, error) {
 	tb, err := metadata.NewTelemetryBuilder(set)
 	if err != nil {
 		return nil, err
 	}
-	err = errors.Join(
-		tb.RegisterProcessorToolpairPendingCallsCallback(func(_ context.Context, o metric.Int64Observer) error {
-			o.Observe(int64(engine.Stats().Pending))
+	type outcomeSet struct {
+		value func(pairing.Stats) uint64
+		attrs metric.ObserveOption
+	}
+	outcome := func(o pairing.Outcome, r pairing.Reason, value func(pairing.Stats) uint64) outcomeSet {
+		kv := []attribute.KeyValue{attribute.String(telAttrOutcome, o.String())}
+		if r != pairing.ReasonNone {
+			kv = append(kv, attribute.String(telAttrReason, r.String()))
+		}
+		return outcomeSet{value: value, attrs: metric.WithAttributeSet(attribute.NewSet(kv...))}
+	}
+	outcomes := []outcomeSet{
+		outcome(pairing.OutcomePaired, pairing.ReasonNone, func(s pairing.Stats) uint64 { return s.Paired }),
+		outcome(pairing.OutcomeRejected, pairing.ReasonNone, func(s pairing.Stats) uint64 { return s.Rejected }),
+		outcome(pairing.OutcomeOrphan, pairing.ReasonNone, func(s pairing.Stats) uint64 { return s.Orphan }),
+		outcome(pairing.OutcomeDuplicate, pairing.ReasonNone, func(s pairing.Stats) uint64 { return s.Duplicate }),
+		outcome(pairing.OutcomeStandalone, pairing.ReasonNone, func(s pairing.Stats) uint64 { return s.Standalone }),
+	}
+	for _, r := range pairing.Reasons() {
+		outcomes = append(outcomes, outcome(pairing.OutcomeInterrupted, r, func(s pairing.Stats) uint64 { return s.Interrupted[r] }))
+	}
+	observe := func(value func(pairing.Stats) int64) metric.Int64Callback {
+		return func(_ context.Context, o metric.Int64Observer) error {
+			o.Observe(value(engine.Stats()))
 			return nil
-		}),
-		tb.RegisterProcessorToolpairWaitingResultsCallback(func(_ context.Context, o metric.Int64Observer) error {
-			o.Observe(int64(engine.Stats().Waiting))
+		}
+	}
+	err = errors.Join(
+		tb.RegisterProcessorToolpairUsesCallback(observe(func(s pairing.Stats) int64 { return int64(s.UsesSeen) })),
+		tb.RegisterProcessorToolpairUsesRepeatedCallback(observe(func(s pairing.Stats) int64 { return int64(s.UsesRepeated) })),
+		tb.RegisterProcessorToolpairResultsCallback(observe(func(s pairing.Stats) int64 { return int64(s.ResultsSeen) })),
+		tb.RegisterProcessorToolpairPendingCallsCallback(observe(func(s pairing.Stats) int64 { return int64(s.Pending) })),
+		tb.RegisterProcessorToolpairWaitingResultsCallback(observe(func(s pairing.Stats) int64 { return int64(s.Waiting) })),
+		tb.RegisterProcessorToolpairOutcomesCallback(func(_ context.Context, o metric.Int64Observer) error {
+			st := engine.Stats()
+			for _, oc := range outcomes {
+				if v := oc.value(st); v > 0 {
+					o.Observe(int64(v), oc.attrs)
+				}
+			}
 			return nil
 		}),
 	)
@@ -54,62 +88,13 @@ func newTelemetry(set component.TelemetrySettings, engine *pairing.Engine) (*tel
 		tb.Shutdown()
 		return nil, err
 	}
-	t := &telemetry{
-		tb:       tb,
-		outcomes: map[outcomeKey]metric.AddOption{},
+	return &telemetry{
+		tb: tb,
 		signals: map[synth.Signal]metric.AddOption{
 			synth.Traces: metric.WithAttributeSet(attribute.NewSet(attribute.String(telAttrSignal, "traces"))),
 			synth.Logs:   metric.WithAttributeSet(attribute.NewSet(attribute.String(telAttrSignal, "logs"))),
 		},
-	}
-	for o := pairing.OutcomePaired; o <= pairing.OutcomeStandalone; o++ {
-		if o == pairing.OutcomeInterrupted {
-			for _, r := range pairing.Reasons() {
-				t.outcomes[outcomeKey{o, r}] = metric.WithAttributeSet(attribute.NewSet(
-					attribute.String(telAttrOutcome, o.String()), attribute.String(telAttrReason, r.String())))
-			}
-			continue
-		}
-		t.outcomes[outcomeKey{o, pairing.ReasonNone}] = metric.WithAttributeSet(attribute.NewSet(
-			attribute.String(telAttrOutcome, o.String())))
-	}
-	return t, nil
-}
-
-// outcome counts one outcome.
-func (t *telemetry) outcome(r *pairing.Resolution) {
-	if opt, ok := t.outcomes[outcomeKey{r.Outcome, r.Reason}]; ok {
-		t.tb.ProcessorToolpairOutcomes.Add(context.Background(), 1, opt)
-	}
-}
-
-// events counts the uses, repeated uses and results of a processed batch.
-func (t *telemetry) events(ctx context.Context, evs []pairing.Event) {
-	var uses, repeated, results int64
-	for i := range evs {
-		switch evs[i].Verdict {
-		case pairing.VerdictPending:
-			uses++
-		case pairing.VerdictRepeated:
-			repeated++
-		case pairing.VerdictResolved, pairing.VerdictHeld:
-			switch evs[i].Kind {
-			case pairing.KindUse, pairing.KindReject:
-				uses++
-			case pairing.KindResult, pairing.KindEcho:
-				results++
-			}
-		}
-	}
-	if uses > 0 {
-		t.tb.ProcessorToolpairUses.Add(ctx, uses)
-	}
-	if repeated > 0 {
-		t.tb.ProcessorToolpairUsesRepeated.Add(ctx, repeated)
-	}
-	if results > 0 {
-		t.tb.ProcessorToolpairResults.Add(ctx, results)
-	}
+	}, nil
 }
 
 // unrecognized counts records that are not tool records.
@@ -122,8 +107,13 @@ func (t *telemetry) unrecognized(ctx context.Context, s synth.Signal, n int) {
 // malformed counts malformed tool inputs by dialect and reason.
 func (t *telemetry) malformed(ctx context.Context, dialectName string, reasons []string) {
 	for _, r := range reasons {
-		t.tb.ProcessorToolpairMalformed.Add(ctx, 1, metric.WithAttributes(
-			attribute.String(telAttrDialect, dialectName), attribute.String(telAttrWhy, r)))
+		k := malformedKey{dialectName, r}
+		opt, ok := t.malformedOpts.Load(k)
+		if !ok {
+			opt, _ = t.malformedOpts.LoadOrStore(k, metric.WithAttributeSet(attribute.NewSet(
+				attribute.String(telAttrDialect, dialectName), attribute.String(telAttrWhy, r))))
+		}
+		t.tb.ProcessorToolpairMalformed.Add(ctx, 1, opt.(metric.AddOption))
 	}
 }
 

@@ -2,7 +2,10 @@ package toolpairprocessor
 
 import (
 	"context"
+	"slices"
 	"sync"
+
+	"go.uber.org/zap"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
@@ -45,17 +48,22 @@ func (p *tracesProcessor) shutdown(ctx context.Context) error {
 type spanRef struct {
 	rs, ss, span int
 	s            ptrace.Span
-	remove       bool
+	// results counts the record's result items: a record resolving several calls is never
+	// held (it would be released once per call).
+	results int
+	// held: the record was copied out to wait for its use; dropped/kept: the outcomes of its
+	// results asked to drop it / to keep it. It leaves the batch when held, or when dropped
+	// and not kept.
+	held, dropped, kept bool
 }
 
 // spanBatch is the per-call scratch state of processTraces, pooled.
 type spanBatch struct {
-	td      ptrace.Traces
-	refs    []spanRef
-	events  []pairing.Event
-	res     []pairing.Resolution
-	found   dialect.Found
-	removed int
+	td     ptrace.Traces
+	refs   []spanRef
+	events []pairing.Event
+	res    []pairing.Resolution
+	found  dialect.Found
 }
 
 func (b *spanBatch) reset() {
@@ -66,23 +74,23 @@ func (b *spanBatch) reset() {
 	clear(b.res)
 	b.res = b.res[:0]
 	b.found.Reset()
-	b.removed = 0
 }
 
 func (b *spanBatch) markResult(ref int32, r *pairing.Resolution) {
+	b.refs[ref].kept = true
 	synth.MarkResult(b.refs[ref].s.Attributes(), r)
 }
 
 func (b *spanBatch) dropResult(ref int32) {
-	if !b.refs[ref].remove {
-		b.refs[ref].remove = true
-		b.removed++
-	}
+	b.refs[ref].dropped = true
 }
 
 // hold copies a result span, with its resource and scope, out of the batch.
 func (b *spanBatch) hold(ev *pairing.Event) any {
 	ref := &b.refs[ev.Ref]
+	if ref.results > 1 {
+		return nil
+	}
 	rs := b.td.ResourceSpans().At(ref.rs)
 	ss := rs.ScopeSpans().At(ref.ss)
 	h := &heldSpan{td: ptrace.NewTraces()}
@@ -93,10 +101,7 @@ func (b *spanBatch) hold(ev *pairing.Event) any {
 	ss.Scope().CopyTo(hss.Scope())
 	hss.SetSchemaUrl(ss.SchemaUrl())
 	ref.s.CopyTo(hss.Spans().AppendEmpty())
-	if !ref.remove {
-		ref.remove = true
-		b.removed++
-	}
+	ref.held = true
 	return h
 }
 
@@ -136,7 +141,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 				}
 				scopeAttr, scopeValue := p.keys.scope(span.Attributes(), rscope, span.TraceID())
 				ref := int32(len(b.refs))
-				b.refs = append(b.refs, spanRef{rs: i, ss: j, span: k, s: span})
+				b.refs = append(b.refs, spanRef{rs: i, ss: j, span: k, s: span, results: b.found.Results()})
 				var origin *synth.Origin
 				for _, it := range b.found.Items {
 					ev := pairing.Event{
@@ -146,6 +151,11 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 						ToolName: it.ToolName,
 						Ref:      ref,
 						Source:   sourceGenAI,
+					}
+					if it.Kind == pairing.KindEcho {
+						// An echo is not a result record: a later execute_tool span of the same
+						// call is kept, marked duplicate, never dropped.
+						ev.Source = sourceGenAIEcho
 					}
 					if it.Kind == pairing.KindUse {
 						if origin == nil {
@@ -173,17 +183,14 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 	if len(b.events) == 0 {
 		return td, nil
 	}
-	p.tel.events(ctx, b.events)
 
 	b.res = p.engine.Process(b.events, b.hold, b.res)
 	out := output{traces: td}
 	p.apply(b.res, &out, b)
-	if b.removed > 0 {
-		b.removeMarked()
-	}
+	b.removeMarked()
 	if out.logs != (plog.Logs{}) {
 		if err := p.send(ctx, &output{logs: out.logs}); err != nil {
-			p.logger.Warn("toolpair: sending released log records downstream failed")
+			p.logger.Warn("toolpair: sending released log records downstream failed", zap.Error(err))
 		}
 	}
 	return td, nil
@@ -193,6 +200,9 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 // the scope and resource groups left empty by it. It must run after every other use of the
 // refs' indexes.
 func (b *spanBatch) removeMarked() {
+	if !slices.ContainsFunc(b.refs, func(r spanRef) bool { return r.held || (r.dropped && !r.kept) }) {
+		return
+	}
 	rss := b.td.ResourceSpans()
 	next := 0 // index into refs of the next candidate
 	for i := 0; i < rss.Len(); i++ {
@@ -207,7 +217,7 @@ func (b *spanBatch) removeMarked() {
 				if next < len(b.refs) {
 					r := b.refs[next]
 					if r.rs == i && r.ss == j && r.span == k {
-						return r.remove
+						return r.held || (r.dropped && !r.kept)
 					}
 				}
 				return false

@@ -73,6 +73,17 @@ func (f *Found) Skip(reason string) {
 	f.Malformed = append(f.Malformed, reason)
 }
 
+// Results counts the result items found.
+func (f *Found) Results() int {
+	n := 0
+	for i := range f.Items {
+		if f.Items[i].Kind == pairing.KindResult {
+			n++
+		}
+	}
+	return n
+}
+
 // Empty reports whether nothing was found, malformed or not.
 func (f *Found) Empty() bool { return len(f.Items) == 0 && len(f.Malformed) == 0 }
 

@@ -29,13 +29,13 @@ type TelemetryBuilder struct {
 	mu                                   sync.Mutex
 	registrations                        []metric.Registration
 	ProcessorToolpairMalformed           metric.Int64Counter
-	ProcessorToolpairOutcomes            metric.Int64Counter
+	ProcessorToolpairOutcomes            metric.Int64ObservableCounter
 	ProcessorToolpairPendingCalls        metric.Int64ObservableGauge
 	ProcessorToolpairRecordsUnrecognized metric.Int64Counter
-	ProcessorToolpairResults             metric.Int64Counter
+	ProcessorToolpairResults             metric.Int64ObservableCounter
 	ProcessorToolpairSyntheticRecords    metric.Int64Counter
-	ProcessorToolpairUses                metric.Int64Counter
-	ProcessorToolpairUsesRepeated        metric.Int64Counter
+	ProcessorToolpairUses                metric.Int64ObservableCounter
+	ProcessorToolpairUsesRepeated        metric.Int64ObservableCounter
 	ProcessorToolpairWaitingResults      metric.Int64ObservableGauge
 }
 
@@ -50,12 +50,72 @@ func (tbof telemetryBuilderOptionFunc) apply(mb *TelemetryBuilder) {
 	tbof(mb)
 }
 
+// RegisterProcessorToolpairOutcomesCallback sets callback for observable ProcessorToolpairOutcomes metric.
+func (builder *TelemetryBuilder) RegisterProcessorToolpairOutcomesCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorToolpairOutcomes, obs: o})
+		return nil
+	}, builder.ProcessorToolpairOutcomes)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
 // RegisterProcessorToolpairPendingCallsCallback sets callback for observable ProcessorToolpairPendingCalls metric.
 func (builder *TelemetryBuilder) RegisterProcessorToolpairPendingCallsCallback(cb metric.Int64Callback) error {
 	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
 		cb(ctx, &observerInt64{inst: builder.ProcessorToolpairPendingCalls, obs: o})
 		return nil
 	}, builder.ProcessorToolpairPendingCalls)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorToolpairResultsCallback sets callback for observable ProcessorToolpairResults metric.
+func (builder *TelemetryBuilder) RegisterProcessorToolpairResultsCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorToolpairResults, obs: o})
+		return nil
+	}, builder.ProcessorToolpairResults)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorToolpairUsesCallback sets callback for observable ProcessorToolpairUses metric.
+func (builder *TelemetryBuilder) RegisterProcessorToolpairUsesCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorToolpairUses, obs: o})
+		return nil
+	}, builder.ProcessorToolpairUses)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorToolpairUsesRepeatedCallback sets callback for observable ProcessorToolpairUsesRepeated metric.
+func (builder *TelemetryBuilder) RegisterProcessorToolpairUsesRepeatedCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorToolpairUsesRepeated, obs: o})
+		return nil
+	}, builder.ProcessorToolpairUsesRepeated)
 	if err != nil {
 		return err
 	}
@@ -114,9 +174,9 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		metric.WithUnit("{inputs}"),
 	)
 	errs = errors.Join(errs, err)
-	builder.ProcessorToolpairOutcomes, err = builder.meter.Int64Counter(
+	builder.ProcessorToolpairOutcomes, err = builder.meter.Int64ObservableCounter(
 		"otelcol_processor_toolpair_outcomes",
-		metric.WithDescription("Outcomes decided, by `toolpair.outcome` and, for interrupted calls, `toolpair.interrupt.reason` (attributes set at record time). A paired call counts once. [Development]"),
+		metric.WithDescription("Outcomes decided, by `toolpair.outcome` and, for interrupted calls, `toolpair.interrupt.reason`. A paired call counts once; `aborted` counts results that said their call was aborted. Read from the engine's counters, so the conservation of uses and results holds between these metrics. [Development]"),
 		metric.WithUnit("{outcomes}"),
 	)
 	errs = errors.Join(errs, err)
@@ -132,7 +192,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		metric.WithUnit("{records}"),
 	)
 	errs = errors.Join(errs, err)
-	builder.ProcessorToolpairResults, err = builder.meter.Int64Counter(
+	builder.ProcessorToolpairResults, err = builder.meter.Int64ObservableCounter(
 		"otelcol_processor_toolpair_results",
 		metric.WithDescription("Tool results seen (result records, and echoed results that resolved a pending call). Results seen = paired + aborted + orphan + duplicate + standalone + waiting. [Development]"),
 		metric.WithUnit("{records}"),
@@ -144,13 +204,13 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		metric.WithUnit("{records}"),
 	)
 	errs = errors.Join(errs, err)
-	builder.ProcessorToolpairUses, err = builder.meter.Int64Counter(
+	builder.ProcessorToolpairUses, err = builder.meter.Int64ObservableCounter(
 		"otelcol_processor_toolpair_uses",
 		metric.WithDescription("Tool calls announced (the first tool_use of each call key). Uses seen = paired + interrupted + rejected + pending. [Development]"),
 		metric.WithUnit("{calls}"),
 	)
 	errs = errors.Join(errs, err)
-	builder.ProcessorToolpairUsesRepeated, err = builder.meter.Int64Counter(
+	builder.ProcessorToolpairUsesRepeated, err = builder.meter.Int64ObservableCounter(
 		"otelcol_processor_toolpair_uses_repeated",
 		metric.WithDescription("Tool_use announcements of a call already pending or resolved (for example repeated by an invoke_agent span, or an export retry); ignored. [Development]"),
 		metric.WithUnit("{records}"),

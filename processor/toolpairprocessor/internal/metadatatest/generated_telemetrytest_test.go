@@ -20,7 +20,23 @@ func TestSetupTelemetry(t *testing.T) {
 	tb, err := metadata.NewTelemetryBuilder(testTel.NewTelemetrySettings())
 	require.NoError(t, err)
 	defer tb.Shutdown()
+	require.NoError(t, tb.RegisterProcessorToolpairOutcomesCallback(func(_ context.Context, observer metric.Int64Observer) error {
+		observer.Observe(1)
+		return nil
+	}))
 	require.NoError(t, tb.RegisterProcessorToolpairPendingCallsCallback(func(_ context.Context, observer metric.Int64Observer) error {
+		observer.Observe(1)
+		return nil
+	}))
+	require.NoError(t, tb.RegisterProcessorToolpairResultsCallback(func(_ context.Context, observer metric.Int64Observer) error {
+		observer.Observe(1)
+		return nil
+	}))
+	require.NoError(t, tb.RegisterProcessorToolpairUsesCallback(func(_ context.Context, observer metric.Int64Observer) error {
+		observer.Observe(1)
+		return nil
+	}))
+	require.NoError(t, tb.RegisterProcessorToolpairUsesRepeatedCallback(func(_ context.Context, observer metric.Int64Observer) error {
 		observer.Observe(1)
 		return nil
 	}))
@@ -29,12 +45,8 @@ func TestSetupTelemetry(t *testing.T) {
 		return nil
 	}))
 	tb.ProcessorToolpairMalformed.Add(context.Background(), 1)
-	tb.ProcessorToolpairOutcomes.Add(context.Background(), 1)
 	tb.ProcessorToolpairRecordsUnrecognized.Add(context.Background(), 1)
-	tb.ProcessorToolpairResults.Add(context.Background(), 1)
 	tb.ProcessorToolpairSyntheticRecords.Add(context.Background(), 1)
-	tb.ProcessorToolpairUses.Add(context.Background(), 1)
-	tb.ProcessorToolpairUsesRepeated.Add(context.Background(), 1)
 	AssertEqualProcessorToolpairMalformed(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())

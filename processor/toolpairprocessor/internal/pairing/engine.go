@@ -323,9 +323,9 @@ func New(cfg Config) (*Engine, error) {
 
 // Process applies a batch of events in order and appends the outcomes it decided to out,
 // which it returns. Each event's Verdict is set. For each result that must wait for its use,
-// hold is called once, under the engine's lock, and must return a copy of the record (never
-// nil); the caller then removes the record from its batch. hold may be nil when no result
-// can be held (then such results are treated as standalone at once).
+// hold is called once, under the engine's lock, and returns a copy of the record, which the
+// caller then removes from its batch; or nil when the record cannot wait (then the result
+// is settled at once as orphan or standalone). hold itself may be nil.
 func (e *Engine) Process(events []Event, hold func(*Event) any, out []Resolution) []Resolution {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -448,7 +448,12 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 			})
 		}
 	}
-	if hold == nil {
+	var held any
+	if hold != nil {
+		held = hold(ev)
+	}
+	if held == nil {
+		// The record cannot wait: it is settled at once.
 		sc := e.scope(ev.Key.ScopeKey(), now)
 		ev.Verdict = VerdictResolved
 		r := Resolution{Key: ev.Key, ToolName: ev.ToolName, ResultTime: ev.Time, UseRef: -1, ResultRef: ev.Ref}
@@ -469,7 +474,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 		state:      stateWaiting,
 		source:     ev.Source,
 	}
-	ent.payload = hold(ev)
+	ent.payload = held
 	e.insert(ent, &e.waiting)
 	e.stats.Waiting++
 	ev.Verdict = VerdictHeld
