@@ -10,7 +10,6 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/pdata/plog"
-	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/claudecode"
@@ -70,7 +69,7 @@ func newLogsProcessor(s *shared, next consumer.Logs) *logsProcessor {
 }
 
 func (p *logsProcessor) start(context.Context, component.Host) error {
-	p.shared.start(nil, p.next)
+	p.shared.start()
 	return nil
 }
 
@@ -93,6 +92,7 @@ type logRef struct {
 // logBatch is the per-call scratch state of processLogs, pooled.
 type logBatch struct {
 	ld     plog.Logs
+	next   consumer.Logs
 	refs   []logRef
 	events []pairing.Event
 	res    []pairing.Resolution
@@ -100,7 +100,7 @@ type logBatch struct {
 }
 
 func (b *logBatch) reset() {
-	b.ld = plog.Logs{}
+	b.ld, b.next = plog.Logs{}, nil
 	b.refs = b.refs[:0]
 	clear(b.events)
 	b.events = b.events[:0]
@@ -125,7 +125,7 @@ func (b *logBatch) hold(ev *pairing.Event) any {
 	}
 	rl := b.ld.ResourceLogs().At(ref.rl)
 	sl := rl.ScopeLogs().At(ref.sl)
-	h := &heldLog{ld: plog.NewLogs()}
+	h := &heldLog{ld: plog.NewLogs(), next: b.next}
 	hrl := h.ld.ResourceLogs().AppendEmpty()
 	rl.Resource().CopyTo(hrl.Resource())
 	hrl.SetSchemaUrl(rl.SchemaUrl())
@@ -146,7 +146,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 	}
 	b := p.pool.Get().(*logBatch)
 	defer func() { b.reset(); p.pool.Put(b) }()
-	b.ld = ld
+	b.ld, b.next = ld, p.next
 
 	unrecognized := 0
 	rls := ld.ResourceLogs()
@@ -203,6 +203,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 							}
 							origin = &synth.Origin{
 								Signal:     synth.Logs,
+								Next:       p.next,
 								Resource:   res,
 								ScopeAttr:  scopeAttr,
 								ScopeValue: scopeValue,
@@ -223,12 +224,12 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 	}
 
 	b.res = p.engine.Process(b.events, b.hold, b.res)
-	out := output{logs: ld}
+	out := output{curLogs: p.next, logs: ld}
 	p.apply(b.res, &out, b)
 	b.removeMarked()
-	if out.traces != (ptrace.Traces{}) {
-		if err := p.send(ctx, &output{traces: out.traces}); err != nil {
-			p.logger.Warn("toolpair: sending spans downstream failed", zap.Error(err))
+	if len(out.toTraces)+len(out.toLogs) > 0 {
+		if err := p.send(ctx, &out); err != nil {
+			p.logger.Warn("toolpair: sending records to other pipelines failed", zap.Error(err))
 		}
 	}
 	return ld, nil

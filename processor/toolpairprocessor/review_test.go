@@ -6,7 +6,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/processor/processortest"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
 )
 
 // transcriptLine builds a log batch holding one transcript line given as a map body.
@@ -84,4 +89,25 @@ func TestRecordsAfterTheFirstPipelineShutdownAreReleased(t *testing.T) {
 	require.Len(t, logs, 1)
 	assert.Equal(t, "standalone", logAttr(logs[0], "toolpair.outcome"))
 	assert.Zero(t, b.shared.engine.Stats().Waiting)
+}
+
+// TestTwoTracesPipelinesOfOneComponent: a synthetic span goes to the pipeline of the span
+// that announced its call, not to whichever pipeline started last.
+func TestTwoTracesPipelinesOfOneComponent(t *testing.T) {
+	clock := newTestClock()
+	f := newFactoryWithClock(clock)
+	cfg := f.CreateDefaultConfig().(*Config)
+	set := processortest.NewNopSettings(metadata.Type)
+	sinkA, sinkB := new(consumertest.TracesSink), new(consumertest.TracesSink)
+	a, err := f.CreateTraces(context.Background(), set, cfg, sinkA)
+	require.NoError(t, err)
+	bp, err := f.CreateTraces(context.Background(), set, cfg, sinkB)
+	require.NoError(t, err)
+	require.NoError(t, a.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, bp.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, a.ConsumeTraces(context.Background(), batch(chatSpan(1, 1000, "c1"))))
+	require.NoError(t, a.Shutdown(context.Background()))
+	require.NoError(t, bp.Shutdown(context.Background()))
+	assert.Equal(t, 2, sinkA.SpanCount(), "the chat span and its call's synthetic span")
+	assert.Zero(t, sinkB.SpanCount())
 }

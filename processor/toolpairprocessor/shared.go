@@ -36,12 +36,10 @@ type shared struct {
 	tel    *telemetry
 	logger *zap.Logger
 
-	mu         sync.Mutex // guards the fields below
-	nextTraces consumer.Traces
-	nextLogs   consumer.Logs
-	started    int
-	stop       chan struct{}
-	done       chan struct{}
+	mu      sync.Mutex // guards the fields below
+	started int
+	stop    chan struct{}
+	done    chan struct{}
 }
 
 // acquire returns the shared state of cfg, creating it on first use.
@@ -82,16 +80,10 @@ func (s *shared) tickInterval() time.Duration {
 	return min(max(d, 10*time.Millisecond), time.Second)
 }
 
-// start registers a pipeline's next consumer and starts the ticker on the first start.
-func (s *shared) start(traces consumer.Traces, logs consumer.Logs) {
+// start counts a pipeline in and starts the ticker on the first start.
+func (s *shared) start() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if traces != nil {
-		s.nextTraces = traces
-	}
-	if logs != nil {
-		s.nextLogs = logs
-	}
 	s.started++
 	if s.started > 1 {
 		return
@@ -172,44 +164,72 @@ func (s *shared) emit(ctx context.Context, res []pairing.Resolution) error {
 	return s.send(ctx, &out)
 }
 
-// output gathers the records to send downstream after applying outcomes.
+// output gathers the records to send downstream after applying outcomes, by the pipeline
+// each belongs to: the pipeline its announcing record (for a synthetic record) or the record
+// itself (for a released result) came through. The batch being processed, if any, takes the
+// records of its own pipeline; the others are sent separately.
 type output struct {
-	traces ptrace.Traces
-	logs   plog.Logs
+	curTraces consumer.Traces // the pipeline of the traces batch being processed, or nil
+	traces    ptrace.Traces   // that batch
+	curLogs   consumer.Logs
+	logs      plog.Logs
+	// other pipelines
+	toTraces []routedTraces
+	toLogs   []routedLogs
 }
 
-func (o *output) tracesOut() ptrace.Traces {
-	if o.traces == (ptrace.Traces{}) {
-		o.traces = ptrace.NewTraces()
+type routedTraces struct {
+	next consumer.Traces
+	td   ptrace.Traces
+}
+
+type routedLogs struct {
+	next consumer.Logs
+	ld   plog.Logs
+}
+
+// tracesFor returns where to put spans bound for next.
+func (o *output) tracesFor(next consumer.Traces) ptrace.Traces {
+	if o.curTraces != nil && next == o.curTraces {
+		return o.traces
 	}
-	return o.traces
-}
-
-func (o *output) logsOut() plog.Logs {
-	if o.logs == (plog.Logs{}) {
-		o.logs = plog.NewLogs()
-	}
-	return o.logs
-}
-
-// send delivers what out holds to the next consumers. It is never called with a lock held.
-func (s *shared) send(ctx context.Context, out *output) error {
-	s.mu.Lock()
-	nt, nl := s.nextTraces, s.nextLogs
-	s.mu.Unlock()
-	var errs []error
-	if out.traces != (ptrace.Traces{}) && out.traces.SpanCount() > 0 {
-		if nt == nil {
-			errs = append(errs, errors.New("no traces pipeline to receive spans"))
-		} else {
-			errs = append(errs, nt.ConsumeTraces(ctx, out.traces))
+	for _, r := range o.toTraces {
+		if r.next == next {
+			return r.td
 		}
 	}
-	if out.logs != (plog.Logs{}) && out.logs.LogRecordCount() > 0 {
-		if nl == nil {
-			errs = append(errs, errors.New("no logs pipeline to receive log records"))
-		} else {
-			errs = append(errs, nl.ConsumeLogs(ctx, out.logs))
+	td := ptrace.NewTraces()
+	o.toTraces = append(o.toTraces, routedTraces{next: next, td: td})
+	return td
+}
+
+// logsFor returns where to put log records bound for next.
+func (o *output) logsFor(next consumer.Logs) plog.Logs {
+	if o.curLogs != nil && next == o.curLogs {
+		return o.logs
+	}
+	for _, r := range o.toLogs {
+		if r.next == next {
+			return r.ld
+		}
+	}
+	ld := plog.NewLogs()
+	o.toLogs = append(o.toLogs, routedLogs{next: next, ld: ld})
+	return ld
+}
+
+// send delivers the records bound for other pipelines than the current batch's. It is never
+// called with a lock held.
+func (s *shared) send(ctx context.Context, out *output) error {
+	var errs []error
+	for _, r := range out.toTraces {
+		if r.td.SpanCount() > 0 {
+			errs = append(errs, r.next.ConsumeTraces(ctx, r.td))
+		}
+	}
+	for _, r := range out.toLogs {
+		if r.ld.LogRecordCount() > 0 {
+			errs = append(errs, r.next.ConsumeLogs(ctx, r.ld))
 		}
 	}
 	return errors.Join(errs...)
@@ -245,10 +265,10 @@ func (s *shared) apply(res []pairing.Resolution, out *output, b inBatch) {
 			switch h := r.ResultPayload.(type) {
 			case *heldSpan:
 				synth.MarkResult(h.span().Attributes(), r)
-				h.td.ResourceSpans().MoveAndAppendTo(out.tracesOut().ResourceSpans())
+				h.td.ResourceSpans().MoveAndAppendTo(out.tracesFor(h.next).ResourceSpans())
 			case *heldLog:
 				synth.MarkResult(h.record().Attributes(), r)
-				h.ld.ResourceLogs().MoveAndAppendTo(out.logsOut().ResourceLogs())
+				h.ld.ResourceLogs().MoveAndAppendTo(out.logsFor(h.next).ResourceLogs())
 			}
 		}
 		if r.Synthesize() && s.cfg.Synthesize {
@@ -256,12 +276,12 @@ func (s *shared) apply(res []pairing.Resolution, out *output, b inBatch) {
 			if !ok {
 				continue
 			}
-			switch o.Signal {
-			case synth.Traces:
-				synth.AppendSpan(out.tracesOut(), r, o, metadata.ScopeName, "")
+			switch next := o.Next.(type) {
+			case consumer.Traces:
+				synth.AppendSpan(out.tracesFor(next), r, o, metadata.ScopeName, "")
 				s.tel.synthetic(synth.Traces)
-			case synth.Logs:
-				synth.AppendLog(out.logsOut(), r, o, metadata.ScopeName, "", now)
+			case consumer.Logs:
+				synth.AppendLog(out.logsFor(next), r, o, metadata.ScopeName, "", now)
 				s.tel.synthetic(synth.Logs)
 			}
 		}
@@ -269,15 +289,21 @@ func (s *shared) apply(res []pairing.Resolution, out *output, b inBatch) {
 }
 
 // heldSpan is a result span held while it waits for its use: a Traces holding just that
-// span under copies of its resource and scope.
-type heldSpan struct{ td ptrace.Traces }
+// span under copies of its resource and scope, and the pipeline it came through.
+type heldSpan struct {
+	td   ptrace.Traces
+	next consumer.Traces
+}
 
 func (h *heldSpan) span() ptrace.Span {
 	return h.td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
 }
 
-// heldLog is a result log record held while it waits for its use.
-type heldLog struct{ ld plog.Logs }
+// heldLog is a result log record held while it waits for its use, with its pipeline.
+type heldLog struct {
+	ld   plog.Logs
+	next consumer.Logs
+}
 
 func (h *heldLog) record() plog.LogRecord {
 	return h.ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0)

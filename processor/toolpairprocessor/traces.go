@@ -9,7 +9,6 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
-	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
@@ -36,7 +35,7 @@ func newTracesProcessor(s *shared, next consumer.Traces) *tracesProcessor {
 }
 
 func (p *tracesProcessor) start(context.Context, component.Host) error {
-	p.shared.start(p.next, nil)
+	p.shared.start()
 	return nil
 }
 
@@ -60,6 +59,7 @@ type spanRef struct {
 // spanBatch is the per-call scratch state of processTraces, pooled.
 type spanBatch struct {
 	td     ptrace.Traces
+	next   consumer.Traces
 	refs   []spanRef
 	events []pairing.Event
 	res    []pairing.Resolution
@@ -67,7 +67,7 @@ type spanBatch struct {
 }
 
 func (b *spanBatch) reset() {
-	b.td = ptrace.Traces{}
+	b.td, b.next = ptrace.Traces{}, nil
 	b.refs = b.refs[:0]
 	clear(b.events) // drop payload references
 	b.events = b.events[:0]
@@ -93,7 +93,7 @@ func (b *spanBatch) hold(ev *pairing.Event) any {
 	}
 	rs := b.td.ResourceSpans().At(ref.rs)
 	ss := rs.ScopeSpans().At(ref.ss)
-	h := &heldSpan{td: ptrace.NewTraces()}
+	h := &heldSpan{td: ptrace.NewTraces(), next: b.next}
 	hrs := h.td.ResourceSpans().AppendEmpty()
 	rs.Resource().CopyTo(hrs.Resource())
 	hrs.SetSchemaUrl(rs.SchemaUrl())
@@ -115,7 +115,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 	}
 	b := p.pool.Get().(*spanBatch)
 	defer func() { b.reset(); p.pool.Put(b) }()
-	b.td = td
+	b.td, b.next = td, p.next
 
 	unrecognized := 0
 	rss := td.ResourceSpans()
@@ -164,6 +164,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 							}
 							origin = &synth.Origin{
 								Signal:       synth.Traces,
+								Next:         p.next,
 								Resource:     res,
 								ScopeAttr:    scopeAttr,
 								ScopeValue:   scopeValue,
@@ -185,12 +186,12 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 	}
 
 	b.res = p.engine.Process(b.events, b.hold, b.res)
-	out := output{traces: td}
+	out := output{curTraces: p.next, traces: td}
 	p.apply(b.res, &out, b)
 	b.removeMarked()
-	if out.logs != (plog.Logs{}) {
-		if err := p.send(ctx, &output{logs: out.logs}); err != nil {
-			p.logger.Warn("toolpair: sending released log records downstream failed", zap.Error(err))
+	if len(out.toTraces)+len(out.toLogs) > 0 {
+		if err := p.send(ctx, &out); err != nil {
+			p.logger.Warn("toolpair: sending records to other pipelines failed", zap.Error(err))
 		}
 	}
 	return td, nil

@@ -75,6 +75,9 @@ type Origin struct {
 	// ScopeAttr is the attribute that keyed the call's scope, "" when it was the trace ID.
 	ScopeAttr  string
 	ScopeValue string
+	// Next is the pipeline the announcing record came through, where its synthetic record
+	// goes (the processor's next consumer; opaque to this package).
+	Next any
 	// TraceID, SpanID and ParentSpanID are the announcing span's (or log record's) IDs.
 	TraceID      pcommon.TraceID
 	SpanID       pcommon.SpanID
