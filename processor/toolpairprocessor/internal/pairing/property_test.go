@@ -1,14 +1,16 @@
 package pairing
 
-// Seeded property tests of the engine: random scenarios of uses, results, echoes and rejects
-// in random batches, with clock advances, Ticks, evictions and a final Shutdown, checked
-// against the conservation of CONTRACT section 7 after every call, against the
-// one-outcome-per-use and one-outcome-per-result rule of CONTRACT section 2 at the end, and,
-// for simple scenarios, against a small reference model of the outcome rules.
+// Seeded property tests of the engine: random scenarios of uses, results, echoes, rejects,
+// step boundaries and session ends in random batches, with clock advances, Ticks, evictions,
+// results that cannot wait and a final Shutdown, checked against the conservation of
+// CONTRACT section 7 after every call, against the one-outcome-per-use and
+// one-outcome-per-result rule of CONTRACT section 2 at the end, and, for simple scenarios,
+// against a small reference model of the outcome rules.
 //
-// A failure prints the scenario's seed and its operations; rerun it alone with
+// A failure prints the scenario's seed and its operations; rerun it alone with (the test
+// binary's flags go after the package)
 //
-//	go test -run 'TestProperty<Name>' -pairing.seed=<seed> ./processor/toolpairprocessor/internal/pairing/
+//	go test -run '^TestProperty<Name>$' ./processor/toolpairprocessor/internal/pairing/ -pairing.seed=<seed>
 //
 // -pairing.long runs 1,000,000 scenarios per test instead of 10,000.
 
@@ -77,6 +79,7 @@ type propScenario struct {
 	holdNil bool   // Process is called with a nil hold callback
 	endMode int    // model scenarios only
 	events  []Event
+	refuse  []bool // by Ref: the hold callback returns nil for this result (it cannot wait)
 	ops     []propOp
 }
 
@@ -85,6 +88,7 @@ var (
 	propScopes  = []string{"", "s0", "s1", "s2"}
 	propIDs     = []string{"c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7"}
 	propTools   = []string{"", "read", "bash"}
+	propSteps   = []string{"", "p0", "p1", "p2"}
 )
 
 func propRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)) }
@@ -93,21 +97,25 @@ func propNewEvent(rng *rand.Rand, kind Kind, k Key, minSource int) Event {
 	return Event{
 		Kind:     kind,
 		Key:      k,
-		Time:     rng.Int64N(1_000_000) * int64(time.Millisecond),
+		Time:     rng.Int64N(40) * int64(time.Millisecond), // few values: equal times are frequent
 		ToolName: propTools[rng.IntN(len(propTools))],
 		Source:   uint8(minSource + rng.IntN(3-minSource)),
+		Step:     propSteps[rng.IntN(len(propSteps))],
 	}
 }
 
 // propFinish numbers the events (Ref = index, the processing order), gives uses and rejects
-// their payload, and splits them into batches separated by what between(batches) returns.
-func (sc *propScenario) propFinish(rng *rand.Rand, between func(nBatches int) []propOp) {
+// their payload, picks the results that cannot wait (one in refuseOneIn, none when 0), and
+// splits the events into batches separated by what between(batches) returns.
+func (sc *propScenario) propFinish(rng *rand.Rand, refuseOneIn int, between func(nBatches int) []propOp) {
+	sc.refuse = make([]bool, len(sc.events))
 	for i := range sc.events {
 		ev := &sc.events[i]
 		ev.Ref = int32(i)
 		if ev.Kind == KindUse || ev.Kind == KindReject {
 			ev.Payload = useTok(i)
 		}
+		sc.refuse[i] = ev.Kind == KindResult && refuseOneIn > 0 && rng.IntN(refuseOneIn) == 0
 	}
 	var batches [][]Event
 	for rest := sc.events; len(rest) > 0; {
@@ -125,8 +133,9 @@ func (sc *propScenario) propFinish(rng *rand.Rand, between func(nBatches int) []
 
 // propGenerate makes a general scenario: few tenants, scopes and call IDs so that repeated
 // uses, duplicates, orphans and standalone results are frequent; random clock advances, some
-// beyond orphan_grace or pairing_timeout; sometimes a small max_pending (evictions), a small
-// max_resolved or a short retention (forgotten calls), or no hold callback.
+// beyond orphan_grace or pairing_timeout; step boundaries and session ends; sometimes a small
+// max_pending (evictions), a small max_resolved or a short retention (forgotten calls), no
+// hold callback, or one that refuses some results.
 func propGenerate(seed uint64) *propScenario {
 	rng := propRand(seed)
 	og := time.Duration(1+rng.IntN(5)) * time.Second
@@ -154,22 +163,30 @@ func propGenerate(seed uint64) *propScenario {
 		}
 		var kind Kind
 		switch x := rng.IntN(100); {
-		case x < 35:
+		case x < 32:
 			kind = KindUse
-		case x < 70:
+		case x < 62:
 			kind = KindResult
-		case x < 85:
+		case x < 74:
 			kind = KindEcho
-		case x < 98:
+		case x < 84:
 			kind = KindReject
+		case x < 92:
+			kind = KindBoundary
+		case x < 98:
+			kind = KindSessionEnd
 		case x < 99:
 			kind = 0 // not a kind
 		default:
-			kind = KindReject + 1 // not a kind
+			kind = 200 // not a kind
 		}
 		sc.events = append(sc.events, propNewEvent(rng, kind, k, 0))
 	}
-	sc.propFinish(rng, func(int) []propOp {
+	refuseOneIn := 0
+	if rng.IntN(5) == 0 {
+		refuseOneIn = 1 + rng.IntN(4)
+	}
+	sc.propFinish(rng, refuseOneIn, func(int) []propOp {
 		var ops []propOp
 		var d time.Duration
 		switch rng.IntN(8) {
@@ -201,7 +218,8 @@ func propGenerate(seed uint64) *propScenario {
 // propGenerateModel makes a scenario simple enough for the reference model: max_pending and
 // max_resolved far above the number of keys, clock advances that add up to less than
 // orphan_grace (itself well under pairing_timeout) until the end, and each key given at most
-// one use or reject and any number of results and echoes, in random order.
+// one use or reject and any number of results and echoes, in random order, with a few step
+// boundaries and session ends per scope.
 func propGenerateModel(seed uint64) *propScenario {
 	rng := propRand(seed)
 	og := time.Duration(1+rng.IntN(5)) * time.Second
@@ -233,11 +251,25 @@ func propGenerateModel(seed uint64) *propScenario {
 		k := Key{Tenant: propTenants[0], Scope: propScopes[rng.IntN(len(propScopes))]}
 		sc.events = append(sc.events, propNewEvent(rng, Kind(1+rng.IntN(4)), k, 1))
 	}
+	if rng.IntN(2) == 0 {
+		for range rng.IntN(4) {
+			k := Key{Tenant: propTenants[rng.IntN(len(propTenants))], Scope: propScopes[rng.IntN(len(propScopes))]}
+			kind := KindBoundary
+			if rng.IntN(3) == 0 {
+				kind = KindSessionEnd
+			}
+			sc.events = append(sc.events, propNewEvent(rng, kind, k, 1))
+		}
+	}
 	rng.Shuffle(len(sc.events), func(i, j int) { sc.events[i], sc.events[j] = sc.events[j], sc.events[i] })
 	// The advances between batches add up to less than budget < orphan_grace < pairing_timeout,
 	// so nothing expires and nothing is forgotten before the end.
 	budget := og - time.Millisecond
-	sc.propFinish(rng, func(nBatches int) []propOp {
+	refuseOneIn := 0
+	if rng.IntN(4) == 0 {
+		refuseOneIn = 1 + rng.IntN(3)
+	}
+	sc.propFinish(rng, refuseOneIn, func(nBatches int) []propOp {
 		var ops []propOp
 		if rng.IntN(2) == 0 {
 			ops = append(ops, propOp{kind: propAdvance, advance: time.Duration(rng.Int64N(int64(budget) / int64(nBatches)))})
@@ -266,6 +298,7 @@ type propRun struct {
 	res []Resolution
 
 	verdicts []Verdict // by Ref
+	asked    []bool    // by Ref: hold was called for the result
 	heldOf   []int32   // by Ref: the heldTok given to the result, or -1
 	useCount []uint8   // by Ref of a use or reject: use-side outcomes carrying its payload
 	refCount []uint8   // by Ref of a result: resolutions naming it as ResultRef
@@ -293,6 +326,7 @@ func propExecute(sc *propScenario) (*propRun, error) {
 		e:        e,
 		clk:      clk,
 		verdicts: make([]Verdict, n),
+		asked:    make([]bool, n),
 		heldOf:   make([]int32, n),
 		useCount: make([]uint8, n),
 		refCount: make([]uint8, n),
@@ -333,22 +367,27 @@ func propExecute(sc *propScenario) (*propRun, error) {
 }
 
 func (r *propRun) hold(ev *Event) any {
-	tok := heldTok(len(r.heldRef))
+	if ev.Ref < 0 || int(ev.Ref) >= len(r.heldOf) {
+		if r.holdErr == nil {
+			r.holdErr = fmt.Errorf("hold called with unknown Ref %d", ev.Ref)
+		}
+		return nil
+	}
 	switch {
 	case r.holdErr != nil:
-	case ev.Ref < 0 || int(ev.Ref) >= len(r.heldOf):
-		r.holdErr = fmt.Errorf("hold called with unknown Ref %d", ev.Ref)
-		return tok
 	case ev.Kind != KindResult:
 		r.holdErr = fmt.Errorf("hold called for ref %d of kind %s", ev.Ref, propKindName(ev.Kind))
-	case r.heldOf[ev.Ref] != -1:
+	case r.asked[ev.Ref]:
 		r.holdErr = fmt.Errorf("hold called twice for ref %d", ev.Ref)
 	}
+	r.asked[ev.Ref] = true
+	if r.sc.refuse[ev.Ref] {
+		return nil
+	}
+	tok := heldTok(len(r.heldRef))
 	r.heldRef = append(r.heldRef, ev.Ref)
 	r.released = append(r.released, 0)
-	if ev.Ref >= 0 && int(ev.Ref) < len(r.heldOf) {
-		r.heldOf[ev.Ref] = int32(tok)
-	}
+	r.heldOf[ev.Ref] = int32(tok)
 	r.openHeld[tok] = ev.Key
 	return tok
 }
@@ -377,8 +416,17 @@ func (r *propRun) after(kind propOpKind, batch []Event, from int) error {
 	}
 	now := r.clk.Now().UnixNano()
 	for i := from; i < len(r.res); i++ {
-		if err := r.account(&r.res[i], kind, now); err != nil {
+		if err := r.account(&r.res[i], kind, batch, now); err != nil {
 			return fmt.Errorf("resolution %d {%s}: %w", i, propFmtRes(&r.res[i]), err)
+		}
+	}
+	for i := range batch {
+		b := &batch[i]
+		if (b.Kind != KindBoundary && b.Kind != KindSessionEnd) || b.Verdict != VerdictResolved {
+			continue
+		}
+		if !slices.ContainsFunc(r.res[from:], func(res Resolution) bool { return r.closes(b, &res) }) {
+			return fmt.Errorf("ref %d %s resolved, but closed nothing", b.Ref, propFmtEvent(b))
 		}
 	}
 	if len(r.openUse) != s.Pending {
@@ -407,12 +455,14 @@ func (r *propRun) checkVerdict(ev *Event) error {
 	ok := false
 	v := ev.Verdict
 	switch {
+	case ev.Kind == KindBoundary || ev.Kind == KindSessionEnd: // the call ID does not matter
+		ok = v == VerdictResolved || v == VerdictIgnored
 	case ev.Key.CallID == "" || ev.Kind < KindUse || ev.Kind > KindReject:
 		ok = v == VerdictNone
 	case ev.Kind == KindUse:
 		ok = v == VerdictPending || v == VerdictRepeated || v == VerdictResolved
 	case ev.Kind == KindResult:
-		ok = v == VerdictResolved || (v == VerdictHeld && !r.sc.holdNil)
+		ok = v == VerdictResolved || (v == VerdictHeld && !r.sc.holdNil && !r.sc.refuse[ev.Ref])
 	case ev.Kind == KindEcho:
 		ok = v == VerdictResolved || v == VerdictIgnored
 	case ev.Kind == KindReject:
@@ -474,8 +524,31 @@ func (r *propRun) release(res *Resolution) error {
 	return nil
 }
 
+// closes reports whether the step boundary or session end b may have closed the call of res:
+// an interruption with b's reason, in b's scope, ending at b's time, of a use announced at or
+// before that time (and, for a boundary, by another step, not by none).
+func (r *propRun) closes(b *Event, res *Resolution) bool {
+	reason := ReasonSessionEnd
+	if b.Kind == KindBoundary {
+		reason = ReasonNextStep
+	}
+	if res.Outcome != OutcomeInterrupted || res.Reason != reason || res.Key.ScopeKey() != b.Key.ScopeKey() ||
+		res.EndTime != b.Time || res.UseTime > b.Time {
+		return false
+	}
+	if reason == ReasonNextStep {
+		u, ok := res.UsePayload.(useTok)
+		if !ok || u < 0 || int(u) >= len(r.sc.events) {
+			return false
+		}
+		step := r.sc.events[u].Step
+		return step != "" && step != b.Step
+	}
+	return true
+}
+
 // account checks the shape of one resolution and records what it resolves.
-func (r *propRun) account(res *Resolution, kind propOpKind, now int64) error {
+func (r *propRun) account(res *Resolution, kind propOpKind, batch []Event, now int64) error {
 	if res.Key.CallID == "" {
 		return fmt.Errorf("outcome for an empty call ID")
 	}
@@ -544,12 +617,19 @@ func (r *propRun) account(res *Resolution, kind propOpKind, now int64) error {
 		if res.UseRef != -1 || res.ResultRef != -1 || res.ResultPayload != nil {
 			return fmt.Errorf("interrupted with refs or a result")
 		}
-		if res.EndTime != now {
+		switch {
+		case res.Reason == ReasonNextStep || res.Reason == ReasonSessionEnd:
+			// Closed by a boundary or session end of this batch.
+			if !slices.ContainsFunc(batch, func(b Event) bool { return r.closes(&b, res) }) {
+				return fmt.Errorf("no step boundary or session end of the batch closes it")
+			}
+		case res.EndTime != now:
 			return fmt.Errorf("EndTime %d, clock %d", res.EndTime, now)
-		}
-		want := map[propOpKind]Reason{propProcess: ReasonEvicted, propTick: ReasonExpired, propShutdown: ReasonShutdown}[kind]
-		if res.Reason != want {
-			return fmt.Errorf("reason %q during %s", res.Reason, propOpName(kind))
+		default:
+			want := map[propOpKind]Reason{propProcess: ReasonEvicted, propTick: ReasonExpired, propShutdown: ReasonShutdown}[kind]
+			if res.Reason != want {
+				return fmt.Errorf("reason %q during %s", res.Reason, propOpName(kind))
+			}
 		}
 	case OutcomeRejected:
 		rej, err := r.event(res.UseRef)
@@ -568,10 +648,13 @@ func (r *propRun) account(res *Resolution, kind propOpKind, now int64) error {
 		}
 	case OutcomeOrphan, OutcomeStandalone:
 		if res.ResultRef != -1 {
-			if !r.sc.holdNil {
+			if err := r.resultEvent(res); err != nil {
+				return err
+			}
+			if !r.sc.holdNil && !r.sc.refuse[res.ResultRef] {
 				return fmt.Errorf("an unmatched result settled at once although it could be held")
 			}
-			return r.resultEvent(res)
+			return nil
 		}
 		return r.release(res)
 	case OutcomeDuplicate:
@@ -705,6 +788,7 @@ type propOutcome struct {
 	Outcome    Outcome
 	Reason     Reason
 	SameSource bool
+	End        int64 // EndTime, for next_step and session_end only
 }
 
 type propModelState uint8
@@ -726,6 +810,8 @@ func propModel(sc *propScenario) ([]Verdict, map[propOutcome]int) {
 	// orphan, standalone) or is held; 0 when the call was resolved without a result.
 	source := map[Key]uint8{}
 	usesSeen := map[ScopeKey]bool{} // a use or reject was seen in the scope
+	useTime := map[Key]int64{}      // of pending calls
+	useStep := map[Key]string{}     // of pending calls
 	out := map[propOutcome]int{}
 	verdicts := make([]Verdict, len(sc.events))
 	unmatched := func(k Key) Outcome {
@@ -736,6 +822,27 @@ func propModel(sc *propScenario) ([]Verdict, map[propOutcome]int) {
 	}
 	for i, ev := range sc.events { // events are numbered in processing order
 		k := ev.Key
+		if ev.Kind == KindBoundary || ev.Kind == KindSessionEnd {
+			// Closes the scope's pending calls announced at or before its time (for a
+			// boundary: by another step, never by none), ending them at its time.
+			reason := ReasonSessionEnd
+			if ev.Kind == KindBoundary {
+				reason = ReasonNextStep
+			}
+			verdicts[i] = VerdictIgnored
+			for pk, st := range state {
+				if st != propPending || pk.ScopeKey() != k.ScopeKey() || useTime[pk] > ev.Time {
+					continue
+				}
+				if reason == ReasonNextStep && (useStep[pk] == "" || useStep[pk] == ev.Step) {
+					continue
+				}
+				state[pk] = propResolved
+				out[propOutcome{Key: pk, Outcome: OutcomeInterrupted, Reason: reason, End: ev.Time}]++
+				verdicts[i] = VerdictResolved
+			}
+			continue
+		}
 		if k.CallID == "" {
 			verdicts[i] = VerdictNone
 			continue
@@ -747,6 +854,7 @@ func propModel(sc *propScenario) ([]Verdict, map[propOutcome]int) {
 			switch state[k] {
 			case propNone:
 				v, state[k] = VerdictPending, propPending
+				useTime[k], useStep[k] = ev.Time, ev.Step
 			case propWaiting: // the held result pairs with its use
 				v, state[k] = VerdictResolved, propResolved
 				out[propOutcome{Key: k, Outcome: OutcomePaired}]++
@@ -776,12 +884,8 @@ func propModel(sc *propScenario) ([]Verdict, map[propOutcome]int) {
 				same := source[k] == 0 || source[k] == ev.Source
 				out[propOutcome{Key: k, Outcome: OutcomeDuplicate, SameSource: same}]++
 			default:
-				if !usesSeen[k.ScopeKey()] {
-					// Make the scope known, as the engine does for every result it keeps.
-					usesSeen[k.ScopeKey()] = false
-				}
 				source[k] = ev.Source
-				if sc.holdNil { // cannot wait: settled at once
+				if sc.holdNil || sc.refuse[i] { // cannot wait: settled at once
 					v, state[k] = VerdictResolved, propResolved
 					out[propOutcome{Key: k, Outcome: unmatched(k)}]++
 				} else {
@@ -826,7 +930,11 @@ func propCompareModel(sc *propScenario, r *propRun) error {
 	got := map[propOutcome]int{}
 	for i := range r.res {
 		res := &r.res[i]
-		got[propOutcome{Key: res.Key, Outcome: res.Outcome, Reason: res.Reason, SameSource: res.SameSource}]++
+		o := propOutcome{Key: res.Key, Outcome: res.Outcome, Reason: res.Reason, SameSource: res.SameSource}
+		if o.Reason == ReasonNextStep || o.Reason == ReasonSessionEnd {
+			o.End = res.EndTime
+		}
+		got[o]++
 	}
 	if maps.Equal(got, want) {
 		return nil
@@ -862,7 +970,7 @@ func propForEachSeed(t *testing.T, gen func(uint64) *propScenario, check func(*p
 			err = check(sc, r)
 		}
 		if err != nil {
-			require.NoErrorf(t, err, "seed %d; rerun alone with -run '^%s$' -pairing.seed=%d\n%s", seed, t.Name(), seed, sc)
+			require.NoErrorf(t, err, "seed %d; rerun alone with: go test -run '^%s$' <this package> -pairing.seed=%d\n%s", seed, t.Name(), seed, sc)
 		}
 	}
 }
@@ -904,7 +1012,12 @@ func (sc *propScenario) String() string {
 		case propProcess:
 			b.WriteString("  Process:\n")
 			for i := range op.events {
-				fmt.Fprintf(&b, "    ref %d %s\n", op.events[i].Ref, propFmtEvent(&op.events[i]))
+				ev := &op.events[i]
+				refused := ""
+				if sc.refuse[ev.Ref] {
+					refused = " (hold returns nil)"
+				}
+				fmt.Fprintf(&b, "    ref %d %s%s\n", ev.Ref, propFmtEvent(ev), refused)
 			}
 		case propAdvance:
 			fmt.Fprintf(&b, "  advance %v\n", op.advance)
@@ -917,8 +1030,8 @@ func (sc *propScenario) String() string {
 }
 
 func propFmtEvent(ev *Event) string {
-	return fmt.Sprintf("%s %s/%s/%s t=%dms src=%d", propKindName(ev.Kind), ev.Key.Tenant, ev.Key.Scope, ev.Key.CallID,
-		ev.Time/int64(time.Millisecond), ev.Source)
+	return fmt.Sprintf("%s %s/%s/%s t=%dms src=%d step=%q", propKindName(ev.Kind), ev.Key.Tenant, ev.Key.Scope, ev.Key.CallID,
+		ev.Time/int64(time.Millisecond), ev.Source, ev.Step)
 }
 
 func propFmtRes(r *Resolution) string {
@@ -927,7 +1040,8 @@ func propFmtRes(r *Resolution) string {
 }
 
 func propFmtOutcome(o propOutcome) string {
-	return fmt.Sprintf("%s/%s/%s %s/%s same=%v", o.Key.Tenant, o.Key.Scope, o.Key.CallID, o.Outcome, o.Reason, o.SameSource)
+	return fmt.Sprintf("%s/%s/%s %s/%s same=%v end=%dms", o.Key.Tenant, o.Key.Scope, o.Key.CallID, o.Outcome, o.Reason, o.SameSource,
+		o.End/int64(time.Millisecond))
 }
 
 func propKindName(k Kind) string {
@@ -940,6 +1054,10 @@ func propKindName(k Kind) string {
 		return "echo"
 	case KindReject:
 		return "reject"
+	case KindBoundary:
+		return "boundary"
+	case KindSessionEnd:
+		return "session_end"
 	}
 	return fmt.Sprintf("kind(%d)", k)
 }
