@@ -9,6 +9,7 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
@@ -184,7 +185,14 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 					scopeAttr, scopeValue = p.keys.scope(lr.Attributes(), rscope, lr.TraceID())
 				}
 				ref := int32(len(b.refs))
-				b.refs = append(b.refs, logRef{rl: i, sl: j, lr: k, r: lr, results: b.found.Results()})
+				results := b.found.Results()
+				b.refs = append(b.refs, logRef{rl: i, sl: j, lr: k, r: lr, results: results})
+				if results > 0 && p.norm != nil {
+					p.norm.Apply(lr.Attributes())
+					if lr.Body().Type() == pcommon.ValueTypeMap {
+						p.norm.Apply(lr.Body().Map())
+					}
+				}
 				var origin *synth.Origin
 				for _, it := range b.found.Items {
 					ev := pairing.Event{

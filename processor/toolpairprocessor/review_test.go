@@ -111,3 +111,34 @@ func TestTwoTracesPipelinesOfOneComponent(t *testing.T) {
 	assert.Equal(t, 2, sinkA.SpanCount(), "the chat span and its call's synthetic span")
 	assert.Zero(t, sinkB.SpanCount())
 }
+
+func TestDurationNormalizationOnResultRecords(t *testing.T) {
+	for _, enabled := range []bool{true, false} {
+		b := newBothPipelines(t, func(c *Config) { c.DurationNormalization.Enabled = enabled })
+		line := transcriptLine("user", "", map[string]any{"type": "tool_result", "tool_use_id": "a"})
+		body := line.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0).Body().Map()
+		require.NoError(t, body.FromRaw(map[string]any{
+			"type": "user", "sessionId": "sess", "timestamp": "2026-02-10T21:12:02.480Z",
+			"message":    map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": "a"}}},
+			"durationMs": "461", "details": map[string]any{"durationMs": int64(3)},
+		}))
+		other := transcriptLine("assistant", "m1") // not a result: never touched
+		obody := other.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0).Body().Map()
+		obody.PutInt("durationMs", 5)
+		obody.PutEmptyMap("details").PutInt("durationMs", 1)
+		require.NoError(t, b.logs.ConsumeLogs(context.Background(), other))
+		require.NoError(t, b.logs.ConsumeLogs(context.Background(), line))
+		b.shutdown()
+		var got []int64
+		for _, lr := range allLogs(b.lsink) {
+			d, _ := lr.Body().Map().Get("details")
+			v, _ := d.Map().Get("durationMs")
+			got = append(got, v.Int())
+		}
+		if enabled {
+			assert.Equal(t, []int64{1, 461}, got)
+		} else {
+			assert.Equal(t, []int64{1, 3}, got)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/normalize"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
@@ -33,6 +34,7 @@ type shared struct {
 	engine *pairing.Engine
 	clock  pairing.Clock
 	keys   keyer
+	norm   *normalize.Normalizer // nil when duration_normalization is disabled
 	tel    *telemetry
 	logger *zap.Logger
 
@@ -64,6 +66,9 @@ func acquire(cfg *Config, set component.TelemetrySettings, clock pairing.Clock) 
 		clock:  clock,
 		keys:   keyer{scopeAttrs: cfg.ScopeAttributes, tenantAttrs: cfg.TenantAttributes},
 		logger: set.Logger,
+	}
+	if dn := cfg.DurationNormalization; dn.Enabled {
+		s.norm = normalize.New(dn.Canonical, dn.Mirrors)
 	}
 	s.tel, err = newTelemetry(set, engine)
 	if err != nil {

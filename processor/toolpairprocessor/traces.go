@@ -141,7 +141,13 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 				}
 				scopeAttr, scopeValue := p.keys.scope(span.Attributes(), rscope, span.TraceID())
 				ref := int32(len(b.refs))
-				b.refs = append(b.refs, spanRef{rs: i, ss: j, span: k, s: span, results: b.found.Results()})
+				results := b.found.Results()
+				b.refs = append(b.refs, spanRef{rs: i, ss: j, span: k, s: span, results: results})
+				if results > 0 && p.norm != nil {
+					// Before a result can be held, so what leaves is normalized; the engine
+					// reads no duration field.
+					p.norm.Apply(span.Attributes())
+				}
 				var origin *synth.Origin
 				for _, it := range b.found.Items {
 					ev := pairing.Event{
