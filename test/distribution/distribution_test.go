@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -274,4 +275,87 @@ func TestTranscriptConfigPairsEveryCall(t *testing.T) {
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, <-exited)
 	assert.Equal(t, map[string]int{"paired": 395}, outcomes(), "every tool_result line paired, nothing else")
+}
+
+// TestExampleConfigsValidate runs the binary's validate command on every example config.
+func TestExampleConfigsValidate(t *testing.T) {
+	bin := binary(t)
+	files, err := filepath.Glob(filepath.Join(repoRoot, "examples", "*.yaml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			cmd := exec.Command(bin, "validate", "--config", f)
+			cmd.Env = append(os.Environ(), "OTELCOL_AGENT_TRANSCRIPTS="+filepath.Join(t.TempDir(), "*.jsonl"))
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, string(out))
+		})
+	}
+}
+
+// TestClaudeCodeOverOTLP starts the binary with examples/claude-code.yaml, posts the real
+// Claude Code logs of a run killed during its tool to the OTLP/HTTP endpoint as Claude Code
+// does (JSON), stops the collector, and finds the synthetic log record of the killed call.
+func TestClaudeCodeOverOTLP(t *testing.T) {
+	bin := binary(t)
+	cfg, err := filepath.Abs(filepath.Join(repoRoot, "examples", "claude-code.yaml"))
+	require.NoError(t, err)
+	out := t.TempDir()
+	port := freePort(t)
+	cmd := exec.Command(bin, "--config", cfg,
+		fmt.Sprintf("--set=receivers::otlp::protocols::http::endpoint=127.0.0.1:%d", port),
+		fmt.Sprintf("--set=receivers::otlp::protocols::grpc::endpoint=127.0.0.1:%d", freePort(t)),
+		"--set=service::telemetry::metrics::level=none")
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "OTELCOL_AGENT_OUT="+out)
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	require.NoError(t, cmd.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		if t.Failed() {
+			t.Logf("collector output:\n%s", logs.String())
+		}
+	}()
+
+	body, err := os.ReadFile(filepath.Join(repoRoot, "testdata", "claude", "interrupt_sigterm", "logs.json"))
+	require.NoError(t, err)
+	url := fmt.Sprintf("http://127.0.0.1:%d/v1/logs", port)
+	require.Eventually(t, func() bool {
+		resp, err := http.Post(url, "application/json", bytes.NewReader(body))
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}, 30*time.Second, 200*time.Millisecond, "the OTLP/HTTP receiver accepts the logs")
+
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, <-exited)
+
+	data, err := os.ReadFile(filepath.Join(out, "claude-logs.jsonl"))
+	require.NoError(t, err)
+	var synthetic []plog.LogRecord
+	var u plog.JSONUnmarshaler
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		ld, err := u.UnmarshalLogs(line)
+		if err != nil {
+			continue
+		}
+		rls := ld.ResourceLogs()
+		for i := 0; i < rls.Len(); i++ {
+			sls := rls.At(i).ScopeLogs()
+			for j := 0; j < sls.Len(); j++ {
+				lrs := sls.At(j).LogRecords()
+				for k := 0; k < lrs.Len(); k++ {
+					if lrs.At(k).EventName() == "toolpair.tool_call.interrupted" {
+						synthetic = append(synthetic, lrs.At(k))
+					}
+				}
+			}
+		}
+	}
+	require.Len(t, synthetic, 1)
+	assert.Equal(t, "tool call toolu_mock_interrupt_01 (Bash) interrupted: shutdown", synthetic[0].Body().Str())
 }
