@@ -48,6 +48,7 @@ build: $(BUILDER) $(BINARY)
 test: build
 	OTELCOL_AGENT_BIN=$(CURDIR)/$(BINARY) go test -race -count=1 ./...
 	go test -run='^$$' -fuzz=FuzzScan -fuzztime=5s ./processor/toolpairprocessor/internal/messages/
+	go test -run='^$$' -fuzz=FuzzExtractLog -fuzztime=5s ./processor/toolpairprocessor/internal/dialect/transcript/
 
 # Benchmarks of the engine and the message scanner (see the component README).
 bench:
