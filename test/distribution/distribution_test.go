@@ -5,7 +5,6 @@ package distribution
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -93,39 +92,101 @@ func attr(s ptrace.Span, k string) string {
 	return ""
 }
 
+// collector is a running bin/otelcol-agent.
+type collector struct {
+	t       *testing.T
+	cmd     *exec.Cmd
+	output  bytes.Buffer
+	exited  chan error
+	stopped bool
+}
+
+// startCollector runs the binary with the example config named, extra environment and
+// arguments, in a temporary working directory. Its output is logged if the test fails.
+func startCollector(t *testing.T, config string, env []string, args ...string) *collector {
+	t.Helper()
+	bin := binary(t)
+	cfg, err := filepath.Abs(filepath.Join(repoRoot, "examples", config))
+	require.NoError(t, err)
+	c := &collector{t: t, exited: make(chan error, 1)}
+	c.cmd = exec.Command(bin, append([]string{"--config", cfg}, args...)...)
+	c.cmd.Dir = t.TempDir()
+	c.cmd.Env = append(os.Environ(), env...)
+	c.cmd.Stdout, c.cmd.Stderr = &c.output, &c.output
+	require.NoError(t, c.cmd.Start())
+	go func() { c.exited <- c.cmd.Wait() }()
+	t.Cleanup(func() {
+		if !c.stopped {
+			_ = c.cmd.Process.Kill()
+			<-c.exited
+		}
+		if t.Failed() {
+			t.Logf("collector output:\n%s", c.output.String())
+		}
+	})
+	return c
+}
+
+// waitFor polls cond every 250ms for up to a minute, failing if the collector exits first.
+func (c *collector) waitFor(cond func() bool, what string) {
+	c.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond() {
+		select {
+		case err := <-c.exited:
+			c.exited <- err
+			c.t.Fatalf("the collector exited early: %v", err)
+		case <-time.After(250 * time.Millisecond):
+		}
+		require.True(c.t, time.Now().Before(deadline), "%s: not within 60s", what)
+	}
+}
+
+// stop sends SIGTERM and requires a clean exit.
+func (c *collector) stop() {
+	c.t.Helper()
+	require.NoError(c.t, c.cmd.Process.Signal(syscall.SIGTERM))
+	c.stopped = true
+	require.NoError(c.t, <-c.exited, "the collector exits cleanly on SIGTERM")
+}
+
+// readLogRecords parses the OTLP JSON lines a file exporter wrote.
+func readLogRecords(path string) []plog.LogRecord {
+	data, _ := os.ReadFile(path)
+	var out []plog.LogRecord
+	var u plog.JSONUnmarshaler
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		ld, err := u.UnmarshalLogs(line)
+		if err != nil {
+			continue // empty, or a line still being written
+		}
+		rls := ld.ResourceLogs()
+		for i := 0; i < rls.Len(); i++ {
+			sls := rls.At(i).ScopeLogs()
+			for j := 0; j < sls.Len(); j++ {
+				lrs := sls.At(j).LogRecords()
+				for k := 0; k < lrs.Len(); k++ {
+					out = append(out, lrs.At(k))
+				}
+			}
+		}
+	}
+	return out
+}
+
 // TestDefaultConfigReplaysCaptures starts bin/otelcol-agent with examples/default.yaml on
 // free ports, lets it replay the bundled AI SDK captures, and checks the file exporter's
 // output: every execute_tool span is paired with its duration, and the call of the capture
 // killed during its tool gets exactly one synthetic span.
 func TestDefaultConfigReplaysCaptures(t *testing.T) {
-	bin := binary(t)
 	out := t.TempDir()
 	replay, err := filepath.Abs(filepath.Join(repoRoot, "testdata", "aisdk", "*", "traces.json"))
 	require.NoError(t, err)
-	cfg, err := filepath.Abs(filepath.Join(repoRoot, "examples", "default.yaml"))
-	require.NoError(t, err)
-
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin,
-		"--config", cfg,
+	c := startCollector(t, "default.yaml",
+		[]string{"OTELCOL_AGENT_OUT=" + out, "OTELCOL_AGENT_REPLAY=" + replay, fmt.Sprintf("OTELCOL_AGENT_METRICS_PORT=%d", freePort(t))},
 		fmt.Sprintf("--set=receivers::otlp::protocols::grpc::endpoint=127.0.0.1:%d", freePort(t)),
 		fmt.Sprintf("--set=receivers::otlp::protocols::http::endpoint=127.0.0.1:%d", freePort(t)),
-		"--set=exporters::debug::verbosity=basic",
-	)
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "OTELCOL_AGENT_OUT="+out, "OTELCOL_AGENT_REPLAY="+replay,
-		fmt.Sprintf("OTELCOL_AGENT_METRICS_PORT=%d", freePort(t)))
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	require.NoError(t, cmd.Start())
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		if t.Failed() {
-			t.Logf("collector output:\n%s", logs.String())
-		}
-	}()
+		"--set=exporters::debug::verbosity=basic")
 
 	tracesFile := filepath.Join(out, "traces.jsonl")
 	synthetic := func() []ptrace.Span {
@@ -138,18 +199,8 @@ func TestDefaultConfigReplaysCaptures(t *testing.T) {
 		return found
 	}
 	// The replay instance's pairing_timeout is 5s: the interrupted call shows up within seconds.
-	deadline := time.Now().Add(60 * time.Second)
-	for len(synthetic()) == 0 {
-		select {
-		case err := <-exited:
-			t.Fatalf("the collector exited early: %v", err)
-		case <-time.After(250 * time.Millisecond):
-		}
-		require.True(t, time.Now().Before(deadline), "no synthetic span written within 60s")
-	}
-
-	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
-	require.NoError(t, <-exited, "the collector exits cleanly on SIGTERM")
+	c.waitFor(func() bool { return len(synthetic()) > 0 }, "a synthetic span")
+	c.stop()
 
 	var real []ptrace.Span
 	for _, s := range readSpans(t, tracesFile) {
@@ -215,69 +266,29 @@ service:
 // examples/claude-transcripts.yaml on a copy of the real Claude Code transcripts: the
 // filelog receiver reads them, and every tool_result line leaves paired.
 func TestTranscriptConfigPairsEveryCall(t *testing.T) {
-	bin := binary(t)
 	src, err := filepath.Abs(filepath.Join(repoRoot, "testdata", "transcripts", "claude-code"))
 	require.NoError(t, err)
 	copyDir := filepath.Join(t.TempDir(), "projects")
 	require.NoError(t, os.CopyFS(copyDir, os.DirFS(src)))
-	cfg, err := filepath.Abs(filepath.Join(repoRoot, "examples", "claude-transcripts.yaml"))
-	require.NoError(t, err)
-	out, state := t.TempDir(), t.TempDir()
-
-	cmd := exec.Command(bin, "--config", cfg)
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "OTELCOL_AGENT_OUT="+out, "OTELCOL_AGENT_STATE="+state,
-		"OTELCOL_AGENT_TRANSCRIPTS="+filepath.Join(copyDir, "**", "*.jsonl"))
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	require.NoError(t, cmd.Start())
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		if t.Failed() {
-			t.Logf("collector output:\n%s", logs.String())
-		}
-	}()
-
+	out := t.TempDir()
+	c := startCollector(t, "claude-transcripts.yaml", []string{
+		"OTELCOL_AGENT_OUT=" + out, "OTELCOL_AGENT_STATE=" + t.TempDir(),
+		"OTELCOL_AGENT_TRANSCRIPTS=" + filepath.Join(copyDir, "**", "*.jsonl"),
+	})
 	outcomes := func() map[string]int {
 		got := map[string]int{}
-		data, _ := os.ReadFile(filepath.Join(out, "transcripts.jsonl"))
-		var u plog.JSONUnmarshaler
-		for _, line := range bytes.Split(data, []byte("\n")) {
-			ld, err := u.UnmarshalLogs(line)
-			if err != nil {
-				continue
-			}
-			rls := ld.ResourceLogs()
-			for i := 0; i < rls.Len(); i++ {
-				sls := rls.At(i).ScopeLogs()
-				for j := 0; j < sls.Len(); j++ {
-					lrs := sls.At(j).LogRecords()
-					for k := 0; k < lrs.Len(); k++ {
-						if v, ok := lrs.At(k).Attributes().Get("toolpair.outcome"); ok {
-							got[v.Str()]++
-						}
-					}
-				}
+		for _, lr := range readLogRecords(filepath.Join(out, "transcripts.jsonl")) {
+			if v, ok := lr.Attributes().Get("toolpair.outcome"); ok {
+				got[v.Str()]++
 			}
 		}
 		return got
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for outcomes()["paired"] < 395 {
-		select {
-		case err := <-exited:
-			t.Fatalf("the collector exited early: %v", err)
-		case <-time.After(250 * time.Millisecond):
-		}
-		require.True(t, time.Now().Before(deadline), "not all calls paired within 60s: %v", outcomes())
-	}
-	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
-	require.NoError(t, <-exited)
+	c.waitFor(func() bool { return outcomes()["paired"] >= 395 }, "395 paired calls")
+	c.stop()
 	assert.Equal(t, map[string]int{"paired": 395}, outcomes(), "every tool_result line paired, nothing else")
 }
 
-// TestExampleConfigsValidate runs the binary's validate command on every example config.
 func TestExampleConfigsValidate(t *testing.T) {
 	bin := binary(t)
 	files, err := filepath.Glob(filepath.Join(repoRoot, "examples", "*.yaml"))
@@ -297,63 +308,30 @@ func TestExampleConfigsValidate(t *testing.T) {
 // Claude Code logs of a run killed during its tool to the OTLP/HTTP endpoint as Claude Code
 // does (JSON), stops the collector, and finds the synthetic log record of the killed call.
 func TestClaudeCodeOverOTLP(t *testing.T) {
-	bin := binary(t)
-	cfg, err := filepath.Abs(filepath.Join(repoRoot, "examples", "claude-code.yaml"))
-	require.NoError(t, err)
 	out := t.TempDir()
 	port := freePort(t)
-	cmd := exec.Command(bin, "--config", cfg,
+	c := startCollector(t, "claude-code.yaml", []string{"OTELCOL_AGENT_OUT=" + out},
 		fmt.Sprintf("--set=receivers::otlp::protocols::http::endpoint=127.0.0.1:%d", port),
 		fmt.Sprintf("--set=receivers::otlp::protocols::grpc::endpoint=127.0.0.1:%d", freePort(t)),
 		"--set=service::telemetry::metrics::level=none")
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "OTELCOL_AGENT_OUT="+out)
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	require.NoError(t, cmd.Start())
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		if t.Failed() {
-			t.Logf("collector output:\n%s", logs.String())
-		}
-	}()
 
 	body, err := os.ReadFile(filepath.Join(repoRoot, "testdata", "claude", "interrupt_sigterm", "logs.json"))
 	require.NoError(t, err)
 	url := fmt.Sprintf("http://127.0.0.1:%d/v1/logs", port)
-	require.Eventually(t, func() bool {
+	c.waitFor(func() bool {
 		resp, err := http.Post(url, "application/json", bytes.NewReader(body))
 		if err != nil {
 			return false
 		}
 		resp.Body.Close()
 		return resp.StatusCode == http.StatusOK
-	}, 30*time.Second, 200*time.Millisecond, "the OTLP/HTTP receiver accepts the logs")
+	}, "the OTLP/HTTP receiver accepts the logs")
+	c.stop()
 
-	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
-	require.NoError(t, <-exited)
-
-	data, err := os.ReadFile(filepath.Join(out, "claude-logs.jsonl"))
-	require.NoError(t, err)
 	var synthetic []plog.LogRecord
-	var u plog.JSONUnmarshaler
-	for _, line := range bytes.Split(data, []byte("\n")) {
-		ld, err := u.UnmarshalLogs(line)
-		if err != nil {
-			continue
-		}
-		rls := ld.ResourceLogs()
-		for i := 0; i < rls.Len(); i++ {
-			sls := rls.At(i).ScopeLogs()
-			for j := 0; j < sls.Len(); j++ {
-				lrs := sls.At(j).LogRecords()
-				for k := 0; k < lrs.Len(); k++ {
-					if lrs.At(k).EventName() == "toolpair.tool_call.interrupted" {
-						synthetic = append(synthetic, lrs.At(k))
-					}
-				}
-			}
+	for _, lr := range readLogRecords(filepath.Join(out, "claude-logs.jsonl")) {
+		if lr.EventName() == "toolpair.tool_call.interrupted" {
+			synthetic = append(synthetic, lr)
 		}
 	}
 	require.Len(t, synthetic, 1)
