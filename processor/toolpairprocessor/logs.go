@@ -210,7 +210,6 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 								res = synth.NewResource(rl.Resource())
 							}
 							origin = &synth.Origin{
-								Signal:     synth.Logs,
 								Next:       p.next,
 								Resource:   res,
 								ScopeAttr:  scopeAttr,

@@ -169,7 +169,6 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 								res = synth.NewResource(rs.Resource())
 							}
 							origin = &synth.Origin{
-								Signal:       synth.Traces,
 								Next:         p.next,
 								Resource:     res,
 								ScopeAttr:    scopeAttr,

@@ -6,6 +6,7 @@ package dialect
 import (
 	"time"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
@@ -63,11 +64,6 @@ func (f *Found) AddStep(kind pairing.Kind, callID, toolName string, t int64, sco
 	f.Items = append(f.Items, Item{Kind: kind, CallID: callID, ToolName: toolName, Time: t, Scope: scope, ScopeAttr: scopeAttr, Step: step})
 }
 
-// AddScoped appends an item whose scope the dialect determined itself.
-func (f *Found) AddScoped(kind pairing.Kind, callID, toolName string, t int64, scopeAttr, scope string) {
-	f.Items = append(f.Items, Item{Kind: kind, CallID: callID, ToolName: toolName, Time: t, Scope: scope, ScopeAttr: scopeAttr})
-}
-
 // Skip records a malformed piece of input.
 func (f *Found) Skip(reason string) {
 	f.Malformed = append(f.Malformed, reason)
@@ -103,4 +99,20 @@ func LogTime(lr plog.LogRecord) int64 {
 		}
 	}
 	return 0
+}
+
+// CallID reads the call ID attribute key of attrs. A missing or empty value is skipped as
+// ReasonMissingCallID and a value that is not a string as ReasonInvalidCallID; then ok is
+// false and the record must not pair.
+func (f *Found) CallID(attrs pcommon.Map, key string) (id string, ok bool) {
+	v, found := attrs.Get(key)
+	switch {
+	case !found || (v.Type() == pcommon.ValueTypeStr && v.Str() == ""):
+		f.Skip(ReasonMissingCallID)
+	case v.Type() != pcommon.ValueTypeStr:
+		f.Skip(ReasonInvalidCallID)
+	default:
+		return v.Str(), true
+	}
+	return "", false
 }

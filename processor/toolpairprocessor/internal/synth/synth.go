@@ -68,8 +68,6 @@ func NewResource(res pcommon.Resource) *Resource {
 // Origin is what the processor remembers of the record that announced a call: enough to
 // build its synthetic record, and never the call's content.
 type Origin struct {
-	// Signal of the announcing record; the synthetic record goes to the same pipeline.
-	Signal Signal
 	// Resource of the announcing record, copied.
 	Resource *Resource
 	// ScopeAttr is the attribute that keyed the call's scope, "" when it was the trace ID.

@@ -75,22 +75,14 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 	default:
 		return false
 	}
-	v, ok := attrs.Get("tool_use_id")
-	switch {
-	case !ok:
-		f.Skip(dialect.ReasonMissingCallID)
-		return true
-	case v.Type() != pcommon.ValueTypeStr:
-		f.Skip(dialect.ReasonInvalidCallID)
-		return true
-	case v.Str() == "":
-		f.Skip(dialect.ReasonMissingCallID)
+	id, ok := f.CallID(attrs, "tool_use_id")
+	if !ok {
 		return true
 	}
 	tool := ""
 	if t, ok := attrs.Get("tool_name"); ok {
 		tool = t.AsString()
 	}
-	f.Add(kind, v.Str(), tool, dialect.LogTime(lr))
+	f.Add(kind, id, tool, dialect.LogTime(lr))
 	return true
 }

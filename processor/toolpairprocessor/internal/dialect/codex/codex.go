@@ -19,7 +19,6 @@
 package codex
 
 import (
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
@@ -52,19 +51,14 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 	default:
 		return false
 	}
-	id, ok := attrs.Get("call_id")
-	switch {
-	case !ok || (id.Type() == pcommon.ValueTypeStr && id.Str() == ""):
-		f.Skip(dialect.ReasonMissingCallID)
-		return true
-	case id.Type() != pcommon.ValueTypeStr:
-		f.Skip(dialect.ReasonInvalidCallID)
+	id, ok := f.CallID(attrs, "call_id")
+	if !ok {
 		return true
 	}
 	tool := ""
 	if t, ok := attrs.Get("tool_name"); ok {
 		tool = t.AsString()
 	}
-	f.Add(kind, id.Str(), tool, dialect.LogTime(lr))
+	f.Add(kind, id, tool, dialect.LogTime(lr))
 	return true
 }

@@ -23,7 +23,6 @@ import (
 	"errors"
 	"strings"
 
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
 
@@ -129,15 +128,7 @@ func extractExecuteTool(span ptrace.Span, f *dialect.Found) {
 	} else {
 		name = strings.TrimPrefix(span.Name(), opExecuteTool+" ")
 	}
-	v, ok := attrs.Get(keyToolCallID)
-	switch {
-	case !ok:
-		f.Skip(dialect.ReasonMissingCallID)
-	case v.Type() != pcommon.ValueTypeStr:
-		f.Skip(dialect.ReasonInvalidCallID)
-	case v.Str() == "":
-		f.Skip(dialect.ReasonMissingCallID)
-	default:
-		f.Add(pairing.KindResult, v.Str(), name, int64(span.EndTimestamp()))
+	if id, ok := f.CallID(attrs, keyToolCallID); ok {
+		f.Add(pairing.KindResult, id, name, int64(span.EndTimestamp()))
 	}
 }
