@@ -2,6 +2,7 @@ package toolpairprocessor
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -101,59 +102,104 @@ func logAttr(lr plog.LogRecord, k string) string {
 	return ""
 }
 
-func TestClaudeCodeLogsPairDecisionWithResult(t *testing.T) {
-	for _, scenario := range []string{"normal", "parallel", "tool_timeout_nobg"} {
-		t.Run(scenario, func(t *testing.T) {
-			b := newBothPipelines(t, nil)
-			_, ld := readClaude(t, scenario)
-			n := ld.LogRecordCount()
-			require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
-			b.shutdown()
-			logs := allLogs(b.lsink)
-			assert.Len(t, logs, n, "nothing dropped, nothing added")
-			decided := map[string]int64{}
-			results := 0
-			for _, lr := range logs {
-				if logAttr(lr, "event.name") == "tool_decision" {
-					decided[logAttr(lr, "tool_use_id")] = int64(lr.Timestamp())
-				}
+// logAgent describes how an agent's log events name a tool call, for the tests that run its
+// real captures.
+type logAgent struct {
+	dir                string // under testdata/
+	decision, result   string // event.name values
+	idAttr, scopeAttr  string
+	time               func(plog.LogRecord) int64
+	interruptedMessage string // body of the synthetic record of interrupt_sigterm's call
+}
+
+var logAgents = []logAgent{
+	{
+		dir: "claude", decision: "tool_decision", result: "tool_result", idAttr: "tool_use_id", scopeAttr: "session.id",
+		time:               func(lr plog.LogRecord) int64 { return int64(lr.Timestamp()) },
+		interruptedMessage: "tool call toolu_mock_interrupt_01 (Bash) interrupted: expired",
+	},
+	{
+		dir: "codex", decision: "codex.tool_decision", result: "codex.tool_result", idAttr: "call_id", scopeAttr: "conversation.id",
+		// Codex sends timeUnixNano 0: its observed time is the record's time.
+		time:               func(lr plog.LogRecord) int64 { return int64(lr.ObservedTimestamp()) },
+		interruptedMessage: "tool call call_mock_interrupt_01 (exec_command) interrupted: expired",
+	},
+}
+
+func readAgentLogs(t *testing.T, dir, scenario string) plog.Logs {
+	t.Helper()
+	ld, err := golden.ReadLogs(filepath.Join("..", "..", "testdata", dir, scenario, "logs.json"))
+	require.NoError(t, err)
+	return ld
+}
+
+// TestAgentLogsPairDecisionWithResult runs the real Claude Code and Codex log captures: every
+// result event is paired, with the time from its decision event, and nothing is added or lost.
+func TestAgentLogsPairDecisionWithResult(t *testing.T) {
+	for _, a := range logAgents {
+		for _, scenario := range []string{"normal", "parallel", "tool_timeout_nobg"} {
+			if _, err := os.Stat(filepath.Join("..", "..", "testdata", a.dir, scenario)); err != nil {
+				continue // not captured for this agent
 			}
-			for _, lr := range logs {
-				if logAttr(lr, "event.name") != "tool_result" {
-					continue
+			t.Run(a.dir+"/"+scenario, func(t *testing.T) {
+				b := newBothPipelines(t, nil)
+				ld := readAgentLogs(t, a.dir, scenario)
+				n := ld.LogRecordCount()
+				require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
+				b.shutdown()
+				logs := allLogs(b.lsink)
+				assert.Len(t, logs, n, "nothing dropped, nothing added")
+				decided := map[string]int64{}
+				for _, lr := range logs {
+					if logAttr(lr, "event.name") == a.decision {
+						decided[logAttr(lr, a.idAttr)] = a.time(lr)
+					}
 				}
-				results++
-				id := logAttr(lr, "tool_use_id")
-				assert.Equal(t, "paired", logAttr(lr, "toolpair.outcome"), id)
-				d, _ := lr.Attributes().Get("toolpair.call.duration_ms")
-				assert.Equal(t, (int64(lr.Timestamp())-decided[id])/1e6, d.Int(), id)
-			}
-			assert.Equal(t, len(decided), results)
-		})
+				require.NotEmpty(t, decided)
+				results := 0
+				for _, lr := range logs {
+					if logAttr(lr, "event.name") != a.result {
+						continue
+					}
+					results++
+					id := logAttr(lr, a.idAttr)
+					assert.Equal(t, "paired", logAttr(lr, "toolpair.outcome"), id)
+					d, _ := lr.Attributes().Get("toolpair.call.duration_ms")
+					assert.Equal(t, (a.time(lr)-decided[id])/1e6, d.Int(), id)
+				}
+				assert.Equal(t, len(decided), results)
+			})
+		}
 	}
 }
 
-func TestClaudeCodeInterruptedCallGetsSyntheticLogRecord(t *testing.T) {
-	b := newBothPipelines(t, nil)
-	_, ld := readClaude(t, "interrupt_sigterm")
-	n := ld.LogRecordCount()
-	require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
-	b.advance(10*time.Minute + time.Second)
-	var synthetic []plog.LogRecord
-	for _, lr := range allLogs(b.lsink) {
-		if lr.EventName() == "toolpair.tool_call.interrupted" {
-			synthetic = append(synthetic, lr)
-		}
+// TestAgentInterruptedCallGetsSyntheticLogRecord: the process was killed during the tool, so
+// only the decision event exists; after pairing_timeout the call gets one synthetic record,
+// and not a second one at shutdown.
+func TestAgentInterruptedCallGetsSyntheticLogRecord(t *testing.T) {
+	for _, a := range logAgents {
+		t.Run(a.dir, func(t *testing.T) {
+			b := newBothPipelines(t, nil)
+			ld := readAgentLogs(t, a.dir, "interrupt_sigterm")
+			n := ld.LogRecordCount()
+			require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
+			b.advance(10 * time.Minute)
+			var synthetic []plog.LogRecord
+			for _, lr := range allLogs(b.lsink) {
+				if lr.EventName() == "toolpair.tool_call.interrupted" {
+					synthetic = append(synthetic, lr)
+				}
+			}
+			require.Len(t, synthetic, 1)
+			lr := synthetic[0]
+			assert.Equal(t, a.interruptedMessage, lr.Body().Str())
+			assert.Equal(t, plog.SeverityNumberWarn, lr.SeverityNumber())
+			assert.Equal(t, "expired", logAttr(lr, "toolpair.interrupt.reason"))
+			assert.NotEmpty(t, logAttr(lr, a.scopeAttr), "the scope attribute that keyed the call")
+			b.shutdown()
+			assert.Len(t, allLogs(b.lsink), n+1, "not synthesised again at shutdown")
+		})
 	}
-	require.Len(t, synthetic, 1)
-	lr := synthetic[0]
-	assert.Equal(t, "tool call toolu_mock_interrupt_01 (Bash) interrupted: expired", lr.Body().Str())
-	assert.Equal(t, plog.SeverityNumberWarn, lr.SeverityNumber())
-	assert.Equal(t, "expired", logAttr(lr, "toolpair.interrupt.reason"))
-	assert.Equal(t, "Bash", logAttr(lr, "gen_ai.tool.name"))
-	assert.NotEmpty(t, logAttr(lr, "session.id"), "the scope attribute that keyed the call")
-	b.shutdown()
-	assert.Len(t, allLogs(b.lsink), n+1, "not synthesised again at shutdown")
 }
 
 // TestCrossSignalPairing feeds Claude Code's spans before its logs through one component:
