@@ -74,6 +74,12 @@ const (
 	// ending at Time: strict providers require every call of a step to have its result
 	// before the next request.
 	KindBoundary
+	// KindAbort is a result record that says its call was aborted (Codex aborted=true, a
+	// transcript result carrying the agent's interrupt marker). It resolves its call as
+	// interrupted with reason aborted, on the use and on this result; no synthetic record is
+	// due. Otherwise it behaves as KindResult: held while its use is missing, a duplicate
+	// when the call is already resolved.
+	KindAbort
 	// KindSessionEnd says the agent's turn or session in the scope of Key ended at Time.
 	// Every call of the scope still pending that was announced at or before Time is
 	// interrupted with reason session_end, ending at Time.
@@ -236,6 +242,7 @@ type entry struct {
 	prev, next *entry
 	state      state
 	source     uint8 // Source of the result that resolved or is held, 0 when none
+	aborted    bool  // waiting: the held result says its call was aborted
 	step       string
 	// sprev and snext link the pending entries of one scope.
 	sprev, snext *entry
@@ -341,7 +348,7 @@ func (e *Engine) Process(events []Event, hold func(*Event) any, out []Resolution
 			out = e.closeScope(ev, now, out)
 		case KindUse:
 			out = e.use(ev, now, out)
-		case KindResult:
+		case KindResult, KindAbort:
 			out = e.result(ev, now, hold, out)
 		case KindEcho:
 			out = e.echo(ev, now, out)
@@ -389,7 +396,11 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 		}
 		e.waiting.remove(ent)
 		e.stats.Waiting--
-		e.stats.Paired++
+		if ent.aborted {
+			e.countAborted(&r)
+		} else {
+			e.stats.Paired++
+		}
 		ent.useTime = ev.Time
 		e.toResolved(ent, now)
 		return append(out, r)
@@ -473,6 +484,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 		deadline:   now + int64(e.cfg.OrphanGrace),
 		state:      stateWaiting,
 		source:     ev.Source,
+		aborted:    ev.Kind == KindAbort,
 	}
 	ent.payload = held
 	e.insert(ent, &e.waiting)
@@ -544,7 +556,8 @@ func (e *Engine) echo(ev *Event, now int64, out []Resolution) []Resolution {
 	return append(out, r)
 }
 
-// pairPending resolves a pending entry with the result ev.
+// pairPending resolves a pending entry with the result ev: paired, or interrupted/aborted
+// when ev is a KindAbort.
 func (e *Engine) pairPending(ent *entry, ev *Event, now int64) Resolution {
 	r := Resolution{
 		Outcome:    OutcomePaired,
@@ -556,11 +569,24 @@ func (e *Engine) pairPending(ent *entry, ev *Event, now int64) Resolution {
 		UsePayload: ent.payload,
 	}
 	e.removePending(ent)
-	e.stats.Paired++
+	if ev.Kind == KindAbort {
+		e.countAborted(&r)
+	} else {
+		e.stats.Paired++
+	}
 	ent.resultTime = ev.Time
 	ent.source = ev.Source
 	e.toResolved(ent, now)
 	return r
+}
+
+// countAborted turns a pairing resolution into interrupted/aborted: the call (use side) is
+// interrupted and its result record (result side) is counted as aborted.
+func (e *Engine) countAborted(r *Resolution) {
+	r.Outcome, r.Reason = OutcomeInterrupted, ReasonAborted
+	r.EndTime = r.ResultTime
+	e.stats.Interrupted[ReasonAborted]++
+	e.stats.Aborted++
 }
 
 // removePending takes a pending entry out of the pending list and its scope's list.

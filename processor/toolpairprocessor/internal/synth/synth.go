@@ -83,11 +83,16 @@ type Origin struct {
 }
 
 // MarkResult writes the outcome of a result record on its attributes: toolpair.outcome,
-// and toolpair.call.duration_ms for a paired result.
+// and toolpair.call.duration_ms (ms) for a paired result or toolpair.interrupt.reason
+// (aborted) for a result that says its call was aborted.
 func MarkResult(attrs pcommon.Map, r *pairing.Resolution) {
 	attrs.PutStr(AttrOutcome, r.Outcome.String())
-	if r.Outcome == pairing.OutcomePaired {
+	switch r.Outcome {
+	case pairing.OutcomePaired:
 		attrs.PutInt(AttrCallDurationMs, r.DurationMs())
+	case pairing.OutcomeInterrupted:
+		// Only an aborted result reaches here: the record says its call was aborted.
+		attrs.PutStr(AttrInterruptReason, r.Reason.String())
 	}
 }
 
