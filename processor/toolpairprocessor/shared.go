@@ -55,7 +55,10 @@ func acquire(cfg *Config, set component.TelemetrySettings, clock pairing.Clock) 
 		PairingTimeout: cfg.PairingTimeout,
 		OrphanGrace:    cfg.OrphanGrace,
 		MaxPending:     cfg.MaxPendingCalls,
-		Clock:          clock,
+		// Boundaries and session ends wait as long as a result may wait for its use, so
+		// arrival order within orphan_grace does not change outcomes.
+		CloseDelay: cfg.OrphanGrace,
+		Clock:      clock,
 	})
 	if err != nil {
 		return nil, err

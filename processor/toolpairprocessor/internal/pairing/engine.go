@@ -26,6 +26,7 @@ package pairing
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -92,7 +93,8 @@ type Verdict uint8
 const (
 	// VerdictNone: the event was not processed (an unknown Kind or an empty call ID).
 	VerdictNone Verdict = iota
-	// VerdictPending: a use that is now a pending call.
+	// VerdictPending: a use that is now a pending call, or a step boundary or session end
+	// queued for Config.CloseDelay.
 	VerdictPending
 	// VerdictRepeated: a use of a call already pending or resolved; ignored and counted.
 	VerdictRepeated
@@ -202,6 +204,13 @@ type Config struct {
 	// MaxResolved bounds the remembered resolved calls; the oldest are forgotten first
 	// (silently: forgetting is not an outcome). Zero means MaxPending.
 	MaxResolved int
+	// CloseDelay is how long a step boundary or session end waits before it closes the
+	// pending calls of its scope, so that results (and uses) that arrive after it, out of
+	// order within this delay, still pair: records of one scope travel in separate batches
+	// and signals, and a batch's order is not the order of events. The processor uses
+	// orphan_grace. Zero closes at once. At most MaxPending closings wait; beyond that the
+	// oldest is applied early.
+	CloseDelay time.Duration
 	// Clock defaults to SystemClock.
 	Clock Clock
 }
@@ -292,6 +301,9 @@ type scopeState struct {
 	refs int
 	// pending is the first of the scope's pending entries, linked through sprev/snext.
 	pending *entry
+	// closings are the scope's step boundaries and session ends waiting for
+	// Config.CloseDelay, sorted by Time. Each holds a ref.
+	closings []Event
 }
 
 // Engine pairs tool calls. It is safe for concurrent use. Create it with New.
@@ -305,6 +317,20 @@ type Engine struct {
 	resolved fifo
 	seq      uint64
 	stats    Stats
+	// closings is the FIFO of step boundaries and session ends waiting for CloseDelay (see
+	// deferClose); closingsHead indexes its oldest entry. closingsQueued counts the closings
+	// waiting in the scopes' lists.
+	closings       []closing
+	closingsHead   int
+	closingsQueued int
+}
+
+// closing is an entry of the closings FIFO: a step boundary or session end of scope, at
+// record time time, waiting until deadline (engine clock, Unix ns).
+type closing struct {
+	scope    *scopeState
+	time     int64
+	deadline int64
 }
 
 // New returns an engine. It returns an error when cfg does not validate.
@@ -345,7 +371,7 @@ func (e *Engine) Process(events []Event, hold func(*Event) any, out []Resolution
 		}
 		switch ev.Kind {
 		case KindBoundary, KindSessionEnd:
-			out = e.closeScope(ev, now, out)
+			out = e.deferClose(ev, now, out)
 		case KindUse:
 			out = e.use(ev, now, out)
 		case KindResult, KindAbort:
@@ -604,6 +630,75 @@ func (e *Engine) removePending(ent *entry) {
 	ent.sprev, ent.snext = nil, nil
 }
 
+// deferClose queues a step boundary or session end for CloseDelay, or applies it at once
+// when CloseDelay is zero. A queued event gets VerdictPending.
+//
+// A queued closing waits in its scope's list, sorted by record time, and in the engine's
+// FIFO of deadlines. When one falls due, every closing of its scope with a record time at or
+// before its own is applied, earliest first: each pending call is closed by the first
+// boundary or session end that follows it in time, whatever order they arrived in.
+func (e *Engine) deferClose(ev *Event, now int64, out []Resolution) []Resolution {
+	if e.cfg.CloseDelay <= 0 {
+		return e.closeScope(ev, now, out)
+	}
+	ev.Verdict = VerdictPending
+	for e.closingsQueued >= e.cfg.MaxPending && e.closingsHead < len(e.closings) {
+		out = e.applyClosing(now, out)
+	}
+	sc := e.scope(ev.Key.ScopeKey(), now)
+	// Keep sc.closings sorted by Time; consecutive lines of one message (a transcript)
+	// repeat the same boundary, queued once.
+	i := len(sc.closings)
+	for i > 0 && sc.closings[i-1].Time > ev.Time {
+		i--
+	}
+	for j := i - 1; j >= 0 && sc.closings[j].Time == ev.Time; j-- {
+		if c := &sc.closings[j]; c.Kind == ev.Kind && c.Step == ev.Step {
+			return out
+		}
+	}
+	sc.closings = slices.Insert(sc.closings, i, Event{Kind: ev.Kind, Key: Key{Tenant: ev.Key.Tenant, Scope: ev.Key.Scope}, Time: ev.Time, Step: ev.Step})
+	sc.refs++
+	e.closingsQueued++
+	if e.closingsHead > 0 && e.closingsHead >= len(e.closings)/2 {
+		// Reclaim the applied half of the FIFO.
+		m := copy(e.closings, e.closings[e.closingsHead:])
+		clear(e.closings[m:])
+		e.closings = e.closings[:m]
+		e.closingsHead = 0
+	}
+	e.closings = append(e.closings, closing{scope: sc, time: ev.Time, deadline: now + int64(e.cfg.CloseDelay)})
+	return out
+}
+
+// applyClosing takes the oldest entry of the closings FIFO and applies the closings of its
+// scope up to its record time.
+func (e *Engine) applyClosing(now int64, out []Resolution) []Resolution {
+	c := e.closings[e.closingsHead]
+	e.closings[e.closingsHead] = closing{}
+	e.closingsHead++
+	sc := c.scope
+	n := 0
+	for n < len(sc.closings) && sc.closings[n].Time <= c.time {
+		out = e.closeScope(&sc.closings[n], now, out)
+		n++
+	}
+	if n == 0 {
+		return out // applied already, with a later closing of the scope
+	}
+	clear(sc.closings[:n])
+	sc.closings = sc.closings[n:]
+	if len(sc.closings) == 0 {
+		sc.closings = nil
+	}
+	e.closingsQueued -= n
+	sc.refs -= n
+	if sc.refs <= 0 && e.scopes[sc.key] == sc {
+		delete(e.scopes, sc.key)
+	}
+	return out
+}
+
 // closeScope applies a step boundary or a session end to the pending calls of its scope.
 func (e *Engine) closeScope(ev *Event, now int64, out []Resolution) []Resolution {
 	sc := e.scopes[ev.Key.ScopeKey()]
@@ -744,13 +839,17 @@ func (e *Engine) releaseWaiting(ent *entry, now int64, out []Resolution) []Resol
 	return append(out, r)
 }
 
-// Tick expires what is due at the clock's now: pending uses past pairing_timeout become
+// Tick expires what is due at the clock's now: step boundaries and session ends queued for
+// Config.CloseDelay close their scope's pending calls, pending uses past pairing_timeout become
 // interrupted/expired, waiting results past orphan_grace become orphan or standalone, and
 // resolved calls of idle scopes are forgotten. It appends the outcomes to out and returns it.
 func (e *Engine) Tick(out []Resolution) []Resolution {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	now := e.cfg.Clock.Now().UnixNano()
+	for e.closingsHead < len(e.closings) && e.closings[e.closingsHead].deadline <= now {
+		out = e.applyClosing(now, out)
+	}
 	for p := e.pending.head; p != nil && p.deadline <= now; p = e.pending.head {
 		out = e.interruptPending(p, ReasonExpired, now, now, out)
 	}
@@ -771,12 +870,17 @@ func (e *Engine) Tick(out []Resolution) []Resolution {
 	return out
 }
 
-// Shutdown closes every pending use as interrupted/shutdown and releases every waiting
+// Shutdown applies every queued step boundary and session end, then closes every pending use
+// left as interrupted/shutdown and releases every waiting
 // result as orphan or standalone, appending the outcomes to out. The store is empty after.
 func (e *Engine) Shutdown(out []Resolution) []Resolution {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	now := e.cfg.Clock.Now().UnixNano()
+	for e.closingsHead < len(e.closings) {
+		out = e.applyClosing(now, out)
+	}
+	e.closings, e.closingsHead, e.closingsQueued = nil, 0, 0
 	for p := e.pending.head; p != nil; p = e.pending.head {
 		out = e.interruptPending(p, ReasonShutdown, now, now, out)
 	}
