@@ -8,6 +8,7 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.uber.org/zap"
@@ -30,13 +31,14 @@ var instances = struct {
 // shared is the state of one toolpair component: the engine, the ticker and the next
 // consumers of each signal's pipeline.
 type shared struct {
-	cfg    *Config
-	engine *pairing.Engine
-	clock  pairing.Clock
-	keys   keyer
-	norm   *normalize.Normalizer // nil when duration_normalization is disabled
-	tel    *telemetry
-	logger *zap.Logger
+	cfg     *Config
+	engine  *pairing.Engine
+	clock   pairing.Clock
+	keys    keyer
+	norm    *normalize.Normalizer // nil when duration_normalization is disabled
+	anchors *anchorIndex
+	tel     *telemetry
+	logger  *zap.Logger
 
 	mu      sync.Mutex // guards the fields below
 	started int
@@ -64,11 +66,12 @@ func acquire(cfg *Config, set component.TelemetrySettings, clock pairing.Clock) 
 		return nil, err
 	}
 	s := &shared{
-		cfg:    cfg,
-		engine: engine,
-		clock:  clock,
-		keys:   keyer{scopeAttrs: cfg.ScopeAttributes, tenantAttrs: cfg.TenantAttributes},
-		logger: set.Logger,
+		cfg:     cfg,
+		engine:  engine,
+		clock:   clock,
+		keys:    keyer{scopeAttrs: cfg.ScopeAttributes, tenantAttrs: cfg.TenantAttributes},
+		anchors: newAnchorIndex(),
+		logger:  set.Logger,
 	}
 	if dn := cfg.DurationNormalization; dn.Enabled {
 		s.norm = normalize.New(dn.Canonical, dn.Mirrors)
@@ -291,6 +294,14 @@ func (s *shared) apply(res []pairing.Resolution, out *output, b inBatch) {
 			case consumer.Logs:
 				synth.AppendLog(out.logsFor(next), r, o, metadata.ScopeName, "", now)
 				s.tel.synthetic(synth.Logs)
+				// Announced in logs only: also a span in the trace of the turn it happened
+				// in, when a traces pipeline has seen a span of that turn.
+				if t, ok := s.anchors.find(r.Key.ScopeKey(), r.UseTime, int64(s.cfg.OrphanGrace)); ok {
+					so := *o
+					so.TraceID, so.SpanID, so.ParentSpanID = t.traceID, t.spanID, pcommon.SpanID{}
+					synth.AppendSpan(out.tracesFor(t.next), r, &so, metadata.ScopeName, "")
+					s.tel.synthetic(synth.Traces)
+				}
 			}
 		}
 	}

@@ -129,6 +129,14 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 			spans := sss.At(j).Spans()
 			for k := 0; k < spans.Len(); k++ {
 				span := spans.At(k)
+				if turn, model := anchorKind(span); turn || model {
+					_, scopeValue := p.keys.scope(span.Attributes(), rscope, span.TraceID())
+					p.anchors.add(pairing.ScopeKey{Tenant: tenant, Scope: scopeValue}, anchor{
+						traceID: span.TraceID(), spanID: span.SpanID(),
+						start: int64(span.StartTimestamp()), end: int64(span.EndTimestamp()),
+						next: p.next,
+					}, turn)
+				}
 				b.found.Reset()
 				genai.ExtractSpan(span, &b.found)
 				if b.found.Empty() {
