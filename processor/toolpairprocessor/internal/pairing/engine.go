@@ -83,7 +83,8 @@ const (
 	KindAbort
 	// KindSessionEnd says the agent's turn or session in the scope of Key ended at Time.
 	// Every call of the scope still pending that was announced at or before Time is
-	// interrupted with reason session_end, ending at Time.
+	// interrupted with reason session_end, ending at Time. A grouped Step (GroupStep)
+	// limits both kinds of closing to the calls of its group.
 	KindSessionEnd
 )
 
@@ -127,7 +128,7 @@ type Event struct {
 	Source uint8
 	// Step identifies the model request a use was announced by, or the request a boundary
 	// starts (a chat span's ID, a transcript message.id). Uses with an empty Step are never
-	// closed by a boundary.
+	// closed by an ungrouped boundary; see GroupStep for grouped steps.
 	Step string
 
 	// Verdict is set by Process.
@@ -714,7 +715,7 @@ func (e *Engine) closeScope(ev *Event, now int64, out []Resolution) []Resolution
 	closed := false
 	for p := sc.pending; p != nil; {
 		next := p.snext
-		if p.useTime <= ev.Time && (reason == ReasonSessionEnd || (p.step != "" && p.step != ev.Step)) {
+		if p.useTime <= ev.Time && closesStep(ev.Kind == KindBoundary, ev.Step, p.step) {
 			out = e.interruptPending(p, reason, now, ev.Time, out)
 			closed = true
 		}

@@ -88,8 +88,24 @@ var (
 	propScopes  = []string{"", "s0", "s1", "s2"}
 	propIDs     = []string{"c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7"}
 	propTools   = []string{"", "read", "bash"}
-	propSteps   = []string{"", "p0", "p1", "p2"}
+	// Steps without a group, and grouped ones (GroupStep) of two groups; "g1\x00" is the
+	// Step of a grouped session end.
+	propSteps = []string{"", "p0", "p1", "p2", "g0\x00p0", "g0\x00p1", "g1\x00p0", "g1\x00"}
 )
+
+// propCloses is the reference rule of which pending calls a closing may close, by Steps: a
+// grouped closing (a NUL in its Step) only those of its group (for a boundary, of another
+// step); an ungrouped boundary those of another non-empty step; an ungrouped session end all.
+func propCloses(boundary bool, closing, use string) bool {
+	if g, _, grouped := strings.Cut(closing, "\x00"); grouped {
+		ug, _, ok := strings.Cut(use, "\x00")
+		return ok && ug == g && (!boundary || use != closing)
+	}
+	if boundary {
+		return use != "" && use != closing
+	}
+	return true
+}
 
 func propRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)) }
 
@@ -526,7 +542,7 @@ func (r *propRun) release(res *Resolution) error {
 
 // closes reports whether the step boundary or session end b may have closed the call of res:
 // an interruption with b's reason, in b's scope, ending at b's time, of a use announced at or
-// before that time (and, for a boundary, by another step, not by none).
+// before that time, whose Step the closing's Step closes (propCloses).
 func (r *propRun) closes(b *Event, res *Resolution) bool {
 	reason := ReasonSessionEnd
 	if b.Kind == KindBoundary {
@@ -536,15 +552,11 @@ func (r *propRun) closes(b *Event, res *Resolution) bool {
 		res.EndTime != b.Time || res.UseTime > b.Time {
 		return false
 	}
-	if reason == ReasonNextStep {
-		u, ok := res.UsePayload.(useTok)
-		if !ok || u < 0 || int(u) >= len(r.sc.events) {
-			return false
-		}
-		step := r.sc.events[u].Step
-		return step != "" && step != b.Step
+	u, ok := res.UsePayload.(useTok)
+	if !ok || u < 0 || int(u) >= len(r.sc.events) {
+		return false
 	}
-	return true
+	return propCloses(reason == ReasonNextStep, b.Step, r.sc.events[u].Step)
 }
 
 // account checks the shape of one resolution and records what it resolves.
@@ -834,7 +846,7 @@ func propModel(sc *propScenario) ([]Verdict, map[propOutcome]int) {
 				if st != propPending || pk.ScopeKey() != k.ScopeKey() || useTime[pk] > ev.Time {
 					continue
 				}
-				if reason == ReasonNextStep && (useStep[pk] == "" || useStep[pk] == ev.Step) {
+				if !propCloses(reason == ReasonNextStep, ev.Step, useStep[pk]) {
 					continue
 				}
 				state[pk] = propResolved
