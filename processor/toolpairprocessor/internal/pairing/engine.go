@@ -26,7 +26,9 @@ package pairing
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -239,10 +241,12 @@ const (
 	stateResolved
 )
 
-// entry is one call key in the store. It is in exactly one of the three lists.
+// entry is one call key in the store. It is in exactly one of the three lists. Its key is
+// its scope's key plus callID. Its strings are the engine's own copies (toolName interned),
+// so that a pending call never pins the buffers of the batch that announced it.
 type entry struct {
-	key        Key
 	scope      *scopeState
+	callID     string
 	toolName   string
 	payload    any // pending: the use's payload; waiting: the held result
 	useTime    int64
@@ -256,6 +260,16 @@ type entry struct {
 	step       string
 	// sprev and snext link the pending entries of one scope.
 	sprev, snext *entry
+}
+
+// key returns the entry's call key.
+func (ent *entry) key() Key {
+	return Key{Tenant: ent.scope.key.Tenant, Scope: ent.scope.key.Scope, CallID: ent.callID}
+}
+
+// is reports whether the entry's call key is k.
+func (ent *entry) is(k Key) bool {
+	return ent.callID == k.CallID && ent.scope.key.Scope == k.Scope && ent.scope.key.Tenant == k.Tenant
 }
 
 // fifo is an intrusive doubly linked list of entries in insertion order.
@@ -308,11 +322,22 @@ type scopeState struct {
 }
 
 // Engine pairs tool calls. It is safe for concurrent use. Create it with New.
+//
+// The call index maps a 64-bit hash of the call key to its entry rather than the key itself:
+// a key is three strings (48 bytes of headers) and the entry already knows its key, so a
+// slot costs 16 bytes instead of 56. Keys whose hash is already taken by another key (about
+// one in 10^7 at 10^6 calls) go to a side map keyed by the full Key. See lookup.
 type Engine struct {
-	mu       sync.Mutex
-	cfg      Config
-	entries  map[Key]*entry
-	scopes   map[ScopeKey]*scopeState
+	mu         sync.Mutex
+	cfg        Config
+	seed       maphash.Seed
+	index      map[uint64]*entry
+	collisions map[Key]*entry
+	scopes     map[ScopeKey]*scopeState
+	// names interns tool names (a small, fixed vocabulary per agent), bounded by maxNames;
+	// lastStep is the step of the latest use, shared by the calls of one model request.
+	names    map[string]string
+	lastStep string
 	pending  fifo
 	waiting  fifo
 	resolved fifo
@@ -349,10 +374,56 @@ func New(cfg Config) (*Engine, error) {
 		cfg.Clock = SystemClock{}
 	}
 	return &Engine{
-		cfg:     cfg,
-		entries: make(map[Key]*entry),
-		scopes:  make(map[ScopeKey]*scopeState),
+		cfg:        cfg,
+		seed:       maphash.MakeSeed(),
+		index:      make(map[uint64]*entry),
+		collisions: make(map[Key]*entry),
+		scopes:     make(map[ScopeKey]*scopeState),
+		names:      make(map[string]string),
 	}, nil
+}
+
+// maxNames bounds the interned tool names; names beyond it are copied per call.
+const maxNames = 4096
+
+// hash returns the index hash of a call key.
+func (e *Engine) hash(k Key) uint64 {
+	return maphash.Comparable(e.seed, k)
+}
+
+// lookup returns the entry of call key k, or nil.
+func (e *Engine) lookup(k Key) *entry {
+	if ent := e.index[e.hash(k)]; ent != nil && ent.is(k) {
+		return ent
+	}
+	if len(e.collisions) == 0 {
+		return nil
+	}
+	return e.collisions[k]
+}
+
+// name returns the engine's copy of a tool name, interned while there are fewer than
+// maxNames.
+func (e *Engine) name(s string) string {
+	if s == "" {
+		return ""
+	}
+	if c, ok := e.names[s]; ok {
+		return c
+	}
+	c := strings.Clone(s)
+	if len(e.names) < maxNames {
+		e.names[c] = c
+	}
+	return c
+}
+
+// step returns the engine's copy of a step ID: the calls of one model request share one.
+func (e *Engine) step(s string) string {
+	if s != e.lastStep {
+		e.lastStep = strings.Clone(s)
+	}
+	return e.lastStep
 }
 
 // Process applies a batch of events in order and appends the outcomes it decided to out,
@@ -391,6 +462,7 @@ func (e *Engine) Process(events []Event, hold func(*Event) any, out []Resolution
 func (e *Engine) scope(k ScopeKey, now int64) *scopeState {
 	s := e.scopes[k]
 	if s == nil {
+		k = ScopeKey{Tenant: strings.Clone(k.Tenant), Scope: strings.Clone(k.Scope)}
 		s = &scopeState{key: k}
 		e.scopes[k] = s
 	}
@@ -399,7 +471,7 @@ func (e *Engine) scope(k ScopeKey, now int64) *scopeState {
 }
 
 func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
-	if ent := e.entries[ev.Key]; ent != nil {
+	if ent := e.lookup(ev.Key); ent != nil {
 		ent.scope.lastSeen = now
 		ent.scope.usesSeen = true
 		if ent.state != stateWaiting {
@@ -438,14 +510,14 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 	sc := e.scope(ev.Key.ScopeKey(), now)
 	sc.usesSeen = true
 	ent := &entry{
-		key:      ev.Key,
 		scope:    sc,
-		toolName: ev.ToolName,
+		callID:   strings.Clone(ev.Key.CallID),
+		toolName: e.name(ev.ToolName),
 		payload:  ev.Payload,
 		useTime:  ev.Time,
 		deadline: now + int64(e.cfg.PairingTimeout),
 		state:    statePending,
-		step:     ev.Step,
+		step:     e.step(ev.Step),
 	}
 	e.insert(ent, &e.pending)
 	e.stats.Pending++
@@ -460,7 +532,7 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 
 func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resolution) []Resolution {
 	e.stats.ResultsSeen++
-	ent := e.entries[ev.Key]
+	ent := e.lookup(ev.Key)
 	if ent != nil {
 		ent.scope.lastSeen = now
 		switch ent.state {
@@ -496,7 +568,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 		ev.Verdict = VerdictResolved
 		r := Resolution{Key: ev.Key, ToolName: ev.ToolName, ResultTime: ev.Time, UseRef: -1, ResultRef: ev.Ref}
 		e.settleUnmatched(&r, sc)
-		ent = &entry{key: ev.Key, scope: sc, toolName: ev.ToolName, resultTime: ev.Time, source: ev.Source}
+		ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName), resultTime: ev.Time, source: ev.Source}
 		e.insertResolved(ent, now)
 		return append(out, r)
 	}
@@ -504,9 +576,9 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 	out = e.makeRoom(now, out)
 	sc := e.scope(ev.Key.ScopeKey(), now)
 	ent = &entry{
-		key:        ev.Key,
 		scope:      sc,
-		toolName:   ev.ToolName,
+		callID:     strings.Clone(ev.Key.CallID),
+		toolName:   e.name(ev.ToolName),
 		resultTime: ev.Time,
 		deadline:   now + int64(e.cfg.OrphanGrace),
 		state:      stateWaiting,
@@ -531,7 +603,7 @@ func (e *Engine) reject(ev *Event, now int64, out []Resolution) []Resolution {
 		ResultRef:  -1,
 		UsePayload: ev.Payload,
 	}
-	ent := e.entries[ev.Key]
+	ent := e.lookup(ev.Key)
 	if ent != nil {
 		ent.scope.lastSeen = now
 		ent.scope.usesSeen = true
@@ -564,12 +636,12 @@ func (e *Engine) reject(ev *Event, now int64, out []Resolution) []Resolution {
 	ev.Verdict = VerdictResolved
 	sc := e.scope(ev.Key.ScopeKey(), now)
 	sc.usesSeen = true
-	e.insertResolved(&entry{key: ev.Key, scope: sc, toolName: ev.ToolName, useTime: ev.Time}, now)
+	e.insertResolved(&entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName), useTime: ev.Time}, now)
 	return append(out, r)
 }
 
 func (e *Engine) echo(ev *Event, now int64, out []Resolution) []Resolution {
-	ent := e.entries[ev.Key]
+	ent := e.lookup(ev.Key)
 	if ent == nil || ent.state != statePending {
 		ev.Verdict = VerdictIgnored
 		e.stats.EchoesIgnored++
@@ -588,7 +660,7 @@ func (e *Engine) echo(ev *Event, now int64, out []Resolution) []Resolution {
 func (e *Engine) pairPending(ent *entry, ev *Event, now int64) Resolution {
 	r := Resolution{
 		Outcome:    OutcomePaired,
-		Key:        ent.key,
+		Key:        ent.key(),
 		ToolName:   firstNonEmpty(ent.toolName, ev.ToolName),
 		UseTime:    ent.useTime,
 		ResultTime: ev.Time,
@@ -658,7 +730,7 @@ func (e *Engine) deferClose(ev *Event, now int64, out []Resolution) []Resolution
 			return out
 		}
 	}
-	sc.closings = slices.Insert(sc.closings, i, Event{Kind: ev.Kind, Key: Key{Tenant: ev.Key.Tenant, Scope: ev.Key.Scope}, Time: ev.Time, Step: ev.Step})
+	sc.closings = slices.Insert(sc.closings, i, Event{Kind: ev.Kind, Key: Key{Tenant: sc.key.Tenant, Scope: sc.key.Scope}, Time: ev.Time, Step: e.step(ev.Step)})
 	sc.refs++
 	e.closingsQueued++
 	if e.closingsHead > 0 && e.closingsHead >= len(e.closings)/2 {
@@ -742,7 +814,11 @@ func (e *Engine) settleUnmatched(r *Resolution, sc *scopeState) {
 func (e *Engine) insert(ent *entry, l *fifo) {
 	e.seq++
 	ent.seq = e.seq
-	e.entries[ent.key] = ent
+	if h := e.hash(ent.key()); e.index[h] == nil {
+		e.index[h] = ent
+	} else {
+		e.collisions[ent.key()] = ent
+	}
 	ent.scope.refs++
 	l.pushBack(ent)
 }
@@ -780,7 +856,11 @@ func (e *Engine) forget(ent *entry) {
 
 // drop removes an entry, already out of its list, from the index.
 func (e *Engine) drop(ent *entry) {
-	delete(e.entries, ent.key)
+	if h := e.hash(ent.key()); e.index[h] == ent {
+		delete(e.index, h)
+	} else {
+		delete(e.collisions, ent.key())
+	}
 	ent.payload = nil
 	if ent.scope != nil {
 		ent.scope.refs--
@@ -811,7 +891,7 @@ func (e *Engine) interruptPending(ent *entry, reason Reason, now, end int64, out
 	out = append(out, Resolution{
 		Outcome:    OutcomeInterrupted,
 		Reason:     reason,
-		Key:        ent.key,
+		Key:        ent.key(),
 		ToolName:   ent.toolName,
 		UseTime:    ent.useTime,
 		EndTime:    end,
@@ -828,7 +908,7 @@ func (e *Engine) releaseWaiting(ent *entry, now int64, out []Resolution) []Resol
 	e.waiting.remove(ent)
 	e.stats.Waiting--
 	r := Resolution{
-		Key:           ent.key,
+		Key:           ent.key(),
 		ToolName:      ent.toolName,
 		ResultTime:    ent.resultTime,
 		UseRef:        -1,

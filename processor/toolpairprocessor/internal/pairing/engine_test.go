@@ -283,7 +283,8 @@ func TestShutdownFlushesEverything(t *testing.T) {
 	assert.Equal(t, int64(1_000_000), out[0].UseTime)
 	assert.Equal(t, OutcomeOrphan, out[1].Outcome)
 	assert.Equal(t, int32(3), out[1].ResultPayload)
-	assert.Empty(t, e.entries)
+	assert.Empty(t, e.index)
+	assert.Empty(t, e.collisions)
 	assert.Empty(t, e.scopes)
 }
 
@@ -306,7 +307,8 @@ func TestResolvedRetentionFollowsScopeActivity(t *testing.T) {
 	clk.Advance(testTimeout)
 	e.Tick(nil)
 	require.NoError(t, e.Stats().CheckConservation())
-	assert.Empty(t, e.entries)
+	assert.Empty(t, e.index)
+	assert.Empty(t, e.collisions)
 	assert.Empty(t, e.scopes)
 }
 
