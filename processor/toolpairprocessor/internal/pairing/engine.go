@@ -242,12 +242,14 @@ const (
 )
 
 // entry is one call key in the store. It is in exactly one of the three lists. Its key is
-// its scope's key plus callID. Its strings are the engine's own copies (toolName interned),
-// so that a pending call never pins the buffers of the batch that announced it.
+// its scope's key plus callID. Its strings are the engine's own copies, so that a pending
+// call never pins the buffers of the batch that announced it. The tool name and the step are
+// shared by many calls (see Engine.name and Engine.step) and held by pointer (nil for ""),
+// which keeps the entry in the 128-byte size class.
 type entry struct {
 	scope      *scopeState
 	callID     string
-	toolName   string
+	toolName   *string
 	payload    any // pending: the use's payload; waiting: the held result
 	useTime    int64
 	resultTime int64
@@ -257,7 +259,7 @@ type entry struct {
 	state      state
 	source     uint8 // Source of the result that resolved or is held, 0 when none
 	aborted    bool  // waiting: the held result says its call was aborted
-	step       string
+	step       *string
 	// sprev and snext link the pending entries of one scope.
 	sprev, snext *entry
 }
@@ -265,6 +267,22 @@ type entry struct {
 // key returns the entry's call key.
 func (ent *entry) key() Key {
 	return Key{Tenant: ent.scope.key.Tenant, Scope: ent.scope.key.Scope, CallID: ent.callID}
+}
+
+// tool returns the entry's tool name, or "".
+func (ent *entry) tool() string {
+	if ent.toolName == nil {
+		return ""
+	}
+	return *ent.toolName
+}
+
+// stepID returns the entry's step, or "".
+func (ent *entry) stepID() string {
+	if ent.step == nil {
+		return ""
+	}
+	return *ent.step
 }
 
 // is reports whether the entry's call key is k.
@@ -331,13 +349,14 @@ type Engine struct {
 	mu         sync.Mutex
 	cfg        Config
 	seed       maphash.Seed
+	hashMask   uint64 // all ones; tests narrow it to force collisions
 	index      map[uint64]*entry
 	collisions map[Key]*entry
 	scopes     map[ScopeKey]*scopeState
 	// names interns tool names (a small, fixed vocabulary per agent), bounded by maxNames;
 	// lastStep is the step of the latest use, shared by the calls of one model request.
-	names    map[string]string
-	lastStep string
+	names    map[string]*string
+	lastStep *string
 	pending  fifo
 	waiting  fifo
 	resolved fifo
@@ -376,10 +395,11 @@ func New(cfg Config) (*Engine, error) {
 	return &Engine{
 		cfg:        cfg,
 		seed:       maphash.MakeSeed(),
+		hashMask:   ^uint64(0),
 		index:      make(map[uint64]*entry),
 		collisions: make(map[Key]*entry),
 		scopes:     make(map[ScopeKey]*scopeState),
-		names:      make(map[string]string),
+		names:      make(map[string]*string),
 	}, nil
 }
 
@@ -388,7 +408,7 @@ const maxNames = 4096
 
 // hash returns the index hash of a call key.
 func (e *Engine) hash(k Key) uint64 {
-	return maphash.Comparable(e.seed, k)
+	return maphash.Comparable(e.seed, k) & e.hashMask
 }
 
 // lookup returns the entry of call key k, or nil.
@@ -402,26 +422,31 @@ func (e *Engine) lookup(k Key) *entry {
 	return e.collisions[k]
 }
 
-// name returns the engine's copy of a tool name, interned while there are fewer than
-// maxNames.
-func (e *Engine) name(s string) string {
+// name returns the engine's copy of a tool name (nil for ""), interned while there are
+// fewer than maxNames.
+func (e *Engine) name(s string) *string {
 	if s == "" {
-		return ""
+		return nil
 	}
 	if c, ok := e.names[s]; ok {
 		return c
 	}
 	c := strings.Clone(s)
 	if len(e.names) < maxNames {
-		e.names[c] = c
+		e.names[c] = &c
 	}
-	return c
+	return &c
 }
 
-// step returns the engine's copy of a step ID: the calls of one model request share one.
-func (e *Engine) step(s string) string {
-	if s != e.lastStep {
-		e.lastStep = strings.Clone(s)
+// step returns the engine's copy of a step ID (nil for ""). Consecutive uses of one model
+// request share one copy.
+func (e *Engine) step(s string) *string {
+	if s == "" {
+		return nil
+	}
+	if e.lastStep == nil || *e.lastStep != s {
+		c := strings.Clone(s)
+		e.lastStep = &c
 	}
 	return e.lastStep
 }
@@ -485,7 +510,7 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 		r := Resolution{
 			Outcome:       OutcomePaired,
 			Key:           ev.Key,
-			ToolName:      firstNonEmpty(ev.ToolName, ent.toolName),
+			ToolName:      firstNonEmpty(ev.ToolName, ent.tool()),
 			UseTime:       ev.Time,
 			ResultTime:    ent.resultTime,
 			UseRef:        ev.Ref,
@@ -549,7 +574,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 			return append(out, Resolution{
 				Outcome:    OutcomeDuplicate,
 				Key:        ev.Key,
-				ToolName:   firstNonEmpty(ev.ToolName, ent.toolName),
+				ToolName:   firstNonEmpty(ev.ToolName, ent.tool()),
 				UseTime:    ent.useTime,
 				ResultTime: ev.Time,
 				UseRef:     -1,
@@ -617,7 +642,7 @@ func (e *Engine) reject(ev *Event, now int64, out []Resolution) []Resolution {
 			ev.Verdict = VerdictResolved
 			e.removePending(ent)
 			e.stats.Rejected++
-			r.ToolName = firstNonEmpty(ent.toolName, ev.ToolName)
+			r.ToolName = firstNonEmpty(ent.tool(), ev.ToolName)
 			r.UseTime = ent.useTime
 			r.UsePayload = ent.payload
 			e.toResolved(ent, now)
@@ -661,7 +686,7 @@ func (e *Engine) pairPending(ent *entry, ev *Event, now int64) Resolution {
 	r := Resolution{
 		Outcome:    OutcomePaired,
 		Key:        ent.key(),
-		ToolName:   firstNonEmpty(ent.toolName, ev.ToolName),
+		ToolName:   firstNonEmpty(ent.tool(), ev.ToolName),
 		UseTime:    ent.useTime,
 		ResultTime: ev.Time,
 		UseRef:     -1,
@@ -730,7 +755,7 @@ func (e *Engine) deferClose(ev *Event, now int64, out []Resolution) []Resolution
 			return out
 		}
 	}
-	sc.closings = slices.Insert(sc.closings, i, Event{Kind: ev.Kind, Key: Key{Tenant: sc.key.Tenant, Scope: sc.key.Scope}, Time: ev.Time, Step: e.step(ev.Step)})
+	sc.closings = slices.Insert(sc.closings, i, Event{Kind: ev.Kind, Key: Key{Tenant: sc.key.Tenant, Scope: sc.key.Scope}, Time: ev.Time, Step: strings.Clone(ev.Step)})
 	sc.refs++
 	e.closingsQueued++
 	if e.closingsHead > 0 && e.closingsHead >= len(e.closings)/2 {
@@ -787,7 +812,7 @@ func (e *Engine) closeScope(ev *Event, now int64, out []Resolution) []Resolution
 	closed := false
 	for p := sc.pending; p != nil; {
 		next := p.snext
-		if p.useTime <= ev.Time && closesStep(ev.Kind == KindBoundary, ev.Step, p.step) {
+		if p.useTime <= ev.Time && closesStep(ev.Kind == KindBoundary, ev.Step, p.stepID()) {
 			out = e.interruptPending(p, reason, now, ev.Time, out)
 			closed = true
 		}
@@ -892,7 +917,7 @@ func (e *Engine) interruptPending(ent *entry, reason Reason, now, end int64, out
 		Outcome:    OutcomeInterrupted,
 		Reason:     reason,
 		Key:        ent.key(),
-		ToolName:   ent.toolName,
+		ToolName:   ent.tool(),
 		UseTime:    ent.useTime,
 		EndTime:    end,
 		UseRef:     -1,
@@ -909,7 +934,7 @@ func (e *Engine) releaseWaiting(ent *entry, now int64, out []Resolution) []Resol
 	e.stats.Waiting--
 	r := Resolution{
 		Key:           ent.key(),
-		ToolName:      ent.toolName,
+		ToolName:      ent.tool(),
 		ResultTime:    ent.resultTime,
 		UseRef:        -1,
 		ResultRef:     -1,

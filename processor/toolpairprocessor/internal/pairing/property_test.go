@@ -336,6 +336,7 @@ func propExecute(sc *propScenario) (*propRun, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.hashMask = propHashMask
 	n := len(sc.events)
 	r := &propRun{
 		sc:       sc,
@@ -997,6 +998,19 @@ func TestPropertyConservation(t *testing.T) {
 // TestPropertyReferenceModel runs simple scenarios through the engine and the reference
 // model and compares every verdict and the outcomes per key.
 func TestPropertyReferenceModel(t *testing.T) {
+	propForEachSeed(t, propGenerateModel, propCompareModel)
+}
+
+// propHashMask is the engine's hashMask in property runs.
+var propHashMask = ^uint64(0)
+
+// TestPropertyHashCollisions runs the property tests with the call index's hash narrowed to
+// two bits, so that most call keys collide and go through the collision side map, and
+// entries leave the index while colliding keys remain.
+func TestPropertyHashCollisions(t *testing.T) {
+	propHashMask = 3
+	defer func() { propHashMask = ^uint64(0) }()
+	propForEachSeed(t, propGenerate, nil)
 	propForEachSeed(t, propGenerateModel, propCompareModel)
 }
 

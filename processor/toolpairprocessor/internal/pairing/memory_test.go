@@ -1,0 +1,52 @@
+package pairing
+
+import (
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestEngineKeepsOwnCopies checks that a pending call keeps none of the caller's strings: the
+// processor's call IDs, tool names and steps point into the batch being processed, which must
+// not stay reachable while the call waits for its result.
+func TestEngineKeepsOwnCopies(t *testing.T) {
+	e, clk := newTestEngine(t, 100)
+	buf := []byte("svc|s1|call_1|run_shell|msg_1")
+	// Strings that alias buf, as strings read from a decoded batch alias its buffers.
+	str := func(from, to int) string { return unsafe.String(&buf[from], to-from) }
+	ev := Event{
+		Kind:     KindUse,
+		Key:      Key{Tenant: str(0, 3), Scope: str(4, 6), CallID: str(7, 13)},
+		Time:     1,
+		ToolName: str(14, 23),
+		Step:     str(24, 29),
+	}
+	e.Process([]Event{ev}, nil, nil)
+	// Overwrite what the event pointed to: the engine's copies must not change.
+	for i := range buf {
+		buf[i] = '#'
+	}
+	clk.Advance(2 * testTimeout)
+	out := e.Tick(nil)
+	require.Len(t, out, 1)
+	assert.Equal(t, Key{Tenant: "svc", Scope: "s1", CallID: "call_1"}, out[0].Key)
+	assert.Equal(t, "run_shell", out[0].ToolName)
+	assert.Equal(t, ReasonExpired, out[0].Reason)
+}
+
+// TestToolNamesInterned checks that calls of one tool share one copy of its name, and that
+// the interning table stays bounded.
+func TestToolNamesInterned(t *testing.T) {
+	e, err := New(Config{PairingTimeout: time.Hour, OrphanGrace: time.Minute, MaxPending: 10 * maxNames, Clock: newFakeClock()})
+	require.NoError(t, err)
+	a, b := e.name(string([]byte("Bash"))), e.name(string([]byte("Bash")))
+	assert.Same(t, a, b)
+	assert.Nil(t, e.name(""))
+	for i := range 2 * maxNames {
+		e.name(string(rune('a'+i%26)) + string(rune(i)))
+	}
+	assert.Len(t, e.names, maxNames)
+}
