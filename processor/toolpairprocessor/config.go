@@ -3,6 +3,7 @@ package toolpairprocessor
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -72,9 +73,32 @@ type Config struct {
 
 // TimeoutClassificationConfig configures timeout classification (CONTRACT section 4).
 type TimeoutClassificationConfig struct {
-	// Enabled turns classification on.
+	// Enabled turns classification on. Disabled, no record is changed and nothing is tracked.
 	Enabled bool `mapstructure:"enabled"`
+	// CompactionSpanNames are regular expressions (Go syntax, unanchored unless anchored) of
+	// the names of spans that are a context compaction.
+	CompactionSpanNames []string `mapstructure:"compaction_span_names"`
+	// CompactionEventNames are regular expressions of the event names of log records that are
+	// a context compaction (the OTLP EventName, the event.name attribute, or a string body
+	// that is an event name, as Claude Code writes it).
+	CompactionEventNames []string `mapstructure:"compaction_event_names"`
+	// Retention is how long a resolved tool call, model call or compaction is kept after it
+	// was resolved, so timeouts at instants up to that far in the past can be classified.
+	Retention time.Duration `mapstructure:"retention"`
+	// MaxTrackedOperations bounds the tool calls, model calls and compactions kept for
+	// classification, over all scopes; the oldest are forgotten first.
+	MaxTrackedOperations int `mapstructure:"max_tracked_operations"`
 }
+
+// Default compaction name patterns: the compaction records of Claude Code (the
+// claude_code.compaction event, Claude Code monitoring docs, and the span of the same name)
+// and of OpenClaw (the openclaw.compaction span of its diagnostics-otel plugin). Codex's
+// run_pre_sampling_compact span is deliberately absent: it runs before every model request,
+// whether or not anything is compacted.
+var (
+	defaultCompactionSpanNames  = []string{`^claude_code\.compaction$`, `^openclaw\.compaction$`}
+	defaultCompactionEventNames = []string{`^claude_code\.compaction$`, `^openclaw\.compaction$`}
+)
 
 // DurationNormalizationConfig configures duration normalization (CONTRACT section 5).
 type DurationNormalizationConfig struct {
@@ -100,7 +124,11 @@ func createDefaultConfig() component.Config {
 		Duplicates:       DispositionDrop,
 		Synthesize:       true,
 		TimeoutClassification: TimeoutClassificationConfig{
-			Enabled: true,
+			Enabled:              true,
+			CompactionSpanNames:  slices.Clone(defaultCompactionSpanNames),
+			CompactionEventNames: slices.Clone(defaultCompactionEventNames),
+			Retention:            5 * time.Minute,
+			MaxTrackedOperations: 100_000,
 		},
 		DurationNormalization: DurationNormalizationConfig{
 			Enabled:   true,
@@ -132,6 +160,7 @@ func (cfg *Config) Validate() error {
 	}
 	errs = append(errs, checkDisposition("orphans", cfg.Orphans))
 	errs = append(errs, checkDisposition("duplicates", cfg.Duplicates))
+	errs = append(errs, cfg.TimeoutClassification.validate())
 	if cfg.DurationNormalization.Enabled {
 		if strings.TrimSpace(cfg.DurationNormalization.Canonical) == "" {
 			errs = append(errs, errors.New("duration_normalization.canonical must not be empty when duration_normalization.enabled is true"))
@@ -139,6 +168,35 @@ func (cfg *Config) Validate() error {
 		errs = append(errs, checkNames("duration_normalization.mirrors", cfg.DurationNormalization.Mirrors))
 	}
 	return errors.Join(errs...)
+}
+
+// validate checks the timeout classification keys, whether or not it is enabled, so that
+// enabling it later never reveals a bad value.
+func (tc *TimeoutClassificationConfig) validate() error {
+	var errs []error
+	if tc.Retention <= 0 {
+		errs = append(errs, fmt.Errorf("timeout_classification.retention must be positive, got %v", tc.Retention))
+	}
+	if tc.MaxTrackedOperations < 1 {
+		errs = append(errs, fmt.Errorf("timeout_classification.max_tracked_operations must be at least 1, got %d", tc.MaxTrackedOperations))
+	}
+	errs = append(errs, checkPatterns("timeout_classification.compaction_span_names", tc.CompactionSpanNames))
+	errs = append(errs, checkPatterns("timeout_classification.compaction_event_names", tc.CompactionEventNames))
+	return errors.Join(errs...)
+}
+
+// checkPatterns refuses an empty pattern (it would match every name) or one that does not
+// compile.
+func checkPatterns(key string, patterns []string) error {
+	for i, p := range patterns {
+		if p == "" {
+			return fmt.Errorf("%s[%d] must not be empty", key, i)
+		}
+		if _, err := regexp.Compile(p); err != nil {
+			return fmt.Errorf("%s[%d]: %w", key, i, err)
+		}
+	}
+	return nil
 }
 
 func checkNames(key string, names []string) error {

@@ -26,16 +26,22 @@ func TestLoadConfig(t *testing.T) {
 		{
 			id: component.NewIDWithName(metadata.Type, "custom"),
 			want: &Config{
-				ScopeAttributes:       []string{"session.id"},
-				TenantAttributes:      []string{"deployment.environment.name"},
-				PairingTimeout:        2 * time.Minute,
-				OrphanGrace:           5 * time.Second,
-				MaxPendingCalls:       500,
-				Dialects:              []string{"genai"},
-				Orphans:               DispositionDrop,
-				Duplicates:            DispositionMark,
-				Synthesize:            false,
-				TimeoutClassification: TimeoutClassificationConfig{Enabled: false},
+				ScopeAttributes:  []string{"session.id"},
+				TenantAttributes: []string{"deployment.environment.name"},
+				PairingTimeout:   2 * time.Minute,
+				OrphanGrace:      5 * time.Second,
+				MaxPendingCalls:  500,
+				Dialects:         []string{"genai"},
+				Orphans:          DispositionDrop,
+				Duplicates:       DispositionMark,
+				Synthesize:       false,
+				TimeoutClassification: TimeoutClassificationConfig{
+					Enabled:              false,
+					CompactionSpanNames:  []string{`^my_agent\.compact`},
+					CompactionEventNames: []string{`^claude_code\.compaction$`, `compaction`},
+					Retention:            time.Minute,
+					MaxTrackedOperations: 2000,
+				},
 				DurationNormalization: DurationNormalizationConfig{
 					Enabled:   true,
 					Canonical: "details.durationMs",
@@ -68,6 +74,10 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, DispositionDrop, cfg.Duplicates)
 	assert.True(t, cfg.Synthesize)
 	assert.True(t, cfg.TimeoutClassification.Enabled)
+	assert.Equal(t, 5*time.Minute, cfg.TimeoutClassification.Retention)
+	assert.Equal(t, 100_000, cfg.TimeoutClassification.MaxTrackedOperations)
+	assert.Equal(t, []string{`^claude_code\.compaction$`, `^openclaw\.compaction$`}, cfg.TimeoutClassification.CompactionSpanNames)
+	assert.Equal(t, []string{`^claude_code\.compaction$`, `^openclaw\.compaction$`}, cfg.TimeoutClassification.CompactionEventNames)
 	assert.True(t, cfg.DurationNormalization.Enabled)
 	assert.Equal(t, "durationMs", cfg.DurationNormalization.Canonical)
 	assert.Equal(t, []string{"metadata.durationMs", "details.durationMs", "details.metadata.durationMs"}, cfg.DurationNormalization.Mirrors)
@@ -92,6 +102,12 @@ func TestInvalidConfigNamesTheKey(t *testing.T) {
 		{map[string]any{"scope_attributes": []any{""}}, "scope_attributes"},
 		{map[string]any{"tenant_attributes": []any{" "}}, "tenant_attributes"},
 		{map[string]any{"duration_normalization": map[string]any{"canonical": ""}}, "duration_normalization.canonical"},
+		{map[string]any{"timeout_classification": map[string]any{"retention": "0s"}}, "timeout_classification.retention"},
+		{map[string]any{"timeout_classification": map[string]any{"retention": "-1m"}}, "timeout_classification.retention"},
+		{map[string]any{"timeout_classification": map[string]any{"max_tracked_operations": 0}}, "timeout_classification.max_tracked_operations"},
+		{map[string]any{"timeout_classification": map[string]any{"compaction_span_names": []any{"("}}}, "timeout_classification.compaction_span_names[0]"},
+		{map[string]any{"timeout_classification": map[string]any{"compaction_event_names": []any{"ok", ""}}}, "timeout_classification.compaction_event_names[1]"},
+		{map[string]any{"timeout_classification": map[string]any{"enabled": false, "retention": "0s"}}, "timeout_classification.retention"},
 		{map[string]any{"duration_normalization": map[string]any{"mirrors": []any{""}}}, "duration_normalization.mirrors"},
 	}
 	for _, tt := range tests {

@@ -143,6 +143,9 @@ func (b *logBatch) hold(ev *pairing.Event) any {
 func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
 	if len(p.dialects) == 0 {
 		p.tel.unrecognized(ctx, synth.Logs, ld.LogRecordCount())
+		if p.tmo != nil {
+			p.tmo.logs(ctx, ld, nil, nil)
+		}
 		return ld, nil
 	}
 	b := p.pool.Get().(*logBatch)
@@ -226,6 +229,10 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 		}
 	}
 	p.tel.unrecognized(ctx, synth.Logs, unrecognized)
+	if p.tmo != nil {
+		// Before the engine runs: a result record it holds leaves as a copy.
+		p.tmo.logs(ctx, ld, b.events, b.refs)
+	}
 	if len(b.events) == 0 {
 		return ld, nil
 	}

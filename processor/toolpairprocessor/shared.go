@@ -38,6 +38,7 @@ type shared struct {
 	norm    *normalize.Normalizer // nil when duration_normalization is disabled
 	anchors *anchorIndex
 	tel     *telemetry
+	tmo     *timeouts // nil when timeout_classification is disabled
 	logger  *zap.Logger
 
 	mu      sync.Mutex // guards the fields below
@@ -78,6 +79,10 @@ func acquire(cfg *Config, set component.TelemetrySettings, clock pairing.Clock) 
 	}
 	s.tel, err = newTelemetry(set, engine)
 	if err != nil {
+		return nil, err
+	}
+	if s.tmo, err = newTimeouts(&cfg.TimeoutClassification, &s.keys, s.tel, clock); err != nil {
+		_ = s.tel.shutdown()
 		return nil, err
 	}
 	instances.m[cfg] = s
@@ -259,6 +264,9 @@ type inBatch interface {
 // records, all into out. It also counts every outcome.
 func (s *shared) apply(res []pairing.Resolution, out *output, b inBatch) {
 	now := s.clock.Now()
+	if s.tmo != nil {
+		s.tmo.resolved(res)
+	}
 	for i := range res {
 		r := &res[i]
 		// A duplicate from another signal than the result that resolved the call is that

@@ -12,6 +12,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/timeout"
 )
 
 // Attribute keys of the processor's own metrics.
@@ -31,6 +32,7 @@ const (
 type telemetry struct {
 	tb            *metadata.TelemetryBuilder
 	signals       map[synth.Signal]metric.AddOption
+	phases        map[timeout.Phase]metric.AddOption
 	malformedOpts sync.Map // malformedKey -> metric.AddOption
 }
 
@@ -88,8 +90,13 @@ func newTelemetry(set component.TelemetrySettings, engine *pairing.Engine) (*tel
 		tb.Shutdown()
 		return nil, err
 	}
+	phases := map[timeout.Phase]metric.AddOption{}
+	for _, p := range timeout.Phases() {
+		phases[p] = metric.WithAttributeSet(attribute.NewSet(attribute.String(AttrTimeoutPhase, p.String())))
+	}
 	return &telemetry{
-		tb: tb,
+		tb:     tb,
+		phases: phases,
 		signals: map[synth.Signal]metric.AddOption{
 			synth.Traces: metric.WithAttributeSet(attribute.NewSet(attribute.String(telAttrSignal, "traces"))),
 			synth.Logs:   metric.WithAttributeSet(attribute.NewSet(attribute.String(telAttrSignal, "logs"))),
@@ -120,6 +127,11 @@ func (t *telemetry) malformed(ctx context.Context, dialectName string, reasons [
 // synthetic counts one synthetic record.
 func (t *telemetry) synthetic(s synth.Signal) {
 	t.tb.ProcessorToolpairSyntheticRecords.Add(context.Background(), 1, t.signals[s])
+}
+
+// timeout counts one classified timeout record.
+func (t *telemetry) timeout(ctx context.Context, p timeout.Phase) {
+	t.tb.ProcessorToolpairTimeouts.Add(ctx, 1, t.phases[p])
 }
 
 func (t *telemetry) shutdown() error {

@@ -111,6 +111,9 @@ func (b *spanBatch) hold(ev *pairing.Event) any {
 func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
 	if !p.genai {
 		p.tel.unrecognized(ctx, synth.Traces, td.SpanCount())
+		if p.tmo != nil {
+			p.tmo.traces(ctx, td, nil, nil)
+		}
 		return td, nil
 	}
 	b := p.pool.Get().(*spanBatch)
@@ -194,6 +197,10 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 		}
 	}
 	p.tel.unrecognized(ctx, synth.Traces, unrecognized)
+	if p.tmo != nil {
+		// Before the engine runs: a result span it holds leaves as a copy.
+		p.tmo.traces(ctx, td, b.events, b.refs)
+	}
 	if len(b.events) == 0 {
 		return td, nil
 	}

@@ -34,6 +34,7 @@ type TelemetryBuilder struct {
 	ProcessorToolpairRecordsUnrecognized metric.Int64Counter
 	ProcessorToolpairResults             metric.Int64ObservableCounter
 	ProcessorToolpairSyntheticRecords    metric.Int64Counter
+	ProcessorToolpairTimeouts            metric.Int64Counter
 	ProcessorToolpairUses                metric.Int64ObservableCounter
 	ProcessorToolpairUsesRepeated        metric.Int64ObservableCounter
 	ProcessorToolpairWaitingResults      metric.Int64ObservableGauge
@@ -201,6 +202,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	builder.ProcessorToolpairSyntheticRecords, err = builder.meter.Int64Counter(
 		"otelcol_processor_toolpair_synthetic_records",
 		metric.WithDescription("Synthetic records emitted for interrupted calls, by `otel.signal`. [Development]"),
+		metric.WithUnit("{records}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorToolpairTimeouts, err = builder.meter.Int64Counter(
+		"otelcol_processor_toolpair_timeouts",
+		metric.WithDescription("Timeout records classified (CONTRACT section 4), by `toolpair.timeout.phase` (tool_execution, provider, compaction, unknown). [Development]"),
 		metric.WithUnit("{records}"),
 	)
 	errs = errors.Join(errs, err)

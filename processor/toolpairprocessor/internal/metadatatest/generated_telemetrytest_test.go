@@ -47,6 +47,7 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ProcessorToolpairMalformed.Add(context.Background(), 1)
 	tb.ProcessorToolpairRecordsUnrecognized.Add(context.Background(), 1)
 	tb.ProcessorToolpairSyntheticRecords.Add(context.Background(), 1)
+	tb.ProcessorToolpairTimeouts.Add(context.Background(), 1)
 	AssertEqualProcessorToolpairMalformed(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
@@ -63,6 +64,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorToolpairSyntheticRecords(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorToolpairTimeouts(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorToolpairUses(t, testTel,

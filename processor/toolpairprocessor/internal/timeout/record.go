@@ -1,0 +1,271 @@
+package timeout
+
+import (
+	"strconv"
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+)
+
+// Record is what classification needs of one span or log record.
+type Record struct {
+	// Timeout reports whether the record says it timed out.
+	Timeout bool
+	// Kind is the operation the record is.
+	Kind Kind
+	// Start and End are the operation's start and end in Unix nanoseconds: a span's start
+	// and end; a log record's time as End, and End minus its duration_ms as Start when it has
+	// one (0 when unknown).
+	Start, End int64
+	// Scope and ScopeAttr are the scope a transcript line names itself (Claude Code's
+	// sessionId, or sessionId/agentId for a subagent), "" otherwise.
+	Scope, ScopeAttr string
+}
+
+// Attribute keys read (semconv v1.37.0 where the convention has them).
+var (
+	keyErrorType        = string(semconv.ErrorTypeKey)
+	keyExceptionType    = string(semconv.ExceptionTypeKey)
+	keyExceptionMessage = string(semconv.ExceptionMessageKey)
+	keyHTTPStatus       = string(semconv.HTTPResponseStatusCodeKey)
+	keyOperation        = string(semconv.GenAIOperationNameKey)
+	keyToolCallID       = string(semconv.GenAIToolCallIDKey)
+)
+
+const (
+	// keyHTTPStatusOld is http.status_code, the name before semconv v1.21 (Gemini CLI).
+	keyHTTPStatusOld = "http.status_code"
+	// keyStatusCode is Claude Code's and Gemini CLI's status_code.
+	keyStatusCode = "status_code"
+	// keyErrorMessage is error.message (Codex, Gemini CLI).
+	keyErrorMessage = "error.message"
+	// keyError is Claude Code's error (the error text).
+	keyError = "error"
+	// keyErrorClass is Claude Code's error_class (api_timeout, server_overload, ShellError).
+	keyErrorClass = "error_class"
+	// keyOpenInferenceKind is OpenInference's span kind (TOOL, LLM, ...).
+	keyOpenInferenceKind = "openinference.span.kind"
+	// keyDurationMs is the duration_ms of Claude Code, Codex and Gemini CLI events (ms, an
+	// int or a decimal string).
+	keyDurationMs = "duration_ms"
+	// eventException is the span event name of a recorded exception (semconv).
+	eventException = "exception"
+)
+
+// attrsSayTimeout reports whether a record's (or an exception event's) attributes say it
+// timed out.
+func attrsSayTimeout(attrs pcommon.Map) bool {
+	found := false
+	attrs.Range(func(k string, v pcommon.Value) bool {
+		switch k {
+		case keyErrorType, keyExceptionType:
+			found = ErrorType(str(v))
+		case keyHTTPStatus, keyHTTPStatusOld, keyStatusCode:
+			found = StatusCode(str(v))
+		case keyErrorMessage, keyError, keyErrorClass, keyExceptionMessage:
+			found = v.Type() == pcommon.ValueTypeStr && Message(v.Str())
+		}
+		return !found
+	})
+	return found
+}
+
+// str is a string or integer value as a string, else "".
+func str(v pcommon.Value) string {
+	switch v.Type() {
+	case pcommon.ValueTypeStr:
+		return v.Str()
+	case pcommon.ValueTypeInt:
+		return strconv.FormatInt(v.Int(), 10)
+	default:
+		return ""
+	}
+}
+
+// Span reads a span: whether it is a timeout, what kind of operation it is, and its start
+// and end.
+func (n *Names) Span(s ptrace.Span) Record {
+	r := Record{Kind: n.spanKind(s), Start: int64(s.StartTimestamp()), End: int64(s.EndTimestamp())}
+	st := s.Status()
+	r.Timeout = (st.Code() == ptrace.StatusCodeError && Message(st.Message())) || attrsSayTimeout(s.Attributes())
+	if !r.Timeout {
+		evs := s.Events()
+		for i := 0; i < evs.Len() && !r.Timeout; i++ {
+			if e := evs.At(i); e.Name() == eventException {
+				r.Timeout = attrsSayTimeout(e.Attributes())
+			}
+		}
+	}
+	return r
+}
+
+// toolSpanNames are spans of one tool call that carry no GenAI operation name: the Vercel
+// AI SDK v6 ai.toolCall, OpenClaw's diagnostics spans (docs/gateway/opentelemetry of
+// OpenClaw 2026.9).
+var toolSpanNames = map[string]bool{
+	"ai.toolCall":             true,
+	"openclaw.tool.execution": true,
+	"openclaw.exec":           true,
+}
+
+// modelSpanNames are model call spans that carry no GenAI operation name: Claude Code's
+// claude_code.llm_request (beta tracing), Codex's codex.sampling, Gemini CLI's llm_call
+// (its gen_ai.operation.name is llm_call), the Vercel AI SDK v6 provider-call spans, and
+// OpenClaw's openclaw.model.call.
+var modelSpanNames = map[string]bool{
+	"claude_code.llm_request":      true,
+	"codex.sampling":               true,
+	"llm_call":                     true,
+	"ai.generateText.doGenerate":   true,
+	"ai.streamText.doStream":       true,
+	"ai.generateObject.doGenerate": true,
+	"ai.streamObject.doStream":     true,
+	"openclaw.model.call":          true,
+}
+
+// modelOperations are the GenAI operation names of a model call (semconv v1.37.0
+// gen_ai.operation.name, and Gemini CLI's llm_call).
+var modelOperations = map[string]bool{
+	"chat":             true,
+	"text_completion":  true,
+	"generate_content": true,
+	"embeddings":       true,
+	"llm_call":         true,
+}
+
+func (n *Names) spanKind(s ptrace.Span) Kind {
+	name := s.Name()
+	if n.CompactionSpan(name) {
+		return KindCompaction
+	}
+	attrs := s.Attributes()
+	if v, ok := attrs.Get(keyOperation); ok {
+		op := v.AsString()
+		switch {
+		case op == "execute_tool":
+			return KindTool
+		case modelOperations[op]:
+			return KindModel
+		}
+	}
+	if v, ok := attrs.Get(keyOpenInferenceKind); ok {
+		switch v.AsString() {
+		case "TOOL":
+			return KindTool
+		case "LLM", "EMBEDDING":
+			return KindModel
+		}
+	}
+	switch {
+	case modelSpanNames[name]:
+		return KindModel
+	case toolSpanNames[name], strings.HasPrefix(name, "claude_code.tool"):
+		return KindTool
+	}
+	// A span that names one tool call is part of running it (Codex's span named after the
+	// tool and its children carry call_id; Gemini CLI's tool_call carries gen_ai.tool.call_id).
+	for _, k := range [...]string{keyToolCallID, "gen_ai.tool.call_id", "call_id", "tool_use_id", "ai.toolCall.id"} {
+		if _, ok := attrs.Get(k); ok {
+			return KindTool
+		}
+	}
+	return KindOther
+}
+
+// Log event names by kind. Claude Code's events also arrive as event.name without the
+// claude_code. prefix; the body or EventName then carries the prefixed form, which is what
+// is matched.
+var (
+	modelEvents = map[string]bool{
+		"claude_code.api_request":                   true,
+		"claude_code.api_error":                     true,
+		"claude_code.api_retries_exhausted":         true,
+		"codex.api_request":                         true,
+		"codex.sse_event":                           true,
+		"codex.websocket_request":                   true,
+		"codex.websocket_event":                     true,
+		"gemini_cli.api_request":                    true,
+		"gemini_cli.api_response":                   true,
+		"gemini_cli.api_error":                      true,
+		"gen_ai.client.inference.operation.details": true,
+		"gen_ai.choice":                             true,
+	}
+	toolEvents = map[string]bool{
+		"claude_code.tool_result":   true,
+		"claude_code.tool_decision": true,
+		"codex.tool_result":         true,
+		"codex.tool_decision":       true,
+		"gemini_cli.tool_call":      true,
+		"gen_ai.tool.message":       true,
+	}
+)
+
+// eventNames returns the names a log record gives its event: the OTLP EventName, the
+// event.name attribute, and a string body that looks like an event name (Claude Code's
+// "claude_code.tool_result").
+func eventNames(lr plog.LogRecord) [3]string {
+	var names [3]string
+	names[0] = lr.EventName()
+	if v, ok := lr.Attributes().Get("event.name"); ok && v.Type() == pcommon.ValueTypeStr {
+		names[1] = v.Str()
+	}
+	if b := lr.Body(); b.Type() == pcommon.ValueTypeStr && len(b.Str()) <= 128 && !strings.ContainsAny(b.Str(), " {") {
+		names[2] = b.Str()
+	}
+	return names
+}
+
+// Log reads a log record: whether it is a timeout, what kind of operation it is, and its
+// time. Transcript lines in its body are read by TranscriptLine.
+func (n *Names) Log(lr plog.LogRecord) Record {
+	r := Record{End: dialect.LogTime(lr)}
+names:
+	for _, name := range eventNames(lr) {
+		switch {
+		case name == "":
+			continue
+		case n.CompactionEvent(name):
+			r.Kind = KindCompaction
+		case modelEvents[name]:
+			r.Kind = KindModel
+		case toolEvents[name]:
+			r.Kind = KindTool
+		default:
+			continue
+		}
+		break names
+	}
+	attrs := lr.Attributes()
+	if r.Kind != KindOther {
+		if v, ok := attrs.Get(keyDurationMs); ok {
+			if ms, err := strconv.ParseInt(str(v), 10, 64); err == nil && ms >= 0 && r.End > ms*1e6 {
+				r.Start = r.End - ms*1e6
+			}
+		}
+	}
+	r.Timeout = attrsSayTimeout(attrs)
+	if !r.Timeout {
+		if t, ok := TranscriptLine(lr.Body()); ok {
+			t.End = transcriptTime(lr, t.End)
+			return t
+		}
+	}
+	return r
+}
+
+// transcriptTime is the log record's time when it has one, else the line's own time, else
+// the observed time.
+func transcriptTime(lr plog.LogRecord, line int64) int64 {
+	if t := lr.Timestamp(); t != 0 {
+		return int64(t)
+	}
+	if line != 0 {
+		return line
+	}
+	return int64(lr.ObservedTimestamp())
+}

@@ -1,0 +1,233 @@
+// Package timeout recognises timeout records (CONTRACT section 4) and says what kind of
+// operation a record is: a tool call, a model call, a compaction, or something else (an
+// agent, turn or step record, or a record of no known kind).
+//
+// Everything here is a pure function of one record: which operations were in flight when a
+// timeout happened is the business of package inflight, and the phase is decided by Classify
+// from both.
+//
+// A record is a timeout when one of these says so (values read as strings, so Claude Code's
+// and Codex's stringified numbers count):
+//
+//   - error.type, or an exception's exception.type (a span event "exception", or attributes of
+//     that name on a log record), is one of timeout, TimeoutError, APITimeoutError,
+//     DeadlineExceeded, 408, 504 (OTel semantic conventions v1.37.0 error.type and exception
+//     attributes; the JavaScript, Python OpenAI/Anthropic SDK and gRPC names);
+//   - an HTTP status code 408 or 504 in http.response.status_code (semconv v1.37.0),
+//     http.status_code (semconv before v1.21) or status_code (Claude Code, Gemini CLI);
+//   - a message matching MessagePattern in the span status message (only when the status is
+//     Error), error.message (Codex, Gemini CLI), error (Claude Code), error_class (Claude Code:
+//     api_timeout), or an exception's exception.message;
+//   - for transcript lines (log bodies, see TranscriptLine): a tool result marked as an error
+//     whose content has a line starting with "Command timed out" (Claude Code, pi, OpenClaw),
+//     OpenClaw's details.timedOut true or failureKind/exitReason "overall-timeout", a model
+//     error line (Claude Code's system api_error entry with its error.status and
+//     error.message, pi's and OpenClaw's assistant errorMessage).
+//
+// An overload (HTTP 429, 503, 529) is an error, never a timeout.
+package timeout
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// MessagePattern is the CONTRACT section 4 pattern of a timeout message, case-insensitive:
+// "timed out", "timeout", "time out", "Timeout", "deadline exceeded".
+var MessagePattern = regexp.MustCompile(`(?i)timed? ?out|deadline exceeded`)
+
+// commandTimedOut matches the line the shell tools of Claude Code ("Command timed out after
+// 2s"), pi ("Command timed out after 2 seconds") and OpenClaw write into a tool result whose
+// command was killed by its own timeout.
+var commandTimedOut = regexp.MustCompile(`(?m)^Command timed out\b`)
+
+// errorTypes are the error.type / exception.type values that name a timeout.
+var errorTypes = map[string]bool{
+	"timeout":          true,
+	"TimeoutError":     true,
+	"APITimeoutError":  true,
+	"DeadlineExceeded": true,
+	"408":              true,
+	"504":              true,
+}
+
+// ErrorType reports whether an error.type or exception.type value names a timeout.
+func ErrorType(v string) bool { return errorTypes[v] }
+
+// StatusCode reports whether an HTTP status code (an int, or its decimal string form) is a
+// timeout: 408 Request Timeout or 504 Gateway Timeout.
+func StatusCode(v string) bool {
+	v = strings.TrimSpace(v)
+	return v == "408" || v == "504"
+}
+
+// Message reports whether an error, status or exception message says timeout.
+func Message(s string) bool { return s != "" && MessagePattern.MatchString(s) }
+
+// ToolOutput reports whether the content of a tool result marked as an error says that the
+// tool's command was killed by its timeout: a line starting with "Command timed out". The
+// rest of a tool's output is the command's own and is not read (a failed test run that
+// prints "timeout" is not a timeout of the tool).
+func ToolOutput(s string) bool { return s != "" && commandTimedOut.MatchString(s) }
+
+// Kind is what operation a record is, for classification.
+type Kind uint8
+
+const (
+	// KindOther: an agent, turn or step record, or a record of no known kind. Its timeout is
+	// classified by what was in flight in its scope at its end.
+	KindOther Kind = iota
+	// KindTool: a tool call record (its timeout is tool_execution).
+	KindTool
+	// KindModel: a model call record (its timeout is provider).
+	KindModel
+	// KindCompaction: a context compaction record (its timeout is compaction).
+	KindCompaction
+)
+
+// String names the kind, for tests and logs.
+func (k Kind) String() string {
+	switch k {
+	case KindTool:
+		return "tool"
+	case KindModel:
+		return "model"
+	case KindCompaction:
+		return "compaction"
+	default:
+		return "other"
+	}
+}
+
+// Phase is the value of toolpair.timeout.phase.
+type Phase uint8
+
+const (
+	// PhaseNone: not a timeout; nothing is written.
+	PhaseNone Phase = iota
+	// PhaseToolExecution: a tool was running.
+	PhaseToolExecution
+	// PhaseProvider: the model provider was being waited on.
+	PhaseProvider
+	// PhaseCompaction: the agent was compacting its context.
+	PhaseCompaction
+	// PhaseUnknown: nothing known was in flight.
+	PhaseUnknown
+)
+
+var phaseNames = [...]string{
+	PhaseNone:          "",
+	PhaseToolExecution: "tool_execution",
+	PhaseProvider:      "provider",
+	PhaseCompaction:    "compaction",
+	PhaseUnknown:       "unknown",
+}
+
+// String returns the attribute value of the phase ("tool_execution", ...), "" for PhaseNone.
+func (p Phase) String() string {
+	if int(p) < len(phaseNames) {
+		return phaseNames[p]
+	}
+	return ""
+}
+
+// Phases lists the phases a timeout can get, for callers that report per-phase figures.
+func Phases() []Phase {
+	return []Phase{PhaseToolExecution, PhaseProvider, PhaseCompaction, PhaseUnknown}
+}
+
+// InFlight is what was in flight in a record's scope at its end: the counts the inflight
+// tracker answers with.
+type InFlight struct {
+	// Tools is the number of tool calls in flight.
+	Tools int
+	// Compaction and Model report whether a compaction or a model call was in flight.
+	Compaction, Model bool
+}
+
+// Classify decides the phase of a timeout record of kind k (CONTRACT section 4): a tool
+// record is tool_execution and a model call provider whatever else was running; a compaction
+// record is compaction; any other record is tool_execution when at least one tool call of
+// its scope was in flight, else compaction when a compaction was, else provider when a model
+// call was, else unknown.
+func Classify(k Kind, f InFlight) Phase {
+	switch k {
+	case KindTool:
+		return PhaseToolExecution
+	case KindModel:
+		return PhaseProvider
+	case KindCompaction:
+		return PhaseCompaction
+	}
+	switch {
+	case f.Tools > 0:
+		return PhaseToolExecution
+	case f.Compaction:
+		return PhaseCompaction
+	case f.Model:
+		return PhaseProvider
+	default:
+		return PhaseUnknown
+	}
+}
+
+// Names holds the compiled compaction name patterns (config keys
+// timeout_classification.compaction_span_names and compaction_event_names).
+type Names struct {
+	spans, events []*regexp.Regexp
+}
+
+// NewNames compiles the compaction span and event name patterns (Go regexp syntax, matched
+// anywhere in the name unless anchored). The error names the index of the bad pattern.
+func NewNames(spanPatterns, eventPatterns []string) (*Names, error) {
+	n := &Names{}
+	var err error
+	if n.spans, err = compile(spanPatterns); err != nil {
+		return nil, err
+	}
+	if n.events, err = compile(eventPatterns); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// PatternError is a pattern that does not compile.
+type PatternError struct {
+	Index int
+	Err   error
+}
+
+func (e *PatternError) Error() string { return "[" + strconv.Itoa(e.Index) + "]: " + e.Err.Error() }
+
+func (e *PatternError) Unwrap() error { return e.Err }
+
+func compile(patterns []string) ([]*regexp.Regexp, error) {
+	out := make([]*regexp.Regexp, 0, len(patterns))
+	for i, p := range patterns {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return nil, &PatternError{Index: i, Err: err}
+		}
+		out = append(out, re)
+	}
+	return out, nil
+}
+
+// CompactionSpan reports whether a span name is a compaction span.
+func (n *Names) CompactionSpan(name string) bool { return matchAny(n.spans, name) }
+
+// CompactionEvent reports whether a log event name is a compaction event.
+func (n *Names) CompactionEvent(name string) bool { return matchAny(n.events, name) }
+
+func matchAny(res []*regexp.Regexp, s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, re := range res {
+		if re.MatchString(s) {
+			return true
+		}
+	}
+	return false
+}

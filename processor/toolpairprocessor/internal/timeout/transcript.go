@@ -1,0 +1,186 @@
+package timeout
+
+import (
+	"strings"
+	"time"
+	"unsafe"
+
+	"github.com/buger/jsonparser"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+)
+
+// hints are substrings at least one of which every timeout transcript line contains; a line
+// without any is not decoded. They cover the MessagePattern spellings the agents write
+// ("timed out", "Timed out", "timeout", "TimeoutError", "time out", "deadline exceeded"),
+// OpenClaw's "timedOut" and "overall-timeout", and the 408/504 status of an api_error entry.
+var hints = []string{"imed out", "imeout", "ime out", "imedOut", "eadline exceeded", `"status":408`, `"status":504`}
+
+// TranscriptLine reads a log body holding one transcript line (a JSONL string, or a map the
+// filelog receiver parsed) and reports whether the line is a timeout, with its kind, time
+// and, for Claude Code lines, scope. Lines read:
+//
+//   - Claude Code (2.1): a "user" line's tool_result blocks with is_error true and a content
+//     line starting with "Command timed out" (the Bash tool's timeout) are a tool timeout; a
+//     "system" line with subtype "api_error" whose error.status is 408/504 or whose
+//     error.message matches MessagePattern, and an "assistant" line with isApiErrorMessage
+//     true whose text matches, are a model call timeout. Time: the line's timestamp.
+//   - pi (0.73) and OpenClaw (2026.9), "message" entries: a toolResult message with isError
+//     true whose text has a line starting with "Command timed out", or whose details say
+//     timedOut true or failureKind/exitReason "overall-timeout" (OpenClaw exec), is a tool
+//     timeout; an assistant message with stopReason "error" or "aborted" and an errorMessage
+//     matching MessagePattern is a model call timeout. Time: the entry's timestamp.
+//
+// Only lines containing one of a few timeout spellings are decoded at all.
+func TranscriptLine(body pcommon.Value) (Record, bool) {
+	var data []byte
+	switch body.Type() {
+	case pcommon.ValueTypeStr:
+		s := body.Str()
+		if len(s) < 2 || s[0] != '{' {
+			return Record{}, false
+		}
+		data = unsafe.Slice(unsafe.StringData(s), len(s))
+	case pcommon.ValueTypeMap:
+		if _, ok := body.Map().Get("type"); !ok {
+			return Record{}, false
+		}
+		data = []byte(body.AsString())
+	default:
+		return Record{}, false
+	}
+	if !mayMention(data) {
+		return Record{}, false
+	}
+	return transcriptJSON(data)
+}
+
+func mayMention(data []byte) bool {
+	s := unsafe.String(unsafe.SliceData(data), len(data))
+	for _, h := range hints {
+		if strings.Contains(s, h) {
+			return true
+		}
+	}
+	return false
+}
+
+func transcriptJSON(data []byte) (Record, bool) {
+	typ, _ := jsonparser.GetString(data, "type")
+	r := Record{End: isoTime(data, "timestamp")}
+	switch typ {
+	case "user":
+		r.Kind = KindTool
+		r.Timeout = claudeToolTimeout(data)
+	case "system":
+		if sub, _ := jsonparser.GetString(data, "subtype"); sub != "api_error" {
+			return Record{}, false
+		}
+		r.Kind = KindModel
+		status, _, _, _ := jsonparser.Get(data, "error", "status")
+		msg, _ := jsonparser.GetString(data, "error", "message")
+		r.Timeout = StatusCode(string(status)) || Message(msg)
+	case "assistant":
+		if apiErr, _ := jsonparser.GetBoolean(data, "isApiErrorMessage"); !apiErr {
+			return Record{}, false
+		}
+		r.Kind = KindModel
+		r.Timeout = anyText(data, Message, "message", "content")
+	case "message":
+		role, _ := jsonparser.GetString(data, "message", "role")
+		switch role {
+		case "toolResult":
+			r.Kind = KindTool
+			r.Timeout = piToolTimeout(data)
+		case "assistant":
+			r.Kind = KindModel
+			stop, _ := jsonparser.GetString(data, "message", "stopReason")
+			msg, _ := jsonparser.GetString(data, "message", "errorMessage")
+			r.Timeout = (stop == "error" || stop == "aborted") && Message(msg)
+		}
+	}
+	if !r.Timeout {
+		return Record{}, false
+	}
+	if sid, _ := jsonparser.GetString(data, "sessionId"); sid != "" {
+		r.Scope, r.ScopeAttr = sid, "session.id"
+		if aid, _ := jsonparser.GetString(data, "agentId"); aid != "" {
+			r.Scope = sid + "/" + aid
+		}
+	}
+	return r, true
+}
+
+// claudeToolTimeout reports whether a Claude Code user line holds a tool_result block marked
+// is_error whose content says the command timed out.
+func claudeToolTimeout(data []byte) bool {
+	found := false
+	_, _ = jsonparser.ArrayEach(data, func(block []byte, dt jsonparser.ValueType, _ int, err error) {
+		if found || err != nil || dt != jsonparser.Object {
+			return
+		}
+		if bt, _ := jsonparser.GetString(block, "type"); bt != "tool_result" {
+			return
+		}
+		if isErr, _ := jsonparser.GetBoolean(block, "is_error"); !isErr {
+			return
+		}
+		found = anyText(block, ToolOutput, "content")
+	}, "message", "content")
+	return found
+}
+
+// piToolTimeout reports whether a pi or OpenClaw toolResult message says its command timed
+// out.
+func piToolTimeout(data []byte) bool {
+	if timedOut, _ := jsonparser.GetBoolean(data, "message", "details", "timedOut"); timedOut {
+		return true
+	}
+	for _, k := range [...]string{"failureKind", "exitReason"} {
+		if v, _ := jsonparser.GetString(data, "message", "details", k); v == "overall-timeout" {
+			return true
+		}
+	}
+	if isErr, _ := jsonparser.GetBoolean(data, "message", "isError"); !isErr {
+		return false
+	}
+	return anyText(data, ToolOutput, "message", "content")
+}
+
+// anyText applies match to the text at path: a string, or an array of {"type":"text","text"}
+// parts (each part's text).
+func anyText(data []byte, match func(string) bool, path ...string) bool {
+	v, dt, _, err := jsonparser.Get(data, path...)
+	if err != nil {
+		return false
+	}
+	switch dt {
+	case jsonparser.String:
+		s, err := jsonparser.ParseString(v)
+		return err == nil && match(s)
+	case jsonparser.Array:
+		found := false
+		_, _ = jsonparser.ArrayEach(v, func(part []byte, pt jsonparser.ValueType, _ int, err error) {
+			if found || err != nil || pt != jsonparser.Object {
+				return
+			}
+			if s, err := jsonparser.GetString(part, "text"); err == nil {
+				found = match(s)
+			}
+		})
+		return found
+	}
+	return false
+}
+
+// isoTime reads an ISO 8601 timestamp at key, in Unix nanoseconds, or 0.
+func isoTime(data []byte, key string) int64 {
+	s, err := jsonparser.GetString(data, key)
+	if err != nil {
+		return 0
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return 0
+	}
+	return t.UnixNano()
+}

@@ -1,0 +1,276 @@
+package toolpairprocessor
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/inflight"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/timeout"
+)
+
+// Attributes written on timeout records (CONTRACT section 4).
+const (
+	// AttrTimeoutPhase is toolpair.timeout.phase: tool_execution, provider, compaction or
+	// unknown.
+	AttrTimeoutPhase = "toolpair.timeout.phase"
+	// AttrTimeoutActiveTools is toolpair.timeout.active_tools (int): the tool calls of the
+	// record's scope in flight at its instant.
+	AttrTimeoutActiveTools = "toolpair.timeout.active_tools"
+	// AttrTimeoutActiveToolName is toolpair.timeout.active_tool.name: the tool of the most
+	// recently started call in flight (written only when its name is known).
+	AttrTimeoutActiveToolName = "toolpair.timeout.active_tool.name"
+	// AttrTimeoutActiveToolCallID is toolpair.timeout.active_tool.call_id.
+	AttrTimeoutActiveToolCallID = "toolpair.timeout.active_tool.call_id"
+	// AttrTimeoutActiveToolElapsed is toolpair.timeout.active_tool.elapsed_ms (int, ms): the
+	// record's instant minus the call's announcement or start.
+	AttrTimeoutActiveToolElapsed = "toolpair.timeout.active_tool.elapsed_ms"
+)
+
+// settle is how long after its end a model call or compaction still counts as in flight for
+// a turn-level timeout: the timeout error of a model call ends the records of the step, turn
+// and agent that wait on it within milliseconds (0.5 ms for the Vercel AI SDK, 9 ms for
+// Claude Code in the corpus captures).
+const settle = time.Second
+
+// timeouts classifies the timeout records of a component (CONTRACT section 4). It is nil
+// when timeout_classification is disabled.
+type timeouts struct {
+	names  *timeout.Names
+	flight *inflight.Tracker
+	keys   *keyer
+	tel    *telemetry
+	pool   sync.Pool // *[]pendingTimeout
+}
+
+// pendingTimeout is a timeout record of the batch, classified once every operation of the
+// batch has been recorded.
+type pendingTimeout struct {
+	attrs pcommon.Map
+	rec   timeout.Record
+	key   pairing.ScopeKey
+}
+
+func newTimeouts(cfg *TimeoutClassificationConfig, keys *keyer, tel *telemetry, clock pairing.Clock) (*timeouts, error) {
+	if !cfg.Enabled {
+		return nil, nil
+	}
+	names, err := timeout.NewNames(cfg.CompactionSpanNames, cfg.CompactionEventNames)
+	if err != nil {
+		return nil, err
+	}
+	flight, err := inflight.New(inflight.Config{
+		Retention:     cfg.Retention,
+		MaxOperations: cfg.MaxTrackedOperations,
+		Settle:        settle,
+		Now:           clock.Now,
+	})
+	if err != nil {
+		return nil, err
+	}
+	t := &timeouts{names: names, flight: flight, keys: keys, tel: tel}
+	t.pool.New = func() any { return new([]pendingTimeout) }
+	return t, nil
+}
+
+// feed records the tool calls a batch's events announce and resolve. start returns the
+// start of the operation of a result record (a span's start; a log's time minus its
+// duration), 0 when unknown.
+func (t *timeouts) feed(events []pairing.Event, start func(ref int32) int64) {
+	for i := range events {
+		ev := &events[i]
+		k := ev.Key.ScopeKey()
+		switch ev.Kind {
+		case pairing.KindUse:
+			t.flight.Announce(k, ev.Key.CallID, ev.ToolName, ev.Time)
+		case pairing.KindResult, pairing.KindAbort:
+			if s := start(ev.Ref); s > 0 {
+				t.flight.Announce(k, ev.Key.CallID, ev.ToolName, s)
+			}
+			t.flight.Resolve(k, ev.Key.CallID, ev.ToolName, ev.Time)
+		case pairing.KindEcho, pairing.KindReject:
+			t.flight.Resolve(k, ev.Key.CallID, ev.ToolName, ev.Time)
+		}
+	}
+}
+
+// resolved records the end of the calls the engine interrupted, at the instant the
+// interruption ended them (the boundary, the session end, or when it was detected).
+func (t *timeouts) resolved(res []pairing.Resolution) {
+	for i := range res {
+		r := &res[i]
+		if r.Outcome == pairing.OutcomeInterrupted && r.EndTime > 0 {
+			t.flight.Resolve(r.Key.ScopeKey(), r.Key.CallID, r.ToolName, r.EndTime)
+		}
+	}
+}
+
+// traces classifies the timeout spans of td, after recording the batch's tool calls
+// (events, whose Refs index refs) and its model-call and compaction spans.
+func (t *timeouts) traces(ctx context.Context, td ptrace.Traces, events []pairing.Event, refs []spanRef) {
+	t.feed(events, func(ref int32) int64 { return int64(refs[ref].s.StartTimestamp()) })
+	pending := t.pool.Get().(*[]pendingTimeout)
+	defer func() { clear(*pending); *pending = (*pending)[:0]; t.pool.Put(pending) }()
+	next := 0 // cursor into refs, which are in batch order
+	rss := td.ResourceSpans()
+	for i := 0; i < rss.Len(); i++ {
+		rs := rss.At(i)
+		tenant := t.keys.tenant(rs.Resource())
+		rscope := t.keys.resourceScope(rs.Resource())
+		sss := rs.ScopeSpans()
+		for j := 0; j < sss.Len(); j++ {
+			spans := sss.At(j).Spans()
+			for k := 0; k < spans.Len(); k++ {
+				span := spans.At(k)
+				rec := t.names.Span(span)
+				for next < len(refs) && before(refs[next].rs, refs[next].ss, refs[next].span, i, j, k) {
+					next++
+				}
+				if next < len(refs) && refs[next].rs == i && refs[next].ss == j && refs[next].span == k && refs[next].results > 0 {
+					rec.Kind = timeout.KindTool // a dialect found a tool result in it
+				}
+				if !rec.Timeout && rec.Kind != timeout.KindModel && rec.Kind != timeout.KindCompaction {
+					continue
+				}
+				_, scope := t.keys.scope(span.Attributes(), rscope, span.TraceID())
+				key := pairing.ScopeKey{Tenant: tenant, Scope: scope}
+				t.interval(key, rec)
+				if rec.Timeout {
+					*pending = append(*pending, pendingTimeout{attrs: span.Attributes(), rec: rec, key: key})
+				}
+			}
+		}
+	}
+	t.classify(ctx, *pending)
+}
+
+// logs classifies the timeout log records of ld, as traces does for spans.
+func (t *timeouts) logs(ctx context.Context, ld plog.Logs, events []pairing.Event, refs []logRef) {
+	t.feed(events, func(ref int32) int64 { return logStart(refs[ref].r) })
+	// The scope a dialect gave each record with tool items (a transcript line's session).
+	var refScopes []string
+	if len(refs) > 0 {
+		refScopes = make([]string, len(refs))
+		for i := range events {
+			refScopes[events[i].Ref] = events[i].Key.Scope
+		}
+	}
+	pending := t.pool.Get().(*[]pendingTimeout)
+	defer func() { clear(*pending); *pending = (*pending)[:0]; t.pool.Put(pending) }()
+	next := 0
+	rls := ld.ResourceLogs()
+	for i := 0; i < rls.Len(); i++ {
+		rl := rls.At(i)
+		tenant := t.keys.tenant(rl.Resource())
+		rscope := t.keys.resourceScope(rl.Resource())
+		sls := rl.ScopeLogs()
+		for j := 0; j < sls.Len(); j++ {
+			lrs := sls.At(j).LogRecords()
+			for k := 0; k < lrs.Len(); k++ {
+				lr := lrs.At(k)
+				rec := t.names.Log(lr)
+				for next < len(refs) && before(refs[next].rl, refs[next].sl, refs[next].lr, i, j, k) {
+					next++
+				}
+				var itemScope string
+				if next < len(refs) && refs[next].rl == i && refs[next].sl == j && refs[next].lr == k {
+					if refs[next].results > 0 {
+						rec.Kind = timeout.KindTool
+					}
+					itemScope = refScopes[next]
+				}
+				if !rec.Timeout && rec.Kind != timeout.KindModel && rec.Kind != timeout.KindCompaction {
+					continue
+				}
+				scope := rec.Scope
+				switch {
+				case itemScope != "":
+					scope = itemScope
+				case scope == "":
+					_, scope = t.keys.scope(lr.Attributes(), rscope, lr.TraceID())
+				}
+				key := pairing.ScopeKey{Tenant: tenant, Scope: scope}
+				t.interval(key, rec)
+				if rec.Timeout {
+					*pending = append(*pending, pendingTimeout{attrs: lr.Attributes(), rec: rec, key: key})
+				}
+			}
+		}
+	}
+	t.classify(ctx, *pending)
+}
+
+// interval records a model call or compaction record as an interval of its scope.
+func (t *timeouts) interval(key pairing.ScopeKey, rec timeout.Record) {
+	switch rec.Kind {
+	case timeout.KindModel:
+		t.flight.Interval(key, inflight.Model, rec.Start, rec.End)
+	case timeout.KindCompaction:
+		t.flight.Interval(key, inflight.Compaction, rec.Start, rec.End)
+	}
+}
+
+// classify writes the phase and the calls in flight on each timeout record, and counts it.
+func (t *timeouts) classify(ctx context.Context, pending []pendingTimeout) {
+	for i := range pending {
+		p := &pending[i]
+		at := p.rec.End
+		if p.rec.Kind == timeout.KindTool && at > 0 {
+			// A tool record's instant is just before its own end, so its own call, resolved
+			// at that end, is counted and is the active tool.
+			at--
+		}
+		snap := t.flight.At(p.key, at)
+		phase := timeout.Classify(p.rec.Kind, timeout.InFlight{Tools: snap.Tools, Model: snap.Model, Compaction: snap.Compaction})
+		writeTimeout(p.attrs, phase, snap, at)
+		t.tel.timeout(ctx, phase)
+	}
+}
+
+// writeTimeout writes the CONTRACT section 4 attributes.
+func writeTimeout(attrs pcommon.Map, phase timeout.Phase, snap inflight.Snapshot, at int64) {
+	attrs.PutStr(AttrTimeoutPhase, phase.String())
+	attrs.PutInt(AttrTimeoutActiveTools, int64(snap.Tools))
+	if snap.Tools == 0 {
+		return
+	}
+	if snap.Latest.Tool != "" {
+		attrs.PutStr(AttrTimeoutActiveToolName, snap.Latest.Tool)
+	}
+	attrs.PutStr(AttrTimeoutActiveToolCallID, snap.Latest.CallID)
+	attrs.PutInt(AttrTimeoutActiveToolElapsed, (at-snap.Latest.Start)/int64(time.Millisecond))
+}
+
+// logStart is the start of the tool call a result log record reports: its time minus its
+// duration_ms (Claude Code and Codex tool_result events, an int or a decimal string), else 0.
+func logStart(lr plog.LogRecord) int64 {
+	v, ok := lr.Attributes().Get("duration_ms")
+	if !ok {
+		return 0
+	}
+	var ms int64
+	switch v.Type() {
+	case pcommon.ValueTypeInt:
+		ms = v.Int()
+	case pcommon.ValueTypeStr:
+		n, err := strconv.ParseInt(v.Str(), 10, 64)
+		if err != nil {
+			return 0
+		}
+		ms = n
+	default:
+		return 0
+	}
+	end := dialect.LogTime(lr)
+	if ms < 0 || end <= ms*int64(time.Millisecond) {
+		return 0
+	}
+	return end - ms*int64(time.Millisecond)
+}
