@@ -33,6 +33,11 @@ type bothPipelines struct {
 
 func newBothPipelines(t *testing.T, mutate func(*Config)) *bothPipelines {
 	t.Helper()
+	return newBothPipelinesWithSettings(t, mutate, processortest.NewNopSettings(metadata.Type))
+}
+
+func newBothPipelinesWithSettings(t *testing.T, mutate func(*Config), set processor.Settings) *bothPipelines {
+	t.Helper()
 	clock := newTestClock()
 	f := newFactoryWithClock(clock)
 	cfg := f.CreateDefaultConfig().(*Config)
@@ -41,7 +46,6 @@ func newBothPipelines(t *testing.T, mutate func(*Config)) *bothPipelines {
 	}
 	b := &bothPipelines{t: t, clock: clock, tsink: new(consumertest.TracesSink), lsink: new(consumertest.LogsSink)}
 	var err error
-	set := processortest.NewNopSettings(metadata.Type)
 	b.traces, err = f.CreateTraces(context.Background(), set, cfg, b.tsink)
 	require.NoError(t, err)
 	b.logs, err = f.CreateLogs(context.Background(), set, cfg, b.lsink)

@@ -229,13 +229,14 @@ func (t *timeouts) classify(ctx context.Context, pending []pendingTimeout) {
 		}
 		snap := t.flight.At(p.key, at)
 		phase := timeout.Classify(p.rec.Kind, timeout.InFlight{Tools: snap.Tools, Model: snap.Model, Compaction: snap.Compaction})
-		writeTimeout(p.attrs, phase, snap, at)
+		writeTimeout(p.attrs, phase, snap, p.rec.End)
 		t.tel.timeout(ctx, phase)
 	}
 }
 
-// writeTimeout writes the CONTRACT section 4 attributes.
-func writeTimeout(attrs pcommon.Map, phase timeout.Phase, snap inflight.Snapshot, at int64) {
+// writeTimeout writes the CONTRACT section 4 attributes; the active tool's elapsed time runs
+// to end, the record's end.
+func writeTimeout(attrs pcommon.Map, phase timeout.Phase, snap inflight.Snapshot, end int64) {
 	attrs.PutStr(AttrTimeoutPhase, phase.String())
 	attrs.PutInt(AttrTimeoutActiveTools, int64(snap.Tools))
 	if snap.Tools == 0 {
@@ -245,7 +246,7 @@ func writeTimeout(attrs pcommon.Map, phase timeout.Phase, snap inflight.Snapshot
 		attrs.PutStr(AttrTimeoutActiveToolName, snap.Latest.Tool)
 	}
 	attrs.PutStr(AttrTimeoutActiveToolCallID, snap.Latest.CallID)
-	attrs.PutInt(AttrTimeoutActiveToolElapsed, (at-snap.Latest.Start)/int64(time.Millisecond))
+	attrs.PutInt(AttrTimeoutActiveToolElapsed, (end-snap.Latest.Start)/int64(time.Millisecond))
 }
 
 // logStart is the start of the tool call a result log record reports: its time minus its
