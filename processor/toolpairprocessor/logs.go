@@ -36,6 +36,10 @@ const (
 	sourceTranscript
 	sourceCodex
 	sourceGenAIEcho
+	sourceClaudeCodeSpan
+	sourceClaudeCodeExecution
+	sourceCodexSpan
+	sourceGenAIEvents
 )
 
 // logDialects lists the log dialects built in, in the order they are tried.

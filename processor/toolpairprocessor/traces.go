@@ -12,26 +12,56 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/claudecode"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/codex"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/genai"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
 
+// spanDialect is a dialect of spans: extract appends the tool calls of one span to f and
+// reports whether the span belongs to the dialect (even when nothing usable was found).
+type spanDialect struct {
+	name    string
+	source  uint8
+	extract func(span ptrace.Span, f *dialect.Found) bool
+	// late: the span's events go to the engine after the other events of its batch (a
+	// second result record of a call that another span of the batch normally resolves).
+	late bool
+}
+
+// spanDialects lists the span dialects built in, in the order they are tried: the vendor
+// dialects before genai, whose execute_tool and invoke_agent rules would also match Claude
+// Code's spans.
+var spanDialects = []spanDialect{
+	{name: claudecode.Name, source: sourceClaudeCodeSpan, extract: claudecode.ExtractSpan},
+	{name: claudecode.Name, source: sourceClaudeCodeExecution, extract: claudecode.ExtractExecutionSpan, late: true},
+	{name: codex.Name, source: sourceCodexSpan, extract: codex.ExtractSpan},
+	{name: genai.Name, source: sourceGenAI, extract: func(span ptrace.Span, f *dialect.Found) bool {
+		return genai.ExtractSpan(span, f) != genai.Other
+	}},
+}
+
 // tracesProcessor is the toolpair processor of one traces pipeline.
 type tracesProcessor struct {
 	*shared
-	next  consumer.Traces
-	genai bool
-	pool  sync.Pool // *spanBatch
+	next     consumer.Traces
+	dialects []spanDialect
+	pool     sync.Pool // *spanBatch
 }
 
 func newTracesProcessor(s *shared, next consumer.Traces) *tracesProcessor {
-	return &tracesProcessor{
+	p := &tracesProcessor{
 		shared: s,
 		next:   next,
-		genai:  s.cfg.dialectEnabled(genai.Name),
 		pool:   sync.Pool{New: func() any { return &spanBatch{} }},
 	}
+	for _, d := range spanDialects {
+		if s.cfg.dialectEnabled(d.name) {
+			p.dialects = append(p.dialects, d)
+		}
+	}
+	return p
 }
 
 func (p *tracesProcessor) start(context.Context, component.Host) error {
@@ -62,6 +92,7 @@ type spanBatch struct {
 	next   consumer.Traces
 	refs   []spanRef
 	events []pairing.Event
+	late   []pairing.Event // events of late dialects, appended to events at the end
 	res    []pairing.Resolution
 	found  dialect.Found
 }
@@ -71,6 +102,8 @@ func (b *spanBatch) reset() {
 	b.refs = b.refs[:0]
 	clear(b.events) // drop payload references
 	b.events = b.events[:0]
+	clear(b.late)
+	b.late = b.late[:0]
 	clear(b.res)
 	b.res = b.res[:0]
 	b.found.Reset()
@@ -109,7 +142,7 @@ func (b *spanBatch) hold(ev *pairing.Event) any {
 // or resolves, hands them to the engine, writes the outcomes on result spans, removes the
 // spans that are held or dropped, and appends synthetic spans and released results.
 func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
-	if !p.genai {
+	if len(p.dialects) == 0 {
 		p.tel.unrecognized(ctx, synth.Traces, td.SpanCount())
 		if p.tmo != nil {
 			p.tmo.traces(ctx, td, nil, nil)
@@ -141,12 +174,18 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 					}, turn)
 				}
 				b.found.Reset()
-				genai.ExtractSpan(span, &b.found)
-				if b.found.Empty() {
+				var d *spanDialect
+				for n := range p.dialects {
+					if p.dialects[n].extract(span, &b.found) {
+						d = &p.dialects[n]
+						break
+					}
+				}
+				if d == nil {
 					unrecognized++
 					continue
 				}
-				p.tel.malformed(ctx, genai.Name, b.found.Malformed)
+				p.tel.malformed(ctx, d.name, b.found.Malformed)
 				if len(b.found.Items) == 0 {
 					continue
 				}
@@ -167,7 +206,8 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 						Time:     it.Time,
 						ToolName: it.ToolName,
 						Ref:      ref,
-						Source:   sourceGenAI,
+						Source:   d.source,
+						Step:     it.Step,
 					}
 					if it.Kind == pairing.KindEcho {
 						// An echo is not a result record: a later execute_tool span of the same
@@ -191,11 +231,16 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 						}
 						ev.Payload = origin
 					}
-					b.events = append(b.events, ev)
+					if d.late {
+						b.late = append(b.late, ev)
+					} else {
+						b.events = append(b.events, ev)
+					}
 				}
 			}
 		}
 	}
+	b.events = append(b.events, b.late...)
 	p.tel.unrecognized(ctx, synth.Traces, unrecognized)
 	if p.tmo != nil {
 		// Before the engine runs: a result span it holds leaves as a copy.

@@ -14,6 +14,13 @@
 //     duration_ms arrive as strings and are not needed for pairing.
 //   - time: the record's time, else its observed time, else its event.timestamp attribute
 //     (ISO 8601).
+//   - trace ID (set when beta tracing is on: the interaction's trace): a tool_decision's
+//     call is grouped by it (SessionGroup), so the claude_code.interaction span's end
+//     closes it.
+//
+// claude_code.api_request is not read: it is not a step boundary here. Sub-agents (the Task
+// tool) share their parent's session.id and their requests carry no agent ID, so a
+// sub-agent's api_request would close the parent's pending Task call.
 //
 // A record whose tool_use_id is missing, empty or not a string is skipped and reported as
 // malformed.
@@ -84,5 +91,10 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 		tool = t.AsString()
 	}
 	f.Add(kind, id, tool, dialect.LogTime(lr))
+	if kind == pairing.KindUse {
+		// Grouped with the interaction the event belongs to (its trace), so that the
+		// interaction span's end closes it and nothing else does.
+		f.Items[len(f.Items)-1].Step = SessionGroup(lr.TraceID())
+	}
 	return true
 }

@@ -14,6 +14,18 @@
 //   - gen_ai.input.messages (JSON string or structured) on any other span: each
 //     {"type":"tool_call_response","id"} part is an echo of a tool_result at the span's
 //     start time (the result existed when the model request began).
+//   - a model call span whose gen_ai.operation.name is chat, text_completion or
+//     generate_content: its start is a step boundary. Its uses and its boundary share the
+//     Step pairing.GroupStep(group, span ID), where group is the span's parent span ID
+//     (the agent span the request belongs to), or its trace ID for a root span. A
+//     boundary therefore closes only the calls announced by earlier model calls under the
+//     same parent: the model calls of an agent run as a tool sit under that agent's own
+//     span and never close the outer call that waits for it. (Vercel AI SDK 7 puts every
+//     model call under a "step N" span of its own, so its steps never close each other.)
+//   - invoke_agent spans: their end is a session end grouped by the span's own ID
+//     (pairing.GroupStep(span ID, "")), closing the calls of the model calls directly
+//     under it. The tool calls an invoke_agent span repeats in its output messages are
+//     uses without a step (normally ignored as repeats of the model calls' uses).
 //
 // A part or span whose call ID is missing, null, empty or not a string is skipped and
 // reported as malformed; it never pairs.
@@ -42,6 +54,12 @@ var (
 	keyOutputMessages = string(semconv.GenAIOutputMessagesKey)
 	opExecuteTool     = semconv.GenAIOperationNameExecuteTool.Value.AsString()
 	opInvokeAgent     = semconv.GenAIOperationNameInvokeAgent.Value.AsString()
+	// Model request operations whose start is a step boundary.
+	opBoundaries = map[string]bool{
+		semconv.GenAIOperationNameChat.Value.AsString():            true,
+		semconv.GenAIOperationNameTextCompletion.Value.AsString():  true,
+		semconv.GenAIOperationNameGenerateContent.Value.AsString(): true,
+	}
 )
 
 // SpanKind says what role a span plays for pairing.
@@ -64,16 +82,29 @@ const (
 func ExtractSpan(span ptrace.Span, f *dialect.Found) SpanKind {
 	attrs := span.Attributes()
 	kind := ModelCall
+	step := ""
 	if op, ok := attrs.Get(keyOperation); ok {
-		switch op.Str() {
-		case opExecuteTool:
+		switch op := op.AsString(); {
+		case op == opExecuteTool:
 			extractExecuteTool(span, f)
 			return ExecuteTool
-		case opInvokeAgent:
+		case op == opInvokeAgent:
 			kind = InvokeAgent
+			if span.SpanID().IsEmpty() {
+				break
+			}
+			f.AddStep(pairing.KindSessionEnd, "", "", int64(span.EndTimestamp()), "", "",
+				pairing.GroupStep(span.SpanID().String(), ""))
+		case opBoundaries[op] && !span.SpanID().IsEmpty():
+			group := span.TraceID().String()
+			if p := span.ParentSpanID(); !p.IsEmpty() {
+				group = p.String()
+			}
+			step = pairing.GroupStep(group, span.SpanID().String())
+			f.AddStep(pairing.KindBoundary, "", "", int64(span.StartTimestamp()), "", "", step)
 		}
 	}
-	found := false
+	found := step != ""
 	if v, ok := attrs.Get(keyOutputMessages); ok {
 		found = true
 		end := int64(span.EndTimestamp())
@@ -85,7 +116,7 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) SpanKind {
 				f.Skip(p.IDState.String())
 				return
 			}
-			f.Add(pairing.KindUse, p.ID, p.Name, end)
+			f.AddStep(pairing.KindUse, p.ID, p.Name, end, "", "", step)
 		})
 		skipOnError(f, err)
 	}

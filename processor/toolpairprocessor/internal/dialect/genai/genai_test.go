@@ -4,23 +4,32 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
+var (
+	testTrace  = pcommon.TraceID{0xaa, 1}
+	testSpan   = pcommon.SpanID{0xbb, 2}
+	testParent = pcommon.SpanID{0xcc, 3}
+)
+
 func TestExtractSpan(t *testing.T) {
+	chatStep := pairing.GroupStep(testParent.String(), testSpan.String())
 	tests := []struct {
 		name      string
 		span      string
 		attrs     map[string]any
+		root      bool // no parent span
 		kind      SpanKind
 		items     []dialect.Item
 		malformed []string
 	}{
 		{
-			name: "chat span announces calls at its end",
+			name: "chat span: a boundary at its start, calls announced at its end, in its parent's group",
 			span: "chat gpt",
 			attrs: map[string]any{
 				"gen_ai.operation.name":  "chat",
@@ -29,8 +38,39 @@ func TestExtractSpan(t *testing.T) {
 			},
 			kind: ModelCall,
 			items: []dialect.Item{
-				{Kind: pairing.KindUse, CallID: "c1", ToolName: "run_shell", Time: 20},
+				{Kind: pairing.KindBoundary, Time: 10, Step: chatStep},
+				{Kind: pairing.KindUse, CallID: "c1", ToolName: "run_shell", Time: 20, Step: chatStep},
 				{Kind: pairing.KindEcho, CallID: "c0", Time: 10},
+			},
+		},
+		{
+			name:  "root chat span without captured messages: a boundary grouped by its trace",
+			span:  "chat gpt",
+			attrs: map[string]any{"gen_ai.operation.name": "chat"},
+			root:  true,
+			kind:  ModelCall,
+			items: []dialect.Item{{Kind: pairing.KindBoundary, Time: 10, Step: pairing.GroupStep(testTrace.String(), testSpan.String())}},
+		},
+		{
+			name: "custom model call span with messages: uses without a step, no boundary",
+			span: "llm",
+			attrs: map[string]any{
+				"gen_ai.output.messages": `[{"role":"assistant","parts":[{"type":"tool_call","id":"c1","name":"run_shell"}]}]`,
+			},
+			kind:  ModelCall,
+			items: []dialect.Item{{Kind: pairing.KindUse, CallID: "c1", ToolName: "run_shell", Time: 20}},
+		},
+		{
+			name: "invoke_agent: a session end of its own group; repeated calls without a step",
+			span: "invoke_agent a",
+			attrs: map[string]any{
+				"gen_ai.operation.name":  "invoke_agent",
+				"gen_ai.output.messages": `[{"role":"assistant","parts":[{"type":"tool_call","id":"c1","name":"run_shell"}]}]`,
+			},
+			kind: InvokeAgent,
+			items: []dialect.Item{
+				{Kind: pairing.KindSessionEnd, Time: 20, Step: pairing.GroupStep(testSpan.String(), "")},
+				{Kind: pairing.KindUse, CallID: "c1", ToolName: "run_shell", Time: 20},
 			},
 		},
 		{
@@ -59,6 +99,7 @@ func TestExtractSpan(t *testing.T) {
 			span:  "invoke_agent",
 			attrs: map[string]any{"gen_ai.operation.name": "invoke_agent"},
 			kind:  InvokeAgent,
+			items: []dialect.Item{{Kind: pairing.KindSessionEnd, Time: 20, Step: pairing.GroupStep(testSpan.String(), "")}},
 		},
 		{
 			name:  "unrelated span",
@@ -71,6 +112,11 @@ func TestExtractSpan(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := ptrace.NewSpan()
 			s.SetName(tt.span)
+			s.SetTraceID(testTrace)
+			s.SetSpanID(testSpan)
+			if !tt.root {
+				s.SetParentSpanID(testParent)
+			}
 			s.SetStartTimestamp(10)
 			s.SetEndTimestamp(20)
 			assert.NoError(t, s.Attributes().FromRaw(tt.attrs))

@@ -1,0 +1,45 @@
+package codex
+
+import (
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+)
+
+// ExtractSpan appends to f the tool_result a Codex tool span is, and reports whether the span
+// is one. Codex (0.169, trace_exporter in [otel]) names the span that dispatches a tool call
+// after the tool ("exec_command") and gives it the attributes
+//
+//   - call_id (string): the call ID;
+//   - tool_name (string): equal to the span name, which is what tells this span apart from
+//     the other spans carrying call_id (guardian_scoring_observation,
+//     unified_exec.exec_command);
+//   - aborted (bool; "true" accepted as well): the turn was aborted during the call (Codex's
+//     SIGINT handling); the result is then a KindAbort and the call is interrupted with reason
+//     aborted;
+//   - conversation.id: the scope, read through scope_attributes.
+//
+// The result time is the span's end. A tool span whose call_id is not a string or empty is
+// skipped and reported as malformed.
+func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
+	attrs := span.Attributes()
+	tool, ok := attrs.Get("tool_name")
+	if !ok || tool.Type() != pcommon.ValueTypeStr || tool.Str() == "" || tool.Str() != span.Name() {
+		return false
+	}
+	if _, ok := attrs.Get("call_id"); !ok {
+		return false
+	}
+	id, ok := f.CallID(attrs, "call_id")
+	if !ok {
+		return true
+	}
+	kind := pairing.KindResult
+	if v, ok := attrs.Get("aborted"); ok && v.AsString() == "true" {
+		kind = pairing.KindAbort
+	}
+	f.Add(kind, id, tool.Str(), int64(span.EndTimestamp()))
+	return true
+}
