@@ -15,6 +15,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/claudecode"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/codex"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/genaievents"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/transcript"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
@@ -46,6 +47,7 @@ const (
 var logDialects = []logDialect{
 	{name: claudecode.Name, source: sourceClaudeCode, extract: claudecode.ExtractLog},
 	{name: codex.Name, source: sourceCodex, extract: codex.ExtractLog},
+	{name: genaievents.Name, source: sourceGenAIEvents, extract: genaievents.ExtractLog},
 	{name: transcript.Name, source: sourceTranscript, extract: transcript.ExtractLog},
 }
 
