@@ -49,6 +49,9 @@ test: build
 	OTELCOL_AGENT_BIN=$(CURDIR)/$(BINARY) go test -race -count=1 ./...
 	go test -run='^$$' -fuzz=FuzzScan -fuzztime=5s ./processor/toolpairprocessor/internal/messages/
 	go test -run='^$$' -fuzz=FuzzExtractLog -fuzztime=5s ./processor/toolpairprocessor/internal/dialect/transcript/
+	go test -run='^$$' -fuzz=FuzzExtractSpan -fuzztime=3s ./processor/toolpairprocessor/internal/dialect/genai/
+	go test -run='^$$' -fuzz=FuzzExtractLog -fuzztime=3s ./processor/toolpairprocessor/internal/dialect/claudecode/
+	go test -run='^$$' -fuzz=FuzzExtractLog -fuzztime=3s ./processor/toolpairprocessor/internal/dialect/codex/
 
 # Benchmarks of the engine and the message scanner (see the component README).
 bench:

@@ -1,0 +1,165 @@
+// Package dialecttest helps fuzz the dialect extractors with the real captures in the
+// repository's testdata/ as seeds. A fuzz input is an OTLP protobuf request (the bytes a
+// collector receives); seeds hold one record each, with its resource and scope, so that the
+// fuzzer mutates real attribute shapes, value types and timestamps.
+package dialecttest
+
+import (
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+)
+
+// Testdata returns the path of a file or pattern under the repository's testdata/.
+func Testdata(parts ...string) string {
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "..", "..", "..", "..", "..", "testdata")
+	return filepath.Join(append([]string{root}, parts...)...)
+}
+
+func glob(tb testing.TB, pattern string) []string {
+	tb.Helper()
+	files, err := filepath.Glob(Testdata(pattern))
+	if err != nil || len(files) == 0 {
+		tb.Fatalf("no testdata matches %s: %v", pattern, err)
+	}
+	return files
+}
+
+// SeedLogs adds one seed per log record of the OTLP JSON captures matching the testdata
+// patterns (for example "claude/*/logs.json").
+func SeedLogs(f *testing.F, patterns ...string) {
+	f.Helper()
+	var m plog.ProtoMarshaler
+	for _, p := range patterns {
+		for _, file := range glob(f, p) {
+			ld, err := golden.ReadLogs(file)
+			if err != nil {
+				f.Fatal(err)
+			}
+			rls := ld.ResourceLogs()
+			for i := 0; i < rls.Len(); i++ {
+				sls := rls.At(i).ScopeLogs()
+				for j := 0; j < sls.Len(); j++ {
+					lrs := sls.At(j).LogRecords()
+					for k := 0; k < lrs.Len(); k++ {
+						one := plog.NewLogs()
+						rl := one.ResourceLogs().AppendEmpty()
+						rls.At(i).Resource().CopyTo(rl.Resource())
+						sl := rl.ScopeLogs().AppendEmpty()
+						sls.At(j).Scope().CopyTo(sl.Scope())
+						lrs.At(k).CopyTo(sl.LogRecords().AppendEmpty())
+						data, err := m.MarshalLogs(one)
+						if err != nil {
+							f.Fatal(err)
+						}
+						f.Add(data)
+					}
+				}
+			}
+		}
+	}
+}
+
+// SeedSpans adds one seed per span of the OTLP JSON captures matching the testdata patterns.
+func SeedSpans(f *testing.F, patterns ...string) {
+	f.Helper()
+	var m ptrace.ProtoMarshaler
+	for _, p := range patterns {
+		for _, file := range glob(f, p) {
+			td, err := golden.ReadTraces(file)
+			if err != nil {
+				f.Fatal(err)
+			}
+			rss := td.ResourceSpans()
+			for i := 0; i < rss.Len(); i++ {
+				sss := rss.At(i).ScopeSpans()
+				for j := 0; j < sss.Len(); j++ {
+					spans := sss.At(j).Spans()
+					for k := 0; k < spans.Len(); k++ {
+						one := ptrace.NewTraces()
+						rs := one.ResourceSpans().AppendEmpty()
+						rss.At(i).Resource().CopyTo(rs.Resource())
+						ss := rs.ScopeSpans().AppendEmpty()
+						sss.At(j).Scope().CopyTo(ss.Scope())
+						spans.At(k).CopyTo(ss.Spans().AppendEmpty())
+						data, err := m.MarshalTraces(one)
+						if err != nil {
+							f.Fatal(err)
+						}
+						f.Add(data)
+					}
+				}
+			}
+		}
+	}
+}
+
+// LogRecords decodes a fuzz input; ok is false when it is not a valid OTLP logs request.
+func LogRecords(data []byte) (records []plog.LogRecord, ok bool) {
+	var u plog.ProtoUnmarshaler
+	ld, err := u.UnmarshalLogs(data)
+	if err != nil {
+		return nil, false
+	}
+	rls := ld.ResourceLogs()
+	for i := 0; i < rls.Len(); i++ {
+		sls := rls.At(i).ScopeLogs()
+		for j := 0; j < sls.Len(); j++ {
+			lrs := sls.At(j).LogRecords()
+			for k := 0; k < lrs.Len(); k++ {
+				records = append(records, lrs.At(k))
+			}
+		}
+	}
+	return records, true
+}
+
+// Spans decodes a fuzz input; ok is false when it is not a valid OTLP traces request.
+func Spans(data []byte) (spans []ptrace.Span, ok bool) {
+	var u ptrace.ProtoUnmarshaler
+	td, err := u.UnmarshalTraces(data)
+	if err != nil {
+		return nil, false
+	}
+	rss := td.ResourceSpans()
+	for i := 0; i < rss.Len(); i++ {
+		sss := rss.At(i).ScopeSpans()
+		for j := 0; j < sss.Len(); j++ {
+			ss := sss.At(j).Spans()
+			for k := 0; k < ss.Len(); k++ {
+				spans = append(spans, ss.At(k))
+			}
+		}
+	}
+	return spans, true
+}
+
+// CheckFound fails t when what a dialect found in an input of inputLen bytes is not
+// well-formed: an item other than a step boundary or session end without a call ID, an item
+// of no known kind, or more items and malformed reasons than the input could describe (each
+// needs at least a few bytes of it: an extractor must never multiply its input).
+func CheckFound(t *testing.T, f *dialect.Found, inputLen int) {
+	t.Helper()
+	for _, it := range f.Items {
+		switch it.Kind {
+		case pairing.KindBoundary, pairing.KindSessionEnd:
+		case pairing.KindUse, pairing.KindResult, pairing.KindEcho, pairing.KindReject, pairing.KindAbort:
+			if it.CallID == "" {
+				t.Fatalf("%v item without a call ID", it.Kind)
+			}
+		default:
+			t.Fatalf("item of unknown kind %d", it.Kind)
+		}
+	}
+	if n := len(f.Items) + len(f.Malformed); n > 1+inputLen/4 {
+		t.Fatalf("%d items and malformed reasons from %d bytes of input", n, inputLen)
+	}
+}
