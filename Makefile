@@ -47,6 +47,8 @@ build: $(BUILDER) $(BINARY)
 # target. CI=true (as CI sets it) makes a missing collector binary an error.
 test: build
 	OTELCOL_AGENT_BIN=$(CURDIR)/$(BINARY) go test -race -count=1 ./...
+	# Bounded memory under 5x10^6 never-resolved calls: without -race, which multiplies memory.
+	go test -run='^TestBoundedMemory$$' -count=1 ./processor/toolpairprocessor/
 	go test -run='^$$' -fuzz=FuzzScan -fuzztime=5s ./processor/toolpairprocessor/internal/messages/
 	go test -run='^$$' -fuzz=FuzzExtractLog -fuzztime=5s ./processor/toolpairprocessor/internal/dialect/transcript/
 	go test -run='^$$' -fuzz=FuzzExtractSpan -fuzztime=3s ./processor/toolpairprocessor/internal/dialect/genai/
