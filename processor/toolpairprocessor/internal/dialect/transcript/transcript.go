@@ -2,6 +2,8 @@
 // filelog receiver produces them: one JSONL line per log record, the body being the line as
 // a string or an already-parsed map.
 //
+// Two formats are read: Claude Code's and pi's (which OpenClaw shares, see pi.go).
+//
 // Claude Code transcripts (~/.claude/projects/<project>/<session>.jsonl, Claude Code 2.1)
 // write one line per content block: an assistant message with several blocks is several
 // lines sharing message.id. Fields read:
@@ -14,10 +16,17 @@
 //   - timestamp (ISO 8601): the item's time when the log record carries none;
 //   - message.id of assistant lines: the step. Each assistant line is a step boundary of its
 //     scope; calls announced by an earlier message that are still pending when a new
-//     message begins are interrupted with reason next_step.
+//     message begins are interrupted with reason next_step;
+//   - a tool_result block whose content (a string, or the first text block) starts with
+//     InterruptMarker is a KindAbort: the user interrupted the call. Claude Code's
+//     "The user doesn't want to proceed with this tool use..." results stay ordinary
+//     results: Claude Code writes them for refused calls as well, and the call was answered.
+//
+// Lines without a top-level sessionId are read as pi/OpenClaw entries (see pi.go).
 //
 // Only these fields are decoded (with github.com/buger/jsonparser); tool inputs and outputs
-// are skipped. A line that is not a JSON object with a sessionId is not a transcript line.
+// are skipped. A line that is neither (not a JSON object, another entry type) is not a
+// transcript line.
 // A tool block whose ID is missing, empty or not a string is skipped and reported as
 // malformed, and so is a transcript line that is not valid JSON.
 package transcript
@@ -25,6 +34,7 @@ package transcript
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -75,8 +85,11 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 
 func extractJSON(data []byte, lr plog.LogRecord, f *dialect.Found) bool {
 	data = bytes.TrimSpace(data)
-	if len(data) == 0 || data[0] != '{' || !bytes.Contains(data, markerSessionID) {
+	if len(data) == 0 || data[0] != '{' {
 		return false
+	}
+	if !bytes.Contains(data, markerSessionID) {
+		return extractPiJSON(data, lr, f)
 	}
 	var l line
 	var content []byte
@@ -105,7 +118,10 @@ func extractJSON(data []byte, lr plog.LogRecord, f *dialect.Found) bool {
 		f.Skip(dialect.ReasonInvalidJSON)
 		return true
 	}
-	if l.sessionID == "" || contentType != jsonparser.Array {
+	if l.sessionID == "" {
+		return extractPiJSON(data, lr, f) // a sessionId nested deeper (OpenClaw custom entries)
+	}
+	if contentType != jsonparser.Array {
 		return false
 	}
 	kind, want := blockKind(l.typ)
@@ -146,7 +162,11 @@ func extractJSON(data []byte, lr plog.LogRecord, f *dialect.Found) bool {
 				f.Skip(dialect.ReasonMissingCallID)
 				return
 			}
-			f.AddStep(kind, id, name, t, ScopeAttr, scope, l.messageID)
+			k := kind
+			if kind == pairing.KindResult && interruptedJSON(block) {
+				k = pairing.KindAbort
+			}
+			f.AddStep(k, id, name, t, ScopeAttr, scope, l.messageID)
 		}
 	})
 	if err != nil {
@@ -164,7 +184,7 @@ func extractMap(m pcommon.Map, lr plog.LogRecord, f *dialect.Found) bool {
 	}
 	l := line{typ: get("type"), sessionID: get("sessionId"), agentID: get("agentId"), timestamp: get("timestamp")}
 	if l.sessionID == "" {
-		return false
+		return extractPiMap(m, lr, f)
 	}
 	kind, want := blockKind(l.typ)
 	if kind == 0 {
@@ -209,7 +229,11 @@ func extractMap(m pcommon.Map, lr plog.LogRecord, f *dialect.Found) bool {
 		case id.Type() != pcommon.ValueTypeStr:
 			f.Skip(dialect.ReasonInvalidCallID)
 		default:
-			f.AddStep(kind, id.Str(), name, t, ScopeAttr, scope, l.messageID)
+			k := kind
+			if kind == pairing.KindResult && interruptedMap(bm) {
+				k = pairing.KindAbort
+			}
+			f.AddStep(k, id.Str(), name, t, ScopeAttr, scope, l.messageID)
 		}
 	}
 	return found
@@ -261,4 +285,47 @@ func str(v []byte, dt jsonparser.ValueType) string {
 		return ""
 	}
 	return s
+}
+
+// InterruptMarker starts the content Claude Code writes as the result of a tool call the user
+// interrupted ("[Request interrupted by user for tool use]"): the call was aborted, it has no
+// real result.
+const InterruptMarker = "[Request interrupted by user"
+
+var interruptMarker = []byte(InterruptMarker)
+
+// interruptedJSON reports whether a tool_result block's content (a string, or text blocks of
+// which the first counts) starts with InterruptMarker.
+func interruptedJSON(block []byte) bool {
+	v, dt, _, err := jsonparser.Get(block, "content")
+	if err != nil {
+		return false
+	}
+	switch dt {
+	case jsonparser.String:
+		return bytes.HasPrefix(v, interruptMarker)
+	case jsonparser.Array:
+		text, dt, _, err := jsonparser.Get(v, "[0]", "text")
+		return err == nil && dt == jsonparser.String && bytes.HasPrefix(text, interruptMarker)
+	}
+	return false
+}
+
+// interruptedMap is interruptedJSON for a block of a parsed map body.
+func interruptedMap(block pcommon.Map) bool {
+	v, ok := block.Get("content")
+	if !ok {
+		return false
+	}
+	switch v.Type() {
+	case pcommon.ValueTypeStr:
+		return strings.HasPrefix(v.Str(), InterruptMarker)
+	case pcommon.ValueTypeSlice:
+		if v.Slice().Len() == 0 || v.Slice().At(0).Type() != pcommon.ValueTypeMap {
+			return false
+		}
+		t, ok := v.Slice().At(0).Map().Get("text")
+		return ok && t.Type() == pcommon.ValueTypeStr && strings.HasPrefix(t.Str(), InterruptMarker)
+	}
+	return false
 }

@@ -90,9 +90,11 @@ func FuzzExtractLog(f *testing.F) {
 	f.Add(`{"type":"assistant","sessionId":"s1","message":{"id":"m","content":[{"type":"tool_use","id":"toolu_1","name":"Bash"}]}}`)
 	f.Add(`{"type":"user","sessionId":"s1","agentId":"a","message":{"content":[{"type":"tool_result","tool_use_id":"toolu_1"}]}}`)
 	f.Add(`{"sessionId":1,"message":[]}`)
+	seedLines(f, "claude-code/short.jsonl", "pi/parallel.jsonl", "openclaw/interrupt_sigterm.jsonl")
 	f.Fuzz(func(t *testing.T, line string) {
 		lr := plog.NewLogRecord()
 		lr.Body().SetStr(line)
+		lr.Attributes().PutStr(AttrFilePath, "f.jsonl")
 		var found dialect.Found
 		ExtractLog(lr, &found)
 		for _, it := range found.Items {
