@@ -28,9 +28,9 @@ func piTruth(t *testing.T, path string) (uses, results map[string]int64) {
 		var e struct {
 			Type    string `json:"type"`
 			Message struct {
-				Role       string `json:"role"`
-				ToolCallID string `json:"toolCallId"`
-				Timestamp  int64  `json:"timestamp"`
+				Role       string          `json:"role"`
+				ToolCallID string          `json:"toolCallId"`
+				Timestamp  int64           `json:"timestamp"`
 				Content    json.RawMessage `json:"content"`
 			} `json:"message"`
 		}

@@ -153,3 +153,16 @@ func TestWireID(t *testing.T) {
 		assert.Equal(t, tt.want, WireID(tt.id, tt.name), tt.id)
 	}
 }
+
+// plogMarshaler turns a test record into an OTLP logs request, for fuzz seeds.
+type plogMarshaler struct{ m plog.ProtoMarshaler }
+
+func (p plogMarshaler) marshal(f *testing.F, r record) []byte {
+	ld := plog.NewLogs()
+	r.logRecord().CopyTo(ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty())
+	data, err := p.m.MarshalLogs(ld)
+	if err != nil {
+		f.Fatal(err)
+	}
+	return data
+}

@@ -1,0 +1,44 @@
+package genaievents
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
+)
+
+// FuzzExtractLog feeds OTLP logs requests, seeded with every log record of the Gemini CLI
+// captures (gen_ai.client.inference.operation.details among them) and with semconv message
+// events of both body shapes, to ExtractLog: it must never panic, report only well-formed
+// items, find nothing in a record it does not claim, and find the same items when run twice.
+func FuzzExtractLog(f *testing.F) {
+	dialecttest.SeedLogs(f, "gemini/*/logs.json")
+	var m plogMarshaler
+	for _, r := range []record{
+		{eventName: EventChoice, body: map[string]any{"index": 0, "message": map[string]any{"tool_calls": []any{map[string]any{"id": "call_1", "function": map[string]any{"name": "f"}}}}}},
+		{eventName: EventChoice, body: `{"message":{"tool_calls":[{"id":"call_1","function":{"name":"f"}}]}}`},
+		{attrs: map[string]any{"event.name": EventAssistantMessage}, body: map[string]any{"tool_calls": []any{map[string]any{"id": "call_1"}}}},
+		{eventName: EventToolMessage, body: map[string]any{"id": "call_1", "content": "x"}},
+		{eventName: EventToolMessage, body: `{"id":"call_1"}`},
+	} {
+		f.Add(m.marshal(f, r))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		records, ok := dialecttest.LogRecords(data)
+		if !ok {
+			return
+		}
+		for _, lr := range records {
+			var first, second dialect.Found
+			claimed := ExtractLog(lr, &first)
+			dialecttest.CheckFound(t, &first, len(data))
+			if !claimed && !first.Empty() {
+				t.Fatal("a record not claimed yielded items")
+			}
+			if ExtractLog(lr, &second) != claimed || !slices.Equal(first.Items, second.Items) || !slices.Equal(first.Malformed, second.Malformed) {
+				t.Fatal("a second extraction of the same record differs")
+			}
+		}
+	})
+}
