@@ -2,6 +2,7 @@ package toolpairprocessor
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -47,7 +48,24 @@ type timeouts struct {
 	flight *inflight.Tracker
 	keys   *keyer
 	tel    *telemetry
-	pool   sync.Pool // *[]pendingTimeout
+	pool   sync.Pool // *timeoutBatch
+}
+
+// timeoutBatch is the per-batch scratch state, pooled: the updates for the tracker and the
+// timeout records to classify once they are applied.
+type timeoutBatch struct {
+	updates []inflight.Update
+	pending []pendingTimeout
+	scopes  []string // logs: the scope a dialect gave each ref
+}
+
+func (b *timeoutBatch) reset() {
+	clear(b.updates)
+	b.updates = b.updates[:0]
+	clear(b.pending)
+	b.pending = b.pending[:0]
+	clear(b.scopes)
+	b.scopes = b.scopes[:0]
 }
 
 // pendingTimeout is a timeout record of the batch, classified once every operation of the
@@ -76,53 +94,62 @@ func newTimeouts(cfg *TimeoutClassificationConfig, keys *keyer, tel *telemetry, 
 		return nil, err
 	}
 	t := &timeouts{names: names, flight: flight, keys: keys, tel: tel}
-	t.pool.New = func() any { return new([]pendingTimeout) }
+	t.pool.New = func() any { return &timeoutBatch{} }
 	return t, nil
 }
 
-// feed records the tool calls a batch's events announce and resolve. start returns the
+// feed adds the tool calls a batch's events announce and resolve to b. start returns the
 // start of the operation of a result record (a span's start; a log's time minus its
 // duration), 0 when unknown.
-func (t *timeouts) feed(events []pairing.Event, start func(ref int32) int64) {
+func (b *timeoutBatch) feed(events []pairing.Event, start func(ref int32) int64) {
 	for i := range events {
 		ev := &events[i]
-		k := ev.Key.ScopeKey()
+		u := inflight.Update{Scope: ev.Key.ScopeKey(), CallID: ev.Key.CallID, Tool: ev.ToolName}
 		switch ev.Kind {
 		case pairing.KindUse:
-			t.flight.Announce(k, ev.Key.CallID, ev.ToolName, ev.Time)
+			u.Op, u.Start = inflight.OpAnnounce, ev.Time
 		case pairing.KindResult, pairing.KindAbort:
 			if s := start(ev.Ref); s > 0 {
-				t.flight.Announce(k, ev.Key.CallID, ev.ToolName, s)
+				a := u
+				a.Op, a.Start = inflight.OpAnnounce, s
+				b.updates = append(b.updates, a)
 			}
-			t.flight.Resolve(k, ev.Key.CallID, ev.ToolName, ev.Time)
+			u.Op, u.End = inflight.OpResolve, ev.Time
 		case pairing.KindEcho, pairing.KindReject:
-			t.flight.Resolve(k, ev.Key.CallID, ev.ToolName, ev.Time)
+			u.Op, u.End = inflight.OpResolve, ev.Time
+		default:
+			continue
 		}
+		b.updates = append(b.updates, u)
 	}
 }
 
 // resolved records the end of the calls the engine interrupted, at the instant the
 // interruption ended them (the boundary, the session end, or when it was detected).
 func (t *timeouts) resolved(res []pairing.Resolution) {
+	b := t.pool.Get().(*timeoutBatch)
+	defer func() { b.reset(); t.pool.Put(b) }()
 	for i := range res {
 		r := &res[i]
 		if r.Outcome == pairing.OutcomeInterrupted && r.EndTime > 0 {
-			t.flight.Resolve(r.Key.ScopeKey(), r.Key.CallID, r.ToolName, r.EndTime)
+			b.updates = append(b.updates, inflight.Update{Op: inflight.OpResolve, Scope: r.Key.ScopeKey(), CallID: r.Key.CallID, Tool: r.ToolName, End: r.EndTime})
 		}
 	}
+	t.flight.Apply(b.updates)
 }
 
 // traces classifies the timeout spans of td, after recording the batch's tool calls
 // (events, whose Refs index refs) and its model-call and compaction spans.
 func (t *timeouts) traces(ctx context.Context, td ptrace.Traces, events []pairing.Event, refs []spanRef) {
-	t.feed(events, func(ref int32) int64 { return int64(refs[ref].s.StartTimestamp()) })
-	pending := t.pool.Get().(*[]pendingTimeout)
-	defer func() { clear(*pending); *pending = (*pending)[:0]; t.pool.Put(pending) }()
+	b := t.pool.Get().(*timeoutBatch)
+	defer func() { b.reset(); t.pool.Put(b) }()
+	b.feed(events, func(ref int32) int64 { return int64(refs[ref].s.StartTimestamp()) })
 	next := 0 // cursor into refs, which are in batch order
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
 		rs := rss.At(i)
-		tenant := t.keys.tenant(rs.Resource())
+		var tenant string
+		tenantDone := false
 		rscope := t.keys.resourceScope(rs.Resource())
 		sss := rs.ScopeSpans()
 		for j := 0; j < sss.Len(); j++ {
@@ -139,36 +166,34 @@ func (t *timeouts) traces(ctx context.Context, td ptrace.Traces, events []pairin
 				if !rec.Timeout && rec.Kind != timeout.KindModel && rec.Kind != timeout.KindCompaction {
 					continue
 				}
-				_, scope := t.keys.scope(span.Attributes(), rscope, span.TraceID())
-				key := pairing.ScopeKey{Tenant: tenant, Scope: scope}
-				t.interval(key, rec)
-				if rec.Timeout {
-					*pending = append(*pending, pendingTimeout{attrs: span.Attributes(), rec: rec, key: key})
+				if !tenantDone {
+					tenant, tenantDone = t.keys.tenant(rs.Resource()), true
 				}
+				_, scope := t.keys.scope(span.Attributes(), rscope, span.TraceID())
+				b.add(span.Attributes(), rec, pairing.ScopeKey{Tenant: tenant, Scope: scope})
 			}
 		}
 	}
-	t.classify(ctx, *pending)
+	t.flight.Apply(b.updates)
+	t.classify(ctx, b.pending)
 }
 
 // logs classifies the timeout log records of ld, as traces does for spans.
 func (t *timeouts) logs(ctx context.Context, ld plog.Logs, events []pairing.Event, refs []logRef) {
-	t.feed(events, func(ref int32) int64 { return logStart(refs[ref].r) })
+	b := t.pool.Get().(*timeoutBatch)
+	defer func() { b.reset(); t.pool.Put(b) }()
+	b.feed(events, func(ref int32) int64 { return logStart(refs[ref].r) })
 	// The scope a dialect gave each record with tool items (a transcript line's session).
-	var refScopes []string
-	if len(refs) > 0 {
-		refScopes = make([]string, len(refs))
-		for i := range events {
-			refScopes[events[i].Ref] = events[i].Key.Scope
-		}
+	b.scopes = slices.Grow(b.scopes, len(refs))[:len(refs)]
+	for i := range events {
+		b.scopes[events[i].Ref] = events[i].Key.Scope
 	}
-	pending := t.pool.Get().(*[]pendingTimeout)
-	defer func() { clear(*pending); *pending = (*pending)[:0]; t.pool.Put(pending) }()
 	next := 0
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
 		rl := rls.At(i)
-		tenant := t.keys.tenant(rl.Resource())
+		var tenant string
+		tenantDone := false
 		rscope := t.keys.resourceScope(rl.Resource())
 		sls := rl.ScopeLogs()
 		for j := 0; j < sls.Len(); j++ {
@@ -184,7 +209,7 @@ func (t *timeouts) logs(ctx context.Context, ld plog.Logs, events []pairing.Even
 					if refs[next].results > 0 {
 						rec.Kind = timeout.KindTool
 					}
-					itemScope = refScopes[next]
+					itemScope = b.scopes[next]
 				}
 				if !rec.Timeout && rec.Kind != timeout.KindModel && rec.Kind != timeout.KindCompaction {
 					continue
@@ -193,27 +218,34 @@ func (t *timeouts) logs(ctx context.Context, ld plog.Logs, events []pairing.Even
 				switch {
 				case itemScope != "":
 					scope = itemScope
-				case scope == "":
+				case scope == "" && rec.Transcript:
+					scope = transcriptFileScope(lr.Attributes())
+				}
+				if scope == "" {
 					_, scope = t.keys.scope(lr.Attributes(), rscope, lr.TraceID())
 				}
-				key := pairing.ScopeKey{Tenant: tenant, Scope: scope}
-				t.interval(key, rec)
-				if rec.Timeout {
-					*pending = append(*pending, pendingTimeout{attrs: lr.Attributes(), rec: rec, key: key})
+				if !tenantDone {
+					tenant, tenantDone = t.keys.tenant(rl.Resource()), true
 				}
+				b.add(lr.Attributes(), rec, pairing.ScopeKey{Tenant: tenant, Scope: scope})
 			}
 		}
 	}
-	t.classify(ctx, *pending)
+	t.flight.Apply(b.updates)
+	t.classify(ctx, b.pending)
 }
 
-// interval records a model call or compaction record as an interval of its scope.
-func (t *timeouts) interval(key pairing.ScopeKey, rec timeout.Record) {
+// add records a model call or compaction record as an interval of its scope, and a timeout
+// record for classification.
+func (b *timeoutBatch) add(attrs pcommon.Map, rec timeout.Record, key pairing.ScopeKey) {
 	switch rec.Kind {
 	case timeout.KindModel:
-		t.flight.Interval(key, inflight.Model, rec.Start, rec.End)
+		b.updates = append(b.updates, inflight.Update{Op: inflight.OpInterval, Kind: inflight.Model, Scope: key, Start: rec.Start, End: rec.End})
 	case timeout.KindCompaction:
-		t.flight.Interval(key, inflight.Compaction, rec.Start, rec.End)
+		b.updates = append(b.updates, inflight.Update{Op: inflight.OpInterval, Kind: inflight.Compaction, Scope: key, Start: rec.Start, End: rec.End})
+	}
+	if rec.Timeout {
+		b.pending = append(b.pending, pendingTimeout{attrs: attrs, rec: rec, key: key})
 	}
 }
 
@@ -274,4 +306,16 @@ func logStart(lr plog.LogRecord) int64 {
 		return 0
 	}
 	return end - ms*int64(time.Millisecond)
+}
+
+// transcriptFileScope is the scope of a transcript line that names no session (pi, OpenClaw):
+// the file it came from, log.file.path else log.file.name as the filelog receiver sets them
+// (CONTRACT section 8); "" when neither is set.
+func transcriptFileScope(attrs pcommon.Map) string {
+	for _, k := range [...]string{"log.file.path", "log.file.name"} {
+		if v, ok := attrs.Get(k); ok && v.Str() != "" {
+			return v.Str()
+		}
+	}
+	return ""
 }

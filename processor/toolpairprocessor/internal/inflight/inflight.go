@@ -14,17 +14,20 @@
 //
 // A model call or compaction is in flight at T when it started at or before T and ended no
 // earlier than Settle before T: the error of a timed-out model call reaches the turn that
-// waits on it a few milliseconds later, and the turn's record ends then.
+// waits on it a few milliseconds later, and the turn's record ends then. Intervals of one kind
+// that overlap or are less than Settle apart are merged (a stream of Codex SSE events is one
+// interval), which leaves every answer unchanged.
 //
 // Memory is bounded: a resolved operation is forgotten Retention after it was resolved (by
 // the tracker's clock), and at most MaxOperations operations are kept in all; beyond that the
 // oldest (first recorded) is forgotten first. A call never resolved is forgotten only by the
-// bound; the processor resolves every call the pairing engine interrupts.
+// bound; the processor resolves every call the pairing engine interrupts. The tracker keeps
+// its own copies of the strings it is given.
 package inflight
 
 import (
-	"container/list"
 	"errors"
+	"strings"
 	"sync"
 	"time"
 
@@ -63,26 +66,75 @@ type Config struct {
 type Tracker struct {
 	cfg Config
 
-	mu       sync.Mutex
-	scopes   map[pairing.ScopeKey]*scope
-	order    *list.List // of *op, in the order first recorded
-	resolved []*op      // in the order resolved, for Retention; entries may be stale
+	mu     sync.Mutex
+	scopes map[pairing.ScopeKey]*scope
+	calls  map[callKey]*op
+	// order lists every operation in the order first recorded (for MaxOperations), resolved
+	// the resolved ones in the order resolved (for Retention); both are intrusive lists.
+	order, resolved list
+	n               int
+}
+
+type callKey struct {
+	scope  *scope
+	callID string
 }
 
 type scope struct {
-	calls     map[string]*op
-	intervals []*op // model calls and compactions, oldest first
+	key       pairing.ScopeKey
+	ops       list // this scope's operations
+	intervals int  // model calls and compactions among them
 }
+
+// list is an intrusive doubly linked list of ops through one of their link pairs.
+type list struct {
+	head, tail *op
+}
+
+type link struct{ prev, next *op }
 
 type op struct {
 	kind       Kind
-	key        pairing.ScopeKey
+	scope      *scope
 	callID     string
 	tool       string
 	start, end int64 // Unix ns; 0: unknown (start) / not resolved (end)
 	resolvedAt int64 // tracker clock, Unix ns, when end was first set
-	elem       *list.Element
+	live       bool
+
+	inOrder, inScope, inResolved link
 }
+
+func (l *list) push(o *op, lk func(*op) *link) {
+	lk(o).prev, lk(o).next = l.tail, nil
+	if l.tail != nil {
+		lk(l.tail).next = o
+	} else {
+		l.head = o
+	}
+	l.tail = o
+}
+
+func (l *list) remove(o *op, lk func(*op) *link) {
+	k := lk(o)
+	if k.prev != nil {
+		lk(k.prev).next = k.next
+	} else if l.head == o {
+		l.head = k.next
+	} else {
+		return // not in the list
+	}
+	if k.next != nil {
+		lk(k.next).prev = k.prev
+	} else {
+		l.tail = k.prev
+	}
+	k.prev, k.next = nil, nil
+}
+
+func orderLink(o *op) *link    { return &o.inOrder }
+func scopeLink(o *op) *link    { return &o.inScope }
+func resolvedLink(o *op) *link { return &o.inResolved }
 
 // New returns a tracker. It returns an error when a bound is not positive.
 func New(cfg Config) (*Tracker, error) {
@@ -95,163 +147,218 @@ func New(cfg Config) (*Tracker, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Tracker{cfg: cfg, scopes: map[pairing.ScopeKey]*scope{}, order: list.New()}, nil
+	return &Tracker{cfg: cfg, scopes: map[pairing.ScopeKey]*scope{}, calls: map[callKey]*op{}}, nil
 }
 
 // Len returns the number of operations kept.
 func (t *Tracker) Len() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.order.Len()
+	return t.n
 }
 
 func (t *Tracker) scope(k pairing.ScopeKey) *scope {
 	sc := t.scopes[k]
 	if sc == nil {
-		sc = &scope{calls: map[string]*op{}}
+		k = pairing.ScopeKey{Tenant: strings.Clone(k.Tenant), Scope: strings.Clone(k.Scope)}
+		sc = &scope{key: k}
 		t.scopes[k] = sc
 	}
 	return sc
 }
 
-// call returns the op of a call, creating it.
-func (t *Tracker) call(k pairing.ScopeKey, callID string) *op {
+func (t *Tracker) add(sc *scope, o *op) {
+	o.scope, o.live = sc, true
+	t.order.push(o, orderLink)
+	sc.ops.push(o, scopeLink)
+	t.n++
+	if o.kind != Call {
+		sc.intervals++
+	}
+}
+
+// call returns the op of a call, creating it, and records its tool name if not known yet.
+func (t *Tracker) call(k pairing.ScopeKey, callID, tool string) *op {
 	sc := t.scope(k)
-	o := sc.calls[callID]
+	o := t.calls[callKey{sc, callID}]
 	if o == nil {
-		o = &op{kind: Call, key: k, callID: callID}
-		o.elem = t.order.PushBack(o)
-		sc.calls[callID] = o
+		o = &op{kind: Call, callID: strings.Clone(callID)}
+		t.add(sc, o)
+		t.calls[callKey{sc, o.callID}] = o
+	}
+	if o.tool == "" && tool != "" {
+		o.tool = strings.Clone(tool)
 	}
 	return o
 }
 
+// Op says what an Update reports.
+type Op uint8
+
+const (
+	// OpAnnounce: call CallID was announced or started at Start.
+	OpAnnounce Op = iota + 1
+	// OpResolve: call CallID was resolved (its result existed, it was refused, or it was
+	// interrupted) at End.
+	OpResolve
+	// OpInterval: a model call or compaction (Kind) ran from Start to End.
+	OpInterval
+)
+
+// Update is one fact about a scope, for Apply.
+type Update struct {
+	Op     Op
+	Kind   Kind // of an OpInterval: Model or Compaction
+	Scope  pairing.ScopeKey
+	CallID string
+	// Tool is the call's tool name, "" when unknown.
+	Tool string
+	// Start and End in Unix ns.
+	Start, End int64
+}
+
+// Apply records updates in order under one lock (a batch's worth):
+//
+//   - OpAnnounce: the earliest announcement of a call is kept;
+//   - OpResolve: the earliest resolution of a call is kept;
+//   - OpInterval: a zero Start is taken as End (an instant); an interval that overlaps the
+//     scope's latest interval of the same kind, or starts less than Settle after it ended,
+//     extends it.
+//
+// Updates with an empty call ID, a non-positive time or an unknown kind are ignored.
+func (t *Tracker) Apply(updates []Update) {
+	if len(updates) == 0 {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	now := t.cfg.Now().UnixNano()
+	for i := range updates {
+		u := &updates[i]
+		switch u.Op {
+		case OpAnnounce:
+			if u.CallID == "" || u.Start <= 0 {
+				continue
+			}
+			o := t.call(u.Scope, u.CallID, u.Tool)
+			if o.start == 0 || u.Start < o.start {
+				o.start = u.Start
+			}
+		case OpResolve:
+			if u.CallID == "" || u.End <= 0 {
+				continue
+			}
+			t.setEnd(t.call(u.Scope, u.CallID, u.Tool), u.End, now)
+		case OpInterval:
+			t.interval(u, now)
+		}
+	}
+	t.trim(now)
+}
+
 // Announce records that call callID of scope k (tool name tool, "" when unknown) was
-// announced or started at time at (Unix ns). The earliest announcement is kept.
+// announced or started at time at (Unix ns). See Apply.
 func (t *Tracker) Announce(k pairing.ScopeKey, callID, tool string, at int64) {
-	if callID == "" || at <= 0 {
-		return
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	o := t.call(k, callID)
-	if o.start == 0 || at < o.start {
-		o.start = at
-	}
-	if o.tool == "" {
-		o.tool = tool
-	}
-	t.trim()
+	t.Apply([]Update{{Op: OpAnnounce, Scope: k, CallID: callID, Tool: tool, Start: at}})
 }
 
-// Resolve records that call callID of scope k was resolved at time at (Unix ns): its result
-// existed, it was refused, or it was interrupted then. The earliest resolution is kept.
+// Resolve records that call callID of scope k was resolved at time at (Unix ns). See Apply.
 func (t *Tracker) Resolve(k pairing.ScopeKey, callID, tool string, at int64) {
-	if callID == "" || at <= 0 {
-		return
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	o := t.call(k, callID)
-	if o.tool == "" {
-		o.tool = tool
-	}
-	t.setEnd(o, at)
-	t.trim()
+	t.Apply([]Update{{Op: OpResolve, Scope: k, CallID: callID, Tool: tool, End: at}})
 }
 
-func (t *Tracker) setEnd(o *op, at int64) {
+// Interval records a model call or compaction of scope k from start to end (Unix ns). See
+// Apply.
+func (t *Tracker) Interval(k pairing.ScopeKey, kind Kind, start, end int64) {
+	t.Apply([]Update{{Op: OpInterval, Kind: kind, Scope: k, Start: start, End: end}})
+}
+
+// setEnd sets an operation's end, keeping the earliest; a first end puts it in the resolved
+// list, for Retention.
+func (t *Tracker) setEnd(o *op, at, now int64) {
 	if o.end != 0 && o.end <= at {
 		return
 	}
 	if o.end == 0 {
-		o.resolvedAt = t.cfg.Now().UnixNano()
-		t.resolved = append(t.resolved, o)
+		o.resolvedAt = now
+		t.resolved.push(o, resolvedLink)
 	}
 	o.end = at
 }
 
-// Interval records a model call or compaction of scope k from start to end (Unix ns). An
-// interval already recorded (the same kind, start and end: an export retry) is not added
-// twice. A zero start is taken as end (an instant).
-func (t *Tracker) Interval(k pairing.ScopeKey, kind Kind, start, end int64) {
+func (t *Tracker) interval(u *Update, now int64) {
+	kind, start, end := u.Kind, u.Start, u.End
 	if (kind != Model && kind != Compaction) || end <= 0 {
 		return
 	}
 	if start <= 0 || start > end {
 		start = end
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	sc := t.scope(k)
-	for _, o := range sc.intervals {
-		if o.kind == kind && o.start == start && o.end == end {
+	sc := t.scope(u.Scope)
+	settle := int64(t.cfg.Settle)
+	for o := sc.ops.tail; o != nil; o = o.inScope.prev {
+		if o.kind != kind {
+			continue
+		}
+		if start <= o.end+settle && o.start <= end+settle {
+			if start < o.start {
+				o.start = start
+			}
+			if end > o.end {
+				// Extended: it was resolved again now.
+				o.end = end
+				t.resolved.remove(o, resolvedLink)
+				o.resolvedAt = now
+				t.resolved.push(o, resolvedLink)
+			}
 			return
 		}
+		break // only the latest interval of the kind is merged into
 	}
-	if len(sc.intervals) >= maxIntervalsInScope {
-		t.forget(sc.intervals[0])
-	}
-	o := &op{kind: kind, key: k, start: start}
-	o.elem = t.order.PushBack(o)
-	sc.intervals = append(sc.intervals, o)
-	t.setEnd(o, end)
-	t.trim()
-}
-
-// forget removes an operation. Its entry in t.resolved, if any, becomes stale.
-func (t *Tracker) forget(o *op) {
-	if o.elem == nil {
-		return
-	}
-	t.order.Remove(o.elem)
-	o.elem = nil
-	sc := t.scopes[o.key]
-	if sc == nil {
-		return
-	}
-	if o.kind == Call {
-		if sc.calls[o.callID] == o {
-			delete(sc.calls, o.callID)
-		}
-	} else {
-		for i, x := range sc.intervals {
-			if x == o {
-				sc.intervals = append(sc.intervals[:i], sc.intervals[i+1:]...)
+	if sc.intervals >= maxIntervalsInScope {
+		for o := sc.ops.head; o != nil; o = o.inScope.next {
+			if o.kind != Call {
+				t.forget(o)
 				break
 			}
 		}
+		sc = t.scope(u.Scope) // forgetting may have dropped an empty scope
 	}
-	if len(sc.calls) == 0 && len(sc.intervals) == 0 {
-		delete(t.scopes, o.key)
+	o := &op{kind: kind, start: start}
+	t.add(sc, o)
+	t.setEnd(o, end, now)
+}
+
+// forget removes an operation, and its scope when it was the scope's last.
+func (t *Tracker) forget(o *op) {
+	if !o.live {
+		return
+	}
+	o.live = false
+	t.order.remove(o, orderLink)
+	t.resolved.remove(o, resolvedLink)
+	sc := o.scope
+	sc.ops.remove(o, scopeLink)
+	t.n--
+	if o.kind == Call {
+		delete(t.calls, callKey{sc, o.callID})
+	} else {
+		sc.intervals--
+	}
+	if sc.ops.head == nil && t.scopes[sc.key] == sc {
+		delete(t.scopes, sc.key)
 	}
 }
 
 // trim applies the bounds: resolved operations past Retention, then the oldest beyond
 // MaxOperations.
-func (t *Tracker) trim() {
-	cutoff := t.cfg.Now().UnixNano() - int64(t.cfg.Retention)
-	n := 0
-	for n < len(t.resolved) && t.resolved[n].resolvedAt <= cutoff {
-		t.forget(t.resolved[n])
-		t.resolved[n] = nil
-		n++
+func (t *Tracker) trim(now int64) {
+	cutoff := now - int64(t.cfg.Retention)
+	for o := t.resolved.head; o != nil && o.resolvedAt <= cutoff; o = t.resolved.head {
+		t.forget(o)
 	}
-	if n > 0 {
-		t.resolved = append(t.resolved[:0], t.resolved[n:]...)
-	}
-	for t.order.Len() > t.cfg.MaxOperations {
-		t.forget(t.order.Front().Value.(*op))
-	}
-	if len(t.resolved) > 2*t.cfg.MaxOperations {
-		live := t.resolved[:0]
-		for _, o := range t.resolved {
-			if o.elem != nil {
-				live = append(live, o)
-			}
-		}
-		clear(t.resolved[len(live):])
-		t.resolved = live
+	for t.n > t.cfg.MaxOperations {
+		t.forget(t.order.head)
 	}
 }
 
@@ -260,7 +367,7 @@ func (t *Tracker) trim() {
 func (t *Tracker) Expire() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.trim()
+	t.trim(t.cfg.Now().UnixNano())
 }
 
 // ActiveCall is a tool call in flight.
@@ -290,24 +397,21 @@ func (t *Tracker) At(k pairing.ScopeKey, at int64) Snapshot {
 	if sc == nil {
 		return s
 	}
-	for _, o := range sc.calls {
-		if o.start == 0 || o.start > at || (o.end != 0 && o.end <= at) {
-			continue
-		}
-		s.Tools++
-		if s.Tools == 1 || o.start > s.Latest.Start || (o.start == s.Latest.Start && o.callID > s.Latest.CallID) {
-			s.Latest = ActiveCall{CallID: o.callID, Tool: o.tool, Start: o.start}
-		}
-	}
 	settle := int64(t.cfg.Settle)
-	for _, o := range sc.intervals {
-		if o.start <= at && at <= o.end+settle {
-			switch o.kind {
-			case Model:
-				s.Model = true
-			case Compaction:
-				s.Compaction = true
+	for o := sc.ops.head; o != nil; o = o.inScope.next {
+		switch o.kind {
+		case Call:
+			if o.start == 0 || o.start > at || (o.end != 0 && o.end <= at) {
+				continue
 			}
+			s.Tools++
+			if s.Tools == 1 || o.start > s.Latest.Start || (o.start == s.Latest.Start && o.callID > s.Latest.CallID) {
+				s.Latest = ActiveCall{CallID: o.callID, Tool: o.tool, Start: o.start}
+			}
+		case Model:
+			s.Model = s.Model || (o.start <= at && at <= o.end+settle)
+		case Compaction:
+			s.Compaction = s.Compaction || (o.start <= at && at <= o.end+settle)
 		}
 	}
 	return s

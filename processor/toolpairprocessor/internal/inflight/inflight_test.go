@@ -246,19 +246,40 @@ func TestMaxOperations(t *testing.T) {
 	assert.Equal(t, 3, tr.Len())
 }
 
-// TestIntervalsPerScopeBounded: a scope keeps only its most recent intervals, and a repeated
-// interval (an export retry) is stored once.
+// TestIntervalsPerScopeBounded: a scope keeps only its most recent intervals.
 func TestIntervalsPerScopeBounded(t *testing.T) {
 	tr := newTracker(t, &clock{now: time.Unix(1000, 0)}, 1000)
-	for range 3 {
-		tr.Interval(scopeA, Model, 10*ms, 20*ms)
-	}
-	assert.Equal(t, 1, tr.Len())
+	tr.Interval(scopeA, Model, 10*ms, 20*ms)
 	for i := range 2 * maxIntervalsInScope {
-		tr.Interval(scopeA, Compaction, int64(100+10*i)*ms, int64(105+10*i)*ms)
+		// 2 s apart: more than Settle, so never merged.
+		start := int64(100_000 + 2000*i)
+		tr.Interval(scopeA, Compaction, start*ms, (start+5)*ms)
 	}
 	assert.Equal(t, maxIntervalsInScope, tr.Len())
 	assert.False(t, tr.At(scopeA, 15*ms).Model, "the oldest interval was dropped")
+	assert.True(t, tr.At(scopeA, (100_000+2000*(2*maxIntervalsInScope-1)+3)*ms).Compaction)
+}
+
+// TestIntervalsMerged: intervals of one kind that overlap or are less than Settle apart are
+// one (an SSE stream, an export retry), which answers as their union with Settle did.
+func TestIntervalsMerged(t *testing.T) {
+	tr := newTracker(t, &clock{now: time.Unix(1000, 0)}, 1000)
+	for range 3 {
+		tr.Interval(scopeA, Model, 10*ms, 20*ms) // a retried export
+	}
+	assert.Equal(t, 1, tr.Len())
+	for i := range 100 { // a stream of events 50 ms apart, each 5 ms long
+		tr.Interval(scopeA, Model, int64(3000+50*i)*ms, int64(3005+50*i)*ms)
+	}
+	assert.Equal(t, 2, tr.Len(), "one interval for the stream")
+	assert.True(t, tr.At(scopeA, 5000*ms).Model)
+	assert.True(t, tr.At(scopeA, (7955+999)*ms).Model)
+	assert.False(t, tr.At(scopeA, (7955+1001)*ms).Model)
+	assert.True(t, tr.At(scopeA, 900*ms).Model, "within Settle of the first interval")
+	assert.False(t, tr.At(scopeA, 2000*ms).Model, "between the two")
+	assert.False(t, tr.At(scopeA, 5*ms).Model)
+	tr.Interval(scopeA, Compaction, 2000*ms, 2500*ms)
+	assert.Equal(t, 3, tr.Len(), "another kind is never merged")
 }
 
 func TestNewRefusesBadBounds(t *testing.T) {

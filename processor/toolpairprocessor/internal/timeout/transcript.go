@@ -9,11 +9,10 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
 
-// hints are substrings at least one of which every timeout transcript line contains; a line
-// without any is not decoded. They cover the MessagePattern spellings the agents write
-// ("timed out", "Timed out", "timeout", "TimeoutError", "time out", "deadline exceeded"),
-// OpenClaw's "timedOut" and "overall-timeout", and the 408/504 status of an api_error entry.
-var hints = []string{"imed out", "imeout", "ime out", "imedOut", "eadline exceeded", `"status":408`, `"status":504`}
+// afterIme are what follows "ime" in the timeout spellings the agents write: "timed out",
+// "Timed out", "timeout", "TimeoutError", "time out", "TimeOut", OpenClaw's "timedOut" and
+// "overall-timeout", and the "Time-out" of "504 Gateway Time-out".
+var afterIme = []string{"d out", "out", " out", "dOut", "Out", "d Out", "-out"}
 
 // TranscriptLine reads a log body holding one transcript line (a JSONL string, or a map the
 // filelog receiver parsed) and reports whether the line is a timeout, with its kind, time
@@ -30,7 +29,8 @@ var hints = []string{"imed out", "imeout", "ime out", "imedOut", "eadline exceed
 //     timeout; an assistant message with stopReason "error" or "aborted" and an errorMessage
 //     matching MessagePattern is a model call timeout. Time: the entry's timestamp.
 //
-// Only lines containing one of a few timeout spellings are decoded at all.
+// Only lines containing one of a few timeout spellings are decoded at all (see mayMention):
+// a 408/504 status with a message that does not say timeout is not seen in a transcript.
 func TranscriptLine(body pcommon.Value) (Record, bool) {
 	var data []byte
 	switch body.Type() {
@@ -54,19 +54,28 @@ func TranscriptLine(body pcommon.Value) (Record, bool) {
 	return transcriptJSON(data)
 }
 
+// mayMention reports whether a line contains a timeout spelling (see afterIme) or "deadline
+// exceeded"; only such lines are decoded. Two scans of the line.
 func mayMention(data []byte) bool {
 	s := unsafe.String(unsafe.SliceData(data), len(data))
-	for _, h := range hints {
-		if strings.Contains(s, h) {
-			return true
+	for i := 0; i < len(s); {
+		j := strings.Index(s[i:], "ime")
+		if j < 0 {
+			break
+		}
+		i += j + 3
+		for _, a := range afterIme {
+			if strings.HasPrefix(s[i:], a) {
+				return true
+			}
 		}
 	}
-	return false
+	return strings.Contains(s, "eadline exceeded")
 }
 
 func transcriptJSON(data []byte) (Record, bool) {
 	typ, _ := jsonparser.GetString(data, "type")
-	r := Record{End: isoTime(data, "timestamp")}
+	r := Record{End: isoTime(data, "timestamp"), Transcript: true}
 	switch typ {
 	case "user":
 		r.Kind = KindTool
