@@ -337,3 +337,42 @@ func TestClaudeCodeOverOTLP(t *testing.T) {
 	require.Len(t, synthetic, 1)
 	assert.Equal(t, "tool call toolu_mock_interrupt_01 (Bash) interrupted: shutdown", synthetic[0].Body().Str())
 }
+
+// TestPiOpenClawConfigPairsEveryCall runs bin/otelcol-agent with
+// examples/pi-openclaw-transcripts.yaml on copies of the real pi and OpenClaw sessions, laid out
+// where the agents write them under a temporary HOME: every real toolResult line leaves paired,
+// OpenClaw's repair result of its interrupted call leaves interrupted (aborted), and pi's
+// interrupted call, which has no result line, gets its synthetic record when the collector
+// stops.
+func TestPiOpenClawConfigPairsEveryCall(t *testing.T) {
+	home := t.TempDir()
+	for dir, agent := range map[string]string{
+		filepath.Join(home, ".pi", "agent", "sessions", "--work--"):    "pi",
+		filepath.Join(home, ".openclaw", "agents", "main", "sessions"): "openclaw",
+	} {
+		src, err := filepath.Abs(filepath.Join(repoRoot, "testdata", "transcripts", agent))
+		require.NoError(t, err)
+		require.NoError(t, os.CopyFS(dir, os.DirFS(src)))
+	}
+	out := t.TempDir()
+	c := startCollector(t, "pi-openclaw-transcripts.yaml", []string{
+		"HOME=" + home, "OTELCOL_AGENT_OUT=" + out, "OTELCOL_AGENT_STATE=" + t.TempDir(),
+	})
+	outcomes := func() map[string]int {
+		got := map[string]int{}
+		for _, lr := range readLogRecords(filepath.Join(out, "pi-openclaw.jsonl")) {
+			if v, ok := lr.Attributes().Get("toolpair.outcome"); ok {
+				reason := ""
+				if r, ok := lr.Attributes().Get("toolpair.interrupt.reason"); ok {
+					reason = r.Str()
+				}
+				got[v.Str()+"/"+reason]++
+			}
+		}
+		return got
+	}
+	// pi: normal 1, parallel 2, tool_timeout 1, llm_error 1; OpenClaw: normal 1, tool_timeout 1.
+	c.waitFor(func() bool { return outcomes()["paired/"] >= 7 && outcomes()["interrupted/aborted"] >= 1 }, "7 paired calls and 1 aborted")
+	c.stop()
+	assert.Equal(t, map[string]int{"paired/": 7, "interrupted/aborted": 1, "interrupted/shutdown": 1}, outcomes())
+}
