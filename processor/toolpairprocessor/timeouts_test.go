@@ -178,6 +178,8 @@ func TestTimeoutsOnRealCaptures(t *testing.T) {
 		{dir: "aisdk/parallel"},
 		{dir: "aisdk/interrupt_sigterm"},
 		{dir: "aisdk/killed_during_tool"},
+		{dir: "gemini/normal"},
+		{dir: "gemini/interrupt_sigterm"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {
@@ -192,6 +194,92 @@ func TestTimeoutsOnRealCaptures(t *testing.T) {
 			assert.Equal(t, tt.want, got)
 		})
 	}
+}
+
+// TestTimeoutsOnRealPiAndOpenClawTranscripts: pi and OpenClaw write their tool timeouts into
+// the tool result (pi: the text "Command timed out after 2 seconds"; OpenClaw: also
+// details.timedOut); the call itself is the active tool. Their other sessions, including pi's
+// 529 overload, have no timeout.
+func TestTimeoutsOnRealPiAndOpenClawTranscripts(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "transcripts")
+	tests := []struct {
+		file string
+		want []timeoutRecord
+	}{
+		{file: "pi/tool_timeout.jsonl", want: []timeoutRecord{{"transcript message", map[string]any{
+			AttrTimeoutPhase: "tool_execution", AttrTimeoutActiveTools: int64(1),
+			AttrTimeoutActiveToolName: "bash", AttrTimeoutActiveToolCallID: "toolu_mock_tool_timeout_01",
+			AttrTimeoutActiveToolElapsed: piCallElapsed(t, filepath.Join(dir, "pi", "tool_timeout.jsonl"), "toolu_mock_tool_timeout_01"),
+		}}}},
+		{file: "openclaw/tool_timeout.jsonl", want: []timeoutRecord{{"transcript message", map[string]any{
+			AttrTimeoutPhase: "tool_execution", AttrTimeoutActiveTools: int64(1),
+			AttrTimeoutActiveToolName: "exec", AttrTimeoutActiveToolCallID: "toolu_mock_tool_timeout_01",
+			AttrTimeoutActiveToolElapsed: piCallElapsed(t, filepath.Join(dir, "openclaw", "tool_timeout.jsonl"), "toolu_mock_tool_timeout_01"),
+		}}}},
+		{file: "pi/llm_error.jsonl"},
+		{file: "pi/normal.jsonl"},
+		{file: "pi/parallel.jsonl"},
+		{file: "pi/interrupt_sigterm.jsonl"},
+		{file: "openclaw/normal.jsonl"},
+		{file: "openclaw/interrupt_sigterm.jsonl"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			b := newBothPipelines(t, nil)
+			for _, ld := range transcriptBatches(t, filepath.Join(dir, filepath.FromSlash(tt.file))) {
+				require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
+			}
+			b.shutdown()
+			got := b.timeoutRecords(t)
+			if len(tt.want) == 0 {
+				assert.Empty(t, got)
+				return
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// piCallElapsed reads a pi or OpenClaw transcript with encoding/json and returns the time from
+// the assistant entry announcing call id (its message.timestamp, else its entry timestamp) to
+// the entry holding its result, in ms, as the transcript dialect times them.
+func piCallElapsed(t *testing.T, path, id string) int64 {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var use, result int64
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		var e struct {
+			Timestamp time.Time `json:"timestamp"`
+			Message   struct {
+				Role       string `json:"role"`
+				Timestamp  int64  `json:"timestamp"`
+				ToolCallID string `json:"toolCallId"`
+				Content    []struct {
+					Type string `json:"type"`
+					ID   string `json:"id"`
+				} `json:"content"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(line, &e) != nil {
+			continue
+		}
+		at := e.Timestamp.UnixMilli()
+		if e.Message.Timestamp != 0 {
+			at = e.Message.Timestamp
+		}
+		for _, c := range e.Message.Content {
+			if e.Message.Role == "assistant" && c.Type == "toolCall" && c.ID == id && use == 0 {
+				use = at
+			}
+		}
+		if e.Message.Role == "toolResult" && e.Message.ToolCallID == id && result == 0 {
+			result = at
+		}
+	}
+	require.NotZero(t, use)
+	require.NotZero(t, result)
+	return result - use
 }
 
 // TestTimeoutsOnRealTranscripts: the 395 calls of the real Claude Code sessions include no

@@ -376,6 +376,7 @@ func TestTranscriptLine(t *testing.T) {
 		timeout bool
 		kind    Kind
 		scope   string
+		end     int64 // Unix ns, checked when set
 	}{
 		{
 			name:    "Claude Code Bash timeout (tool_timeout_nobg)",
@@ -420,8 +421,9 @@ func TestTranscriptLine(t *testing.T) {
 		},
 		{
 			name:    "pi bash timeout",
-			line:    `{"type":"message","id":"1","timestamp":"2026-11-22T05:53:26.756Z","message":{"role":"toolResult","toolCallId":"toolu_1","toolName":"bash","content":[{"type":"text","text":"start\n\n\nCommand timed out after 2 seconds"}],"details":{},"isError":true,"timestamp":1795326806756}}`,
-			timeout: true, kind: KindTool,
+			line:    `{"type":"message","id":"1","timestamp":"2026-11-22T05:53:26.756Z","message":{"role":"toolResult","toolCallId":"toolu_1","toolName":"bash","content":[{"type":"text","text":"start\n\n\nCommand timed out after 2 seconds"}],"details":{},"isError":true,"timestamp":1795326806750}}`,
+			timeout: true, kind: KindTool, end: 1795326806750 * 1e6, // the message's own time
+
 		},
 		{
 			name:    "OpenClaw exec timeout (structured)",
@@ -461,6 +463,9 @@ func TestTranscriptLine(t *testing.T) {
 					assert.Equal(t, tt.kind.String(), r.Kind.String())
 					assert.Equal(t, tt.scope, r.Scope)
 					assert.NotZero(t, r.End, "the line's timestamp")
+					if tt.end != 0 {
+						assert.Equal(t, tt.end, r.End)
+					}
 				}
 			}
 			t.Run("string", func(t *testing.T) { check(t, pcommon.NewValueStr(tt.line)) })

@@ -27,7 +27,8 @@ var afterIme = []string{"d out", "out", " out", "dOut", "Out", "d Out", "-out"}
 //     true whose text has a line starting with "Command timed out", or whose details say
 //     timedOut true or failureKind/exitReason "overall-timeout" (OpenClaw exec), is a tool
 //     timeout; an assistant message with stopReason "error" or "aborted" and an errorMessage
-//     matching MessagePattern is a model call timeout. Time: the entry's timestamp.
+//     matching MessagePattern is a model call timeout. Time: the message's timestamp (ms),
+//     else the entry's.
 //
 // Only lines containing one of a few timeout spellings are decoded at all (see mayMention):
 // a 408/504 status with a message that does not say timeout is not seen in a transcript.
@@ -95,6 +96,11 @@ func transcriptJSON(data []byte) (Record, bool) {
 		r.Kind = KindModel
 		r.Timeout = anyText(data, Message, "message", "content")
 	case "message":
+		// pi and OpenClaw: the message's own time (ms) first, as the transcript dialect times
+		// the entry (CONTRACT section 8).
+		if ms, err := jsonparser.GetInt(data, "message", "timestamp"); err == nil && ms > 0 {
+			r.End = ms * int64(time.Millisecond)
+		}
 		role, _ := jsonparser.GetString(data, "message", "role")
 		switch role {
 		case "toolResult":
