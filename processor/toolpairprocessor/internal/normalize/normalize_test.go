@@ -69,9 +69,73 @@ func TestApply(t *testing.T) {
 	}
 }
 
-func TestNestedCanonical(t *testing.T) {
-	m := pcommon.NewMap()
-	assert.NoError(t, m.FromRaw(map[string]any{"toolUseResult": map[string]any{"durationMs": int64(120)}, "details": map[string]any{"durationMs": int64(1)}}))
-	assert.True(t, New("toolUseResult.durationMs", []string{"details.durationMs"}).Apply(m))
-	assert.Equal(t, int64(120), m.AsRaw()["details"].(map[string]any)["durationMs"])
+// TestClaudeCodeTranscriptShapes runs the rules on the body shape of a real Claude Code
+// transcript tool_result line (testdata/transcripts/claude-code: `toolUseResult` holds
+// `durationMs` next to the tool's own output fields), with the canonical field configured as
+// `toolUseResult.durationMs` and with the defaults.
+func TestClaudeCodeTranscriptShapes(t *testing.T) {
+	// The Glob result of a real line, trimmed to its duration-related fields.
+	line := func(result map[string]any) map[string]any {
+		return map[string]any{"type": "user", "sessionId": "s1", "toolUseResult": result}
+	}
+	tests := []struct {
+		name      string
+		canonical string
+		mirrors   []string
+		in, want  map[string]any
+		changed   bool
+	}{
+		{
+			name:      "nested canonical, top-level mirror present",
+			canonical: "toolUseResult.durationMs",
+			mirrors:   []string{"durationMs"},
+			in:        map[string]any{"type": "user", "durationMs": "0", "toolUseResult": map[string]any{"durationMs": int64(411), "numFiles": int64(1)}},
+			want:      map[string]any{"type": "user", "durationMs": int64(411), "toolUseResult": map[string]any{"durationMs": int64(411), "numFiles": int64(1)}},
+			changed:   true,
+		},
+		{
+			name:      "nested canonical, nested mirror present",
+			canonical: "toolUseResult.durationMs",
+			mirrors:   []string{"toolUseResult.metadata.durationMs"},
+			in:        line(map[string]any{"durationMs": 638.4, "metadata": map[string]any{"durationMs": int64(1)}}),
+			want:      line(map[string]any{"durationMs": 638.4, "metadata": map[string]any{"durationMs": int64(638)}}),
+			changed:   true,
+		},
+		{
+			name:      "nested canonical, no mirror: nothing created",
+			canonical: "toolUseResult.durationMs",
+			mirrors:   []string{"durationMs", "toolUseResult.metadata.durationMs"},
+			in:        line(map[string]any{"durationMs": int64(593), "truncated": false}),
+			want:      line(map[string]any{"durationMs": int64(593), "truncated": false}),
+		},
+		{
+			name:      "defaults on a transcript line: the canonical durationMs is not at the top, nothing written",
+			canonical: "durationMs",
+			mirrors:   []string{"metadata.durationMs", "details.durationMs", "details.metadata.durationMs"},
+			in:        line(map[string]any{"durationMs": int64(776), "details": map[string]any{"durationMs": int64(2)}}),
+			want:      line(map[string]any{"durationMs": int64(776), "details": map[string]any{"durationMs": int64(2)}}),
+		},
+		{
+			name:      "toolUseResult is a string (a failed call's error text): canonical missing",
+			canonical: "toolUseResult.durationMs",
+			mirrors:   []string{"durationMs"},
+			in:        map[string]any{"toolUseResult": "Error: exit code 1", "durationMs": int64(3)},
+			want:      map[string]any{"toolUseResult": "Error: exit code 1", "durationMs": int64(3)},
+		},
+		{
+			name:      "boolean canonical counts as missing",
+			canonical: "toolUseResult.durationMs",
+			mirrors:   []string{"durationMs"},
+			in:        map[string]any{"toolUseResult": map[string]any{"durationMs": true}, "durationMs": int64(3)},
+			want:      map[string]any{"toolUseResult": map[string]any{"durationMs": true}, "durationMs": int64(3)},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := pcommon.NewMap()
+			assert.NoError(t, m.FromRaw(tt.in))
+			assert.Equal(t, tt.changed, New(tt.canonical, tt.mirrors).Apply(m))
+			assert.Equal(t, tt.want, m.AsRaw())
+		})
+	}
 }
