@@ -6,16 +6,13 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/otelcol-agent/otelcol-agent/internal/distrotest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -24,33 +21,6 @@ import (
 
 // repoRoot is the repository root, relative to this package.
 const repoRoot = "../.."
-
-// binary returns the path of the built collector: $OTELCOL_AGENT_BIN, else bin/otelcol-agent.
-// Without it the test is skipped locally and fails under CI (`make test` builds it first).
-func binary(t *testing.T) string {
-	t.Helper()
-	path := os.Getenv("OTELCOL_AGENT_BIN")
-	if path == "" {
-		path = filepath.Join(repoRoot, "bin", "otelcol-agent")
-	}
-	abs, err := filepath.Abs(path)
-	require.NoError(t, err)
-	if _, err := os.Stat(abs); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("collector binary %s missing: run `make build` (err: %v)", abs, err)
-		}
-		t.Skipf("collector binary %s missing: run `make build` first", abs)
-	}
-	return abs
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
 
 // readSpans parses the OTLP JSON lines the file exporter wrote.
 func readSpans(t *testing.T, path string) []ptrace.Span {
@@ -92,64 +62,6 @@ func attr(s ptrace.Span, k string) string {
 	return ""
 }
 
-// collector is a running bin/otelcol-agent.
-type collector struct {
-	t       *testing.T
-	cmd     *exec.Cmd
-	output  bytes.Buffer
-	exited  chan error
-	stopped bool
-}
-
-// startCollector runs the binary with the example config named, extra environment and
-// arguments, in a temporary working directory. Its output is logged if the test fails.
-func startCollector(t *testing.T, config string, env []string, args ...string) *collector {
-	t.Helper()
-	bin := binary(t)
-	cfg, err := filepath.Abs(filepath.Join(repoRoot, "examples", config))
-	require.NoError(t, err)
-	c := &collector{t: t, exited: make(chan error, 1)}
-	c.cmd = exec.Command(bin, append([]string{"--config", cfg}, args...)...)
-	c.cmd.Dir = t.TempDir()
-	c.cmd.Env = append(os.Environ(), env...)
-	c.cmd.Stdout, c.cmd.Stderr = &c.output, &c.output
-	require.NoError(t, c.cmd.Start())
-	go func() { c.exited <- c.cmd.Wait() }()
-	t.Cleanup(func() {
-		if !c.stopped {
-			_ = c.cmd.Process.Kill()
-			<-c.exited
-		}
-		if t.Failed() {
-			t.Logf("collector output:\n%s", c.output.String())
-		}
-	})
-	return c
-}
-
-// waitFor polls cond every 250ms for up to a minute, failing if the collector exits first.
-func (c *collector) waitFor(cond func() bool, what string) {
-	c.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !cond() {
-		select {
-		case err := <-c.exited:
-			c.exited <- err
-			c.t.Fatalf("the collector exited early: %v", err)
-		case <-time.After(250 * time.Millisecond):
-		}
-		require.True(c.t, time.Now().Before(deadline), "%s: not within 60s", what)
-	}
-}
-
-// stop sends SIGTERM and requires a clean exit.
-func (c *collector) stop() {
-	c.t.Helper()
-	require.NoError(c.t, c.cmd.Process.Signal(syscall.SIGTERM))
-	c.stopped = true
-	require.NoError(c.t, <-c.exited, "the collector exits cleanly on SIGTERM")
-}
-
 // readLogRecords parses the OTLP JSON lines a file exporter wrote.
 func readLogRecords(path string) []plog.LogRecord {
 	data, _ := os.ReadFile(path)
@@ -182,10 +94,10 @@ func TestDefaultConfigReplaysCaptures(t *testing.T) {
 	out := t.TempDir()
 	replay, err := filepath.Abs(filepath.Join(repoRoot, "testdata", "aisdk", "*", "traces.json"))
 	require.NoError(t, err)
-	c := startCollector(t, "default.yaml",
-		[]string{"OTELCOL_AGENT_OUT=" + out, "OTELCOL_AGENT_REPLAY=" + replay, fmt.Sprintf("OTELCOL_AGENT_METRICS_PORT=%d", freePort(t))},
-		fmt.Sprintf("--set=receivers::otlp::protocols::grpc::endpoint=127.0.0.1:%d", freePort(t)),
-		fmt.Sprintf("--set=receivers::otlp::protocols::http::endpoint=127.0.0.1:%d", freePort(t)),
+	c := distrotest.StartCollector(t, "default.yaml",
+		[]string{"OTELCOL_AGENT_OUT=" + out, "OTELCOL_AGENT_REPLAY=" + replay, fmt.Sprintf("OTELCOL_AGENT_METRICS_PORT=%d", distrotest.FreePort(t))},
+		fmt.Sprintf("--set=receivers::otlp::protocols::grpc::endpoint=127.0.0.1:%d", distrotest.FreePort(t)),
+		fmt.Sprintf("--set=receivers::otlp::protocols::http::endpoint=127.0.0.1:%d", distrotest.FreePort(t)),
 		"--set=exporters::debug::verbosity=basic")
 
 	tracesFile := filepath.Join(out, "traces.jsonl")
@@ -199,8 +111,8 @@ func TestDefaultConfigReplaysCaptures(t *testing.T) {
 		return found
 	}
 	// The replay instance's pairing_timeout is 5s: the interrupted call shows up within seconds.
-	c.waitFor(func() bool { return len(synthetic()) > 0 }, "a synthetic span")
-	c.stop()
+	c.WaitFor(func() bool { return len(synthetic()) > 0 }, "a synthetic span")
+	c.Stop()
 
 	var real []ptrace.Span
 	for _, s := range readSpans(t, tracesFile) {
@@ -227,7 +139,7 @@ func TestDefaultConfigReplaysCaptures(t *testing.T) {
 // TestInvalidConfigIsRefusedAtStartup runs the binary's validate command on configurations
 // with one bad toolpair value each, and checks the error names the key.
 func TestInvalidConfigIsRefusedAtStartup(t *testing.T) {
-	bin := binary(t)
+	bin := distrotest.Binary(t)
 	for key, value := range map[string]string{
 		"pairing_timeout":   "0s",
 		"orphan_grace":      "-1s",
@@ -271,7 +183,7 @@ func TestTranscriptConfigPairsEveryCall(t *testing.T) {
 	copyDir := filepath.Join(t.TempDir(), "projects")
 	require.NoError(t, os.CopyFS(copyDir, os.DirFS(src)))
 	out := t.TempDir()
-	c := startCollector(t, "claude-transcripts.yaml", []string{
+	c := distrotest.StartCollector(t, "claude-transcripts.yaml", []string{
 		"OTELCOL_AGENT_OUT=" + out, "OTELCOL_AGENT_STATE=" + t.TempDir(),
 		"OTELCOL_AGENT_TRANSCRIPTS=" + filepath.Join(copyDir, "**", "*.jsonl"),
 	})
@@ -284,13 +196,13 @@ func TestTranscriptConfigPairsEveryCall(t *testing.T) {
 		}
 		return got
 	}
-	c.waitFor(func() bool { return outcomes()["paired"] >= 395 }, "395 paired calls")
-	c.stop()
+	c.WaitFor(func() bool { return outcomes()["paired"] >= 395 }, "395 paired calls")
+	c.Stop()
 	assert.Equal(t, map[string]int{"paired": 395}, outcomes(), "every tool_result line paired, nothing else")
 }
 
 func TestExampleConfigsValidate(t *testing.T) {
-	bin := binary(t)
+	bin := distrotest.Binary(t)
 	files, err := filepath.Glob(filepath.Join(repoRoot, "examples", "*.yaml"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
@@ -309,24 +221,17 @@ func TestExampleConfigsValidate(t *testing.T) {
 // does (JSON), stops the collector, and finds the synthetic log record of the killed call.
 func TestClaudeCodeOverOTLP(t *testing.T) {
 	out := t.TempDir()
-	port := freePort(t)
-	c := startCollector(t, "claude-code.yaml", []string{"OTELCOL_AGENT_OUT=" + out},
+	port := distrotest.FreePort(t)
+	c := distrotest.StartCollector(t, "claude-code.yaml", []string{"OTELCOL_AGENT_OUT=" + out},
 		fmt.Sprintf("--set=receivers::otlp::protocols::http::endpoint=127.0.0.1:%d", port),
-		fmt.Sprintf("--set=receivers::otlp::protocols::grpc::endpoint=127.0.0.1:%d", freePort(t)),
+		fmt.Sprintf("--set=receivers::otlp::protocols::grpc::endpoint=127.0.0.1:%d", distrotest.FreePort(t)),
 		"--set=service::telemetry::metrics::level=none")
 
 	body, err := os.ReadFile(filepath.Join(repoRoot, "testdata", "claude", "interrupt_sigterm", "logs.json"))
 	require.NoError(t, err)
 	url := fmt.Sprintf("http://127.0.0.1:%d/v1/logs", port)
-	c.waitFor(func() bool {
-		resp, err := http.Post(url, "application/json", bytes.NewReader(body))
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	}, "the OTLP/HTTP receiver accepts the logs")
-	c.stop()
+	c.WaitFor(func() bool { return distrotest.PostOTLP(url, body) }, "the OTLP/HTTP receiver accepts the logs")
+	c.Stop()
 
 	var synthetic []plog.LogRecord
 	for _, lr := range readLogRecords(filepath.Join(out, "claude-logs.jsonl")) {
