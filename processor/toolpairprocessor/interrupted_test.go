@@ -38,7 +38,8 @@ func syntheticLogs(b *bothPipelines) []plog.LogRecord {
 // TestInterruptedLogCallGetsSpanInTurnTrace runs the real interrupted captures of Claude Code
 // and Codex, spans and logs, through one component: the call, announced only by a log
 // event, gets exactly one synthetic log record and one synthetic span, in the trace of the
-// turn it was made in, whichever signal arrives first.
+// turn it was made in, whichever signal arrives first; the span is marked as the companion
+// of the log record.
 func TestInterruptedLogCallGetsSpanInTurnTrace(t *testing.T) {
 	for _, tc := range []struct {
 		agent, callID, tool string
@@ -102,6 +103,11 @@ func TestInterruptedLogCallGetsSpanInTurnTrace(t *testing.T) {
 					assert.Equal(t, want, strAttr(s, k), k)
 				}
 				assert.Equal(t, logs[0].Timestamp(), s.EndTimestamp(), "the span and the log record end together")
+				// The span is the companion of the call's log record: metrics count the call
+				// from the log record only.
+				assert.Equal(t, "true", strAttr(s, "toolpair.synthetic.companion"))
+				_, onLog := logs[0].Attributes().Get("toolpair.synthetic.companion")
+				assert.False(t, onLog, "the log record is the call's own synthetic record")
 			})
 		}
 	}

@@ -307,7 +307,8 @@ func (s *shared) apply(res []pairing.Resolution, out *output, b inBatch) {
 				if t, ok := s.anchors.find(r.Key.ScopeKey(), r.UseTime, int64(s.cfg.OrphanGrace)); ok {
 					so := *o
 					so.TraceID, so.SpanID, so.ParentSpanID = t.traceID, t.spanID, pcommon.SpanID{}
-					synth.AppendSpan(out.tracesFor(t.next), r, &so, metadata.ScopeName, "")
+					synth.AppendSpan(out.tracesFor(t.next), r, &so, metadata.ScopeName, "").
+						Attributes().PutBool(synth.AttrSyntheticCompanion, true)
 					s.tel.synthetic(synth.Traces)
 				}
 			}

@@ -27,6 +27,10 @@ const (
 	AttrInterruptReason = "toolpair.interrupt.reason"
 	// AttrSynthetic (bool): true on records the processor made.
 	AttrSynthetic = "toolpair.synthetic"
+	// AttrSyntheticCompanion (bool): true on the extra synthetic span made for a call announced
+	// only in logs, whose synthetic log record is the call's own record. Lets metrics count
+	// the call once (from the log record) while the span shows it in the trace view.
+	AttrSyntheticCompanion = "toolpair.synthetic.companion"
 
 	// ErrorTypeInterrupted is the error.type of a synthetic record.
 	ErrorTypeInterrupted = "tool_call_interrupted"
@@ -114,8 +118,8 @@ func SpanID(traceID pcommon.TraceID, callID string) pcommon.SpanID {
 // AppendSpan adds the synthetic execute_tool span of an interrupted call to td, under a new
 // resource copied from the origin: name "execute_tool {tool}", kind INTERNAL, the origin's
 // trace ID, parent the origin's parent span (else the origin span), start the use time,
-// end the interruption's EndTime, status Error.
-func AppendSpan(td ptrace.Traces, r *pairing.Resolution, o *Origin, scopeName, scopeVersion string) {
+// end the interruption's EndTime, status Error. It returns the span added.
+func AppendSpan(td ptrace.Traces, r *pairing.Resolution, o *Origin, scopeName, scopeVersion string) ptrace.Span {
 	rs := td.ResourceSpans().AppendEmpty()
 	o.Resource.Resource.CopyTo(rs.Resource())
 	ss := rs.ScopeSpans().AppendEmpty()
@@ -140,6 +144,7 @@ func AppendSpan(td ptrace.Traces, r *pairing.Resolution, o *Origin, scopeName, s
 	span.Status().SetCode(ptrace.StatusCodeError)
 	span.Status().SetMessage("tool call interrupted: " + r.Reason.String())
 	putSyntheticAttrs(span.Attributes(), r, o)
+	return span
 }
 
 // AppendLog adds the synthetic log record of an interrupted call to ld, under a new resource
