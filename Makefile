@@ -18,7 +18,13 @@ CONFIG         ?= examples/default.yaml
 PROCESSOR_SRCS := $(shell find processor -name '*.go' -not -name '*_test.go' 2>/dev/null)
 DIST_SRCS      := $(wildcard $(DIST_DIR)/*.go $(DIST_DIR)/go.mod $(DIST_DIR)/go.sum)
 
-.PHONY: all build generate test bench mdatagen run clean
+# Jaeger v2, built from its Go module (pinned in internal/tools/jaeger) for the end-to-end
+# test and `make jaeger-run`; cached in the git-ignored .cache/ and built only when missing
+# (a cold build takes several minutes).
+JAEGER         := .cache/jaeger
+JAEGER_MODULE  := internal/tools/jaeger
+
+.PHONY: all build generate test bench mdatagen run clean jaeger jaeger-run
 
 all: build
 
@@ -47,6 +53,7 @@ build: $(BUILDER) $(BINARY)
 # target. CI=true (as CI sets it) makes a missing collector binary an error.
 test: build
 	OTELCOL_AGENT_BIN=$(CURDIR)/$(BINARY) go test -race -count=1 ./...
+	cd test/dashboard && OTELCOL_AGENT_BIN=$(CURDIR)/$(BINARY) go test -race -count=1 ./...
 	# Bounded memory under 5x10^6 never-resolved calls: without -race, which multiplies memory.
 	go test -run='^TestBoundedMemory$$' -count=1 ./processor/toolpairprocessor/
 	go test -run='^$$' -fuzz=FuzzScan -fuzztime=5s ./processor/toolpairprocessor/internal/messages/
@@ -61,6 +68,16 @@ test: build
 # Benchmarks of the engine and the message scanner (see the component README).
 bench:
 	go test -run='^$$' -bench=. -benchmem ./processor/toolpairprocessor/...
+
+$(JAEGER): $(JAEGER_MODULE)/go.mod $(JAEGER_MODULE)/go.sum
+	@mkdir -p $(dir $@)
+	cd $(JAEGER_MODULE) && go build -trimpath -o $(CURDIR)/$@ github.com/jaegertracing/jaeger/cmd/jaeger
+
+jaeger: $(JAEGER)
+
+# Jaeger in memory on its default ports (UI on http://localhost:16686, OTLP on 14317/14318).
+jaeger-run: $(JAEGER)
+	./$(JAEGER) --config examples/jaeger/jaeger.yaml
 
 mdatagen:
 	cd internal/tools && go tool mdatagen ../../processor/toolpairprocessor/metadata.yaml
