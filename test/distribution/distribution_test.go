@@ -260,7 +260,7 @@ func TestPiOpenClawConfigPairsEveryCall(t *testing.T) {
 		require.NoError(t, os.CopyFS(dir, os.DirFS(src)))
 	}
 	out := t.TempDir()
-	c := startCollector(t, "pi-openclaw-transcripts.yaml", []string{
+	c := distrotest.StartCollector(t, "pi-openclaw-transcripts.yaml", []string{
 		"HOME=" + home, "OTELCOL_AGENT_OUT=" + out, "OTELCOL_AGENT_STATE=" + t.TempDir(),
 	})
 	outcomes := func() map[string]int {
@@ -277,7 +277,7 @@ func TestPiOpenClawConfigPairsEveryCall(t *testing.T) {
 		return got
 	}
 	// pi: normal 1, parallel 2, tool_timeout 1, llm_error 1; OpenClaw: normal 1, tool_timeout 1.
-	c.waitFor(func() bool { return outcomes()["paired/"] >= 7 && outcomes()["interrupted/aborted"] >= 1 }, "7 paired calls and 1 aborted")
-	c.stop()
+	c.WaitFor(func() bool { return outcomes()["paired/"] >= 7 && outcomes()["interrupted/aborted"] >= 1 }, "7 paired calls and 1 aborted")
+	c.Stop()
 	assert.Equal(t, map[string]int{"paired/": 7, "interrupted/aborted": 1, "interrupted/shutdown": 1}, outcomes())
 }
