@@ -12,7 +12,10 @@
 //     arrive as strings and are not needed for pairing);
 //   - time: Codex sends timeUnixNano 0, so the observed time is used, else the
 //     event.timestamp attribute;
-//   - conversation.id (the scope) is read through scope_attributes.
+//   - conversation.id (the scope) is read through scope_attributes;
+//   - codex.api_request: a step boundary at its time (logged when the response of a model
+//     request starts). It closes the calls of the same turn (trace ID) announced before it
+//     and still pending: the calls of its own response are decided after it.
 //
 // A record whose call_id is missing, empty or not a string is skipped and reported as
 // malformed.
@@ -48,6 +51,9 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 		}
 	case "codex.tool_result":
 		kind = pairing.KindResult
+	case "codex.api_request":
+		f.AddStep(pairing.KindBoundary, "", "", dialect.LogTime(lr), "", "", step(lr, stepRequest))
+		return true
 	default:
 		return false
 	}
@@ -60,5 +66,27 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 		tool = t.AsString()
 	}
 	f.Add(kind, id, tool, dialect.LogTime(lr))
+	if kind == pairing.KindUse {
+		f.Items[len(f.Items)-1].Step = step(lr, stepDecision)
+	}
 	return true
+}
+
+// Steps of Codex records. Codex logs a model request (codex.api_request) when its response
+// starts, and decides the calls of that response while it streams, so a request's calls are
+// always announced after its own api_request: every call pending at a later api_request of
+// the same turn belongs to an earlier request. The calls therefore all share one step, which
+// no api_request has.
+const (
+	stepDecision = "tool_decision"
+	stepRequest  = "api_request"
+)
+
+// step returns the Step of a Codex record of kind: grouped by the record's trace ID (Codex's
+// turn) when it has one, so only the requests of the same turn close its calls.
+func step(lr plog.LogRecord, kind string) string {
+	if t := lr.TraceID(); !t.IsEmpty() {
+		return pairing.GroupStep(t.String(), kind)
+	}
+	return kind
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
@@ -21,7 +22,7 @@ func TestExtractLog(t *testing.T) {
 		{
 			name:    "approved decision, time from observed",
 			attrs:   map[string]any{"event.name": "codex.tool_decision", "call_id": "call_1", "tool_name": "exec_command", "decision": "approved"},
-			claimed: true, items: []dialect.Item{{Kind: pairing.KindUse, CallID: "call_1", ToolName: "exec_command", Time: 42}},
+			claimed: true, items: []dialect.Item{{Kind: pairing.KindUse, CallID: "call_1", ToolName: "exec_command", Time: 42, Step: "tool_decision"}},
 		},
 		{
 			name:    "denied decision",
@@ -40,7 +41,11 @@ func TestExtractLog(t *testing.T) {
 		},
 		{name: "result without call_id", attrs: map[string]any{"event.name": "codex.tool_result"}, claimed: true, malformed: []string{dialect.ReasonMissingCallID}},
 		{name: "result with a numeric call_id", attrs: map[string]any{"event.name": "codex.tool_result", "call_id": 5}, claimed: true, malformed: []string{dialect.ReasonInvalidCallID}},
-		{name: "api request", attrs: map[string]any{"event.name": "codex.api_request"}},
+		{
+			name:    "api request: a step boundary",
+			attrs:   map[string]any{"event.name": "codex.api_request", "endpoint": "/responses", "attempt": 0, "http.response.status_code": 200},
+			claimed: true, items: []dialect.Item{{Kind: pairing.KindBoundary, Time: 42, Step: "api_request"}},
+		},
 		{name: "no event name", attrs: map[string]any{"call_id": "x"}},
 	}
 	for _, tt := range tests {
@@ -55,4 +60,23 @@ func TestExtractLog(t *testing.T) {
 			assert.Equal(t, tt.malformed, f.Malformed)
 		})
 	}
+}
+
+// A turn's decisions and requests are grouped by its trace: a request closes only the calls of
+// its own turn.
+func TestStepsGroupedByTurn(t *testing.T) {
+	trace := pcommon.TraceID{0x86, 0xaf}
+	lr := plog.NewLogRecord()
+	lr.SetObservedTimestamp(42)
+	lr.SetTraceID(trace)
+	lr.Attributes().PutStr("event.name", "codex.api_request")
+	var f dialect.Found
+	assert.True(t, ExtractLog(lr, &f))
+	lr.Attributes().PutStr("event.name", "codex.tool_decision")
+	lr.Attributes().PutStr("call_id", "call_1")
+	assert.True(t, ExtractLog(lr, &f))
+	assert.Equal(t, []dialect.Item{
+		{Kind: pairing.KindBoundary, Time: 42, Step: pairing.GroupStep(trace.String(), "api_request")},
+		{Kind: pairing.KindUse, CallID: "call_1", Time: 42, Step: pairing.GroupStep(trace.String(), "tool_decision")},
+	}, f.Items)
 }
