@@ -57,6 +57,7 @@ test: build
 	# Bounded memory under 5x10^6 never-resolved calls: without -race, which multiplies memory.
 	go test -run='^TestBoundedMemory$$' -count=1 ./processor/toolpairprocessor/
 	go test -run='^$$' -fuzz=FuzzScan -fuzztime=5s ./processor/toolpairprocessor/internal/messages/
+	go test -run='^$$' -fuzz=FuzzScanner -fuzztime=3s ./processor/toolpairprocessor/internal/jsonscan/
 	go test -run='^$$' -fuzz=FuzzExtractLog -fuzztime=3s ./processor/toolpairprocessor/internal/dialect/transcript/
 	go test -run='^$$' -fuzz=FuzzExtractSpan -fuzztime=3s ./processor/toolpairprocessor/internal/dialect/genai/
 	go test -run='^$$' -fuzz=FuzzExtractLog -fuzztime=3s ./processor/toolpairprocessor/internal/dialect/claudecode/

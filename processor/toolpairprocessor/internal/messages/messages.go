@@ -17,8 +17,9 @@ import (
 	"errors"
 	"unsafe"
 
-	"github.com/buger/jsonparser"
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/jsonscan"
 )
 
 // PartType is the type of a message part that concerns a tool call.
@@ -71,12 +72,6 @@ type Part struct {
 // single message object.
 var ErrMalformed = errors.New("malformed messages JSON")
 
-var (
-	typeToolCall         = []byte("tool_call")
-	typeToolCallResponse = []byte("tool_call_response")
-	keyParts             = []string{"parts"}
-)
-
 // ErrWrongType is returned when a chat history attribute is neither a string nor a
 // structured (slice or map) value.
 var ErrWrongType = errors.New("messages attribute of a wrong type")
@@ -92,135 +87,180 @@ func ScanString(s string, fn func(Part)) error {
 }
 
 // Scan calls fn for every tool call part of a JSON chat history: an array of messages, or
-// one message object. data is only read. It returns an error wrapping ErrMalformed when the
-// JSON cannot be walked; parts found before the error have been reported.
+// one message object. data is only read, in one pass (see package jsonscan): everything but
+// the messages' "parts" arrays and the parts' "type", "id" and "name" is skipped undecoded.
+// It returns an error wrapping ErrMalformed when the JSON cannot be walked; parts found
+// before the error have been reported. Of duplicate "parts" keys the first is read; of
+// duplicate keys within a part, the last.
 func Scan(data []byte, fn func(Part)) error {
-	data = bytes.TrimLeft(data, " \t\r\n")
-	if len(data) == 0 {
-		return nil
-	}
-	var err error
-	switch data[0] {
-	case '[':
-		var inner error
-		_, err = jsonparser.ArrayEach(data, func(msg []byte, dt jsonparser.ValueType, _ int, e error) {
-			if e != nil {
-				inner = e
-				return
-			}
-			if dt == jsonparser.Object && inner == nil {
-				inner = scanMessage(msg, fn)
-			}
-		})
-		if err == nil {
-			err = inner
+	var sc jsonscan.Scanner
+	sc.Reset(data)
+	switch sc.Peek() {
+	case jsonscan.Invalid:
+		if len(bytes.TrimLeft(data, " \t\r\n")) == 0 {
+			return nil
 		}
-	case '{':
-		err = scanMessage(data, fn)
+		return ErrMalformed
+	case jsonscan.Array:
+		sc.Enter(jsonscan.Array)
+		for first := true; sc.Elem(first); first = false {
+			if sc.Peek() == jsonscan.Object {
+				scanMessage(&sc, fn)
+			} else {
+				sc.Skip()
+			}
+		}
+	case jsonscan.Object:
+		scanMessage(&sc, fn)
 	default:
 		return ErrMalformed
 	}
-	if err != nil {
+	if err := sc.Err(); err != nil {
 		return errors.Join(ErrMalformed, err)
 	}
 	return nil
 }
 
-func scanMessage(msg []byte, fn func(Part)) error {
-	parts, dt, _, err := jsonparser.Get(msg, keyParts...)
-	if err != nil {
-		if errors.Is(err, jsonparser.KeyPathNotFoundError) {
-			return nil
-		}
-		return err
-	}
-	if dt != jsonparser.Array {
-		return nil
-	}
-	var inner error
-	_, err = jsonparser.ArrayEach(parts, func(part []byte, dt jsonparser.ValueType, _ int, e error) {
-		if e != nil {
-			inner = e
+// scanMessage reads one message object at the cursor.
+func scanMessage(sc *jsonscan.Scanner, fn func(Part)) {
+	sc.Enter(jsonscan.Object)
+	seenParts := false
+	for first := true; ; first = false {
+		key, esc, more := sc.Key(first)
+		if !more {
 			return
 		}
-		if dt == jsonparser.Object && inner == nil {
-			inner = scanPart(part, fn)
+		isParts := !seenParts && jsonscan.Equal(key, esc, "parts")
+		seenParts = seenParts || isParts
+		if !isParts || sc.Peek() != jsonscan.Array {
+			if !sc.Skip() {
+				return
+			}
+			continue
 		}
-	})
-	if err != nil {
-		return err
+		sc.Enter(jsonscan.Array)
+		for pfirst := true; sc.Elem(pfirst); pfirst = false {
+			if sc.Peek() == jsonscan.Object {
+				scanPart(sc, fn)
+			} else if !sc.Skip() {
+				return
+			}
+		}
+		if sc.Err() != nil {
+			return
+		}
 	}
-	return inner
 }
 
-func scanPart(part []byte, fn func(Part)) error {
+// The keys of a part that Scan reads.
+const (
+	keyOther = iota
+	keyType
+	keyID
+	keyName
+)
+
+// partKey returns which key of a part raw is.
+func partKey(raw []byte, escaped bool) int {
+	if escaped {
+		k, err := jsonscan.Unquote(raw, true)
+		if err != nil {
+			return keyOther
+		}
+		raw = []byte(k)
+	}
+	switch string(raw) {
+	case "type":
+		return keyType
+	case "id":
+		return keyID
+	case "name":
+		return keyName
+	}
+	return keyOther
+}
+
+// scanPart reads one part object at the cursor and reports it when it is a tool call part.
+func scanPart(sc *jsonscan.Scanner, fn func(Part)) {
 	var (
-		p               Part
-		id, name        []byte
-		idType          = jsonparser.NotExist
-		nameIsString    bool
-		idNeedsUnescape bool
+		p            Part
+		id, name     []byte
+		idEsc, nmEsc bool
+		idKind       = jsonscan.Invalid // Invalid: no "id" key
+		nameIsString bool
 	)
-	err := jsonparser.ObjectEach(part, func(k, v []byte, dt jsonparser.ValueType, _ int) error {
-		switch string(k) {
-		case "type":
-			if dt == jsonparser.String {
+	sc.Enter(jsonscan.Object)
+	for first := true; ; first = false {
+		key, esc, more := sc.Key(first)
+		if !more {
+			break
+		}
+		switch partKey(key, esc) {
+		case keyType:
+			if sc.Peek() == jsonscan.String {
+				raw, e, ok := sc.String()
+				if !ok {
+					return
+				}
 				switch {
-				case bytes.Equal(v, typeToolCall):
+				case jsonscan.Equal(raw, e, "tool_call"):
 					p.Type = ToolCall
-				case bytes.Equal(v, typeToolCallResponse):
+				case jsonscan.Equal(raw, e, "tool_call_response"):
 					p.Type = ToolCallResponse
 				}
+				continue
 			}
-		case "id":
-			id, idType = v, dt
-			idNeedsUnescape = bytes.IndexByte(v, '\\') >= 0
-		case "name":
-			if dt == jsonparser.String {
-				name, nameIsString = v, true
+		case keyID:
+			idKind = sc.Peek()
+			if idKind == jsonscan.String {
+				var ok bool
+				if id, idEsc, ok = sc.String(); !ok {
+					return
+				}
+				continue
+			}
+		case keyName:
+			if sc.Peek() == jsonscan.String {
+				var ok bool
+				if name, nmEsc, ok = sc.String(); !ok {
+					return
+				}
+				nameIsString = true
+				continue
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		return err
+		if !sc.Skip() {
+			return
+		}
 	}
-	if p.Type == 0 {
-		return nil
+	if sc.Err() != nil || p.Type == 0 {
+		return
 	}
-	switch idType {
-	case jsonparser.String:
-		s, err := unescape(id, idNeedsUnescape)
+	switch idKind {
+	case jsonscan.String:
+		s, err := jsonscan.Unquote(id, idEsc)
 		if err != nil {
-			return err
+			return
 		}
 		p.ID = s
 		if s == "" {
 			p.IDState = IDMissing
 		}
-	case jsonparser.NotExist:
+	case jsonscan.Invalid:
 		p.IDState = IDMissing
-	case jsonparser.Null:
+	case jsonscan.Null:
 		p.IDState = IDNull
 	default:
 		p.IDState = IDWrongType
 	}
 	if nameIsString {
-		s, err := unescape(name, bytes.IndexByte(name, '\\') >= 0)
+		s, err := jsonscan.Unquote(name, nmEsc)
 		if err != nil {
-			return err
+			return
 		}
 		p.Name = s
 	}
 	fn(p)
-	return nil
-}
-
-func unescape(v []byte, escaped bool) (string, error) {
-	if !escaped {
-		return string(v), nil
-	}
-	return jsonparser.ParseString(v)
 }
 
 // ScanValue calls fn for every tool call part of a chat history attribute of any shape: a
