@@ -96,13 +96,17 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 		return false
 	}
 	t := dialect.LogTime(lr)
+	body := lr.Body()
+	if body.Type() == pcommon.ValueTypeStr && body.Str() == name {
+		body = pcommon.NewValueEmpty() // the body names the event and holds no payload
+	}
 	switch name {
 	case EventOperationDetails:
 		extractDetails(lr.Attributes(), t, f)
 	case EventToolMessage:
-		extractToolMessage(lr.Body(), t, f)
+		extractToolMessage(body, t, f)
 	default:
-		extractToolCalls(lr.Body(), t, f)
+		extractToolCalls(body, t, f)
 	}
 	return true
 }

@@ -91,7 +91,12 @@ func TestExtractLog(t *testing.T) {
 			rec:     record{body: EventToolMessage},
 			claimed: true,
 			// The body is the name: no call ID anywhere.
-			malformed: []string{dialect.ReasonInvalidJSON},
+			malformed: []string{dialect.ReasonMissingCallID},
+		},
+		{
+			name:    "choice named by its body: no payload, nothing announced",
+			rec:     record{body: EventChoice},
+			claimed: true,
 		},
 		{
 			name:      "tool message without an id",
