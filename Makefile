@@ -49,10 +49,11 @@ $(BINARY): $(DIST_DIR)/main.go $(BUILDER_CONFIG) $(PROCESSOR_SRCS) $(DIST_SRCS) 
 # and a regeneration after a manifest or go.mod change always have it.
 build: $(BUILDER) $(BINARY)
 
-# Every test, with the built collector for test/distribution, then a few seconds of each fuzz
-# target. CI=true (as CI sets it) makes a missing collector binary an error.
-test: build
-	OTELCOL_AGENT_BIN=$(CURDIR)/$(BINARY) go test -race -count=1 ./...
+# Every test, with the built collector and Jaeger for test/distribution and the dashboard test
+# module, then a few seconds of each fuzz target. CI=true (as CI sets it) makes a missing
+# binary an error.
+test: build $(JAEGER)
+	OTELCOL_AGENT_BIN=$(CURDIR)/$(BINARY) JAEGER_BIN=$(CURDIR)/$(JAEGER) go test -race -count=1 ./...
 	cd test/dashboard && OTELCOL_AGENT_BIN=$(CURDIR)/$(BINARY) go test -race -count=1 ./...
 	# Bounded memory under 5x10^6 never-resolved calls: without -race, which multiplies memory.
 	go test -run='^TestBoundedMemory$$' -count=1 ./processor/toolpairprocessor/
