@@ -60,26 +60,58 @@ const (
 	// keyLLMRequestType is OpenLLMetry's llm.request.type (chat, completion, embedding), set
 	// on its model call spans.
 	keyLLMRequestType = "llm.request.type"
+	// keyEventName is the event.name attribute (Claude Code, Codex, Gemini CLI).
+	keyEventName = "event.name"
 	// eventException is the span event name of a recorded exception (semconv).
 	eventException = "exception"
 )
 
-// attrsSayTimeout reports whether a record's (or an exception event's) attributes say it
-// timed out.
-func attrsSayTimeout(attrs pcommon.Map) bool {
-	found := false
+// scan is what one pass over a record's attributes found.
+type scan struct {
+	timeout bool
+	// kind hints of spans
+	op, openInference string
+	traceloopTool     bool
+	llmRequest        bool
+	callID            bool
+	// of log records
+	eventName  string
+	durationMs pcommon.Value
+	hasDur     bool
+}
+
+// scanAttrs reads a record's (or an exception event's) attributes in one pass: whether they
+// say it timed out, and the fields that say what kind of operation it is.
+func scanAttrs(attrs pcommon.Map) scan {
+	var sc scan
 	attrs.Range(func(k string, v pcommon.Value) bool {
 		switch k {
 		case keyErrorType, keyExceptionType:
-			found = ErrorType(str(v))
+			sc.timeout = sc.timeout || ErrorType(str(v))
 		case keyHTTPStatus, keyHTTPStatusOld, keyStatusCode:
-			found = StatusCode(str(v))
+			sc.timeout = sc.timeout || StatusCode(str(v))
 		case keyErrorMessage, keyError, keyErrorClass, keyExceptionMessage:
-			found = v.Type() == pcommon.ValueTypeStr && Message(v.Str())
+			sc.timeout = sc.timeout || (v.Type() == pcommon.ValueTypeStr && Message(v.Str()))
+		case keyOperation:
+			sc.op = str(v)
+		case keyOpenInferenceKind:
+			sc.openInference = str(v)
+		case keyTraceloopKind:
+			sc.traceloopTool = str(v) == "tool"
+		case keyLLMRequestType:
+			sc.llmRequest = true
+		case keyToolCallID, "gen_ai.tool.call_id", "call_id", "tool_use_id", "ai.toolCall.id":
+			sc.callID = true
+		case keyEventName:
+			if v.Type() == pcommon.ValueTypeStr {
+				sc.eventName = v.Str()
+			}
+		case keyDurationMs:
+			sc.durationMs, sc.hasDur = v, true
 		}
-		return !found
+		return true
 	})
-	return found
+	return sc
 }
 
 // str is a string or integer value as a string, else "".
@@ -97,14 +129,15 @@ func str(v pcommon.Value) string {
 // Span reads a span: whether it is a timeout, what kind of operation it is, and its start
 // and end.
 func (n *Names) Span(s ptrace.Span) Record {
-	r := Record{Kind: n.spanKind(s), Start: int64(s.StartTimestamp()), End: int64(s.EndTimestamp())}
+	sc := scanAttrs(s.Attributes())
+	r := Record{Kind: n.spanKind(s.Name(), &sc), Start: int64(s.StartTimestamp()), End: int64(s.EndTimestamp())}
 	st := s.Status()
-	r.Timeout = (st.Code() == ptrace.StatusCodeError && Message(st.Message())) || attrsSayTimeout(s.Attributes())
+	r.Timeout = sc.timeout || (st.Code() == ptrace.StatusCodeError && Message(st.Message()))
 	if !r.Timeout {
 		evs := s.Events()
 		for i := 0; i < evs.Len() && !r.Timeout; i++ {
 			if e := evs.At(i); e.Name() == eventException {
-				r.Timeout = attrsSayTimeout(e.Attributes())
+				r.Timeout = scanAttrs(e.Attributes()).timeout
 			}
 		}
 	}
@@ -145,47 +178,25 @@ var modelOperations = map[string]bool{
 	"llm_call":         true,
 }
 
-func (n *Names) spanKind(s ptrace.Span) Kind {
-	name := s.Name()
-	if n.CompactionSpan(name) {
-		return KindCompaction
-	}
-	attrs := s.Attributes()
-	if v, ok := attrs.Get(keyOperation); ok {
-		op := v.AsString()
-		switch {
-		case op == "execute_tool":
-			return KindTool
-		case modelOperations[op]:
-			return KindModel
-		}
-	}
-	if v, ok := attrs.Get(keyOpenInferenceKind); ok {
-		switch v.AsString() {
-		case "TOOL":
-			return KindTool
-		case "LLM", "EMBEDDING":
-			return KindModel
-		}
-	}
-	if v, ok := attrs.Get(keyTraceloopKind); ok && v.AsString() == "tool" {
-		return KindTool
-	}
-	if _, ok := attrs.Get(keyLLMRequestType); ok {
-		return KindModel
-	}
+func (n *Names) spanKind(name string, sc *scan) Kind {
 	switch {
-	case modelSpanNames[name]:
+	case n.CompactionSpan(name):
+		return KindCompaction
+	case sc.op == "execute_tool", sc.openInference == "TOOL":
+		return KindTool
+	case modelOperations[sc.op], sc.openInference == "LLM", sc.openInference == "EMBEDDING":
+		return KindModel
+	case sc.traceloopTool:
+		return KindTool
+	case sc.llmRequest, modelSpanNames[name]:
 		return KindModel
 	case toolSpanNames[name], strings.HasPrefix(name, "claude_code.tool"):
 		return KindTool
-	}
-	// A span that names one tool call is part of running it (Codex's span named after the
-	// tool and its children carry call_id; Gemini CLI's tool_call carries gen_ai.tool.call_id).
-	for _, k := range [...]string{keyToolCallID, "gen_ai.tool.call_id", "call_id", "tool_use_id", "ai.toolCall.id"} {
-		if _, ok := attrs.Get(k); ok {
-			return KindTool
-		}
+	case sc.callID:
+		// A span that names one tool call is part of running it (Codex's span named after
+		// the tool and its children carry call_id; Gemini CLI's tool_call carries
+		// gen_ai.tool.call_id).
+		return KindTool
 	}
 	return KindOther
 }
@@ -221,12 +232,8 @@ var (
 // eventNames returns the names a log record gives its event: the OTLP EventName, the
 // event.name attribute, and a string body that looks like an event name (Claude Code's
 // "claude_code.tool_result").
-func eventNames(lr plog.LogRecord) [3]string {
-	var names [3]string
-	names[0] = lr.EventName()
-	if v, ok := lr.Attributes().Get("event.name"); ok && v.Type() == pcommon.ValueTypeStr {
-		names[1] = v.Str()
-	}
+func eventNames(lr plog.LogRecord, attr string) [3]string {
+	names := [3]string{lr.EventName(), attr}
 	if b := lr.Body(); b.Type() == pcommon.ValueTypeStr && len(b.Str()) <= 128 && !strings.ContainsAny(b.Str(), " {") {
 		names[2] = b.Str()
 	}
@@ -236,9 +243,10 @@ func eventNames(lr plog.LogRecord) [3]string {
 // Log reads a log record: whether it is a timeout, what kind of operation it is, and its
 // time. Transcript lines in its body are read by TranscriptLine.
 func (n *Names) Log(lr plog.LogRecord) Record {
-	r := Record{End: dialect.LogTime(lr)}
+	sc := scanAttrs(lr.Attributes())
+	r := Record{End: dialect.LogTime(lr), Timeout: sc.timeout}
 names:
-	for _, name := range eventNames(lr) {
+	for _, name := range eventNames(lr, sc.eventName) {
 		switch {
 		case name == "":
 			continue
@@ -253,15 +261,11 @@ names:
 		}
 		break names
 	}
-	attrs := lr.Attributes()
-	if r.Kind != KindOther {
-		if v, ok := attrs.Get(keyDurationMs); ok {
-			if ms, err := strconv.ParseInt(str(v), 10, 64); err == nil && ms >= 0 && r.End > ms*1e6 {
-				r.Start = r.End - ms*1e6
-			}
+	if r.Kind != KindOther && sc.hasDur {
+		if ms, err := strconv.ParseInt(str(sc.durationMs), 10, 64); err == nil && ms >= 0 && r.End > ms*1e6 {
+			r.Start = r.End - ms*1e6
 		}
 	}
-	r.Timeout = attrsSayTimeout(attrs)
 	if !r.Timeout {
 		if t, ok := TranscriptLine(lr.Body()); ok {
 			t.End = transcriptTime(lr, t.End)

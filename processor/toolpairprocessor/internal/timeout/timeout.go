@@ -29,6 +29,7 @@ package timeout
 
 import (
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 )
@@ -173,9 +174,16 @@ func Classify(k Kind, f InFlight) Phase {
 }
 
 // Names holds the compiled compaction name patterns (config keys
-// timeout_classification.compaction_span_names and compaction_event_names).
+// timeout_classification.compaction_span_names and compaction_event_names). Patterns that
+// match exactly one name (^literal$, as the defaults) are looked up in a set; the others are
+// matched as regular expressions.
 type Names struct {
-	spans, events []*regexp.Regexp
+	spans, events patterns
+}
+
+type patterns struct {
+	exact map[string]bool
+	res   []*regexp.Regexp
 }
 
 // NewNames compiles the compaction span and event name patterns (Go regexp syntax, matched
@@ -202,29 +210,52 @@ func (e *PatternError) Error() string { return "[" + strconv.Itoa(e.Index) + "]:
 
 func (e *PatternError) Unwrap() error { return e.Err }
 
-func compile(patterns []string) ([]*regexp.Regexp, error) {
-	out := make([]*regexp.Regexp, 0, len(patterns))
-	for i, p := range patterns {
-		re, err := regexp.Compile(p)
+func compile(list []string) (patterns, error) {
+	p := patterns{exact: map[string]bool{}}
+	for i, pat := range list {
+		re, err := regexp.Compile(pat)
 		if err != nil {
-			return nil, &PatternError{Index: i, Err: err}
+			return patterns{}, &PatternError{Index: i, Err: err}
 		}
-		out = append(out, re)
+		if lit, ok := exactLiteral(pat); ok {
+			p.exact[lit] = true
+			continue
+		}
+		p.res = append(p.res, re)
 	}
-	return out, nil
+	return p, nil
+}
+
+// exactLiteral reports whether pattern matches exactly one string (^literal$ without flags),
+// and which.
+func exactLiteral(pattern string) (string, bool) {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return "", false
+	}
+	re = re.Simplify()
+	if re.Op != syntax.OpConcat || len(re.Sub) != 3 ||
+		re.Sub[0].Op != syntax.OpBeginText || re.Sub[2].Op != syntax.OpEndText ||
+		re.Sub[1].Op != syntax.OpLiteral || re.Sub[1].Flags&syntax.FoldCase != 0 {
+		return "", false
+	}
+	return string(re.Sub[1].Rune), true
 }
 
 // CompactionSpan reports whether a span name is a compaction span.
-func (n *Names) CompactionSpan(name string) bool { return matchAny(n.spans, name) }
+func (n *Names) CompactionSpan(name string) bool { return n.spans.match(name) }
 
 // CompactionEvent reports whether a log event name is a compaction event.
-func (n *Names) CompactionEvent(name string) bool { return matchAny(n.events, name) }
+func (n *Names) CompactionEvent(name string) bool { return n.events.match(name) }
 
-func matchAny(res []*regexp.Regexp, s string) bool {
+func (p *patterns) match(s string) bool {
 	if s == "" {
 		return false
 	}
-	for _, re := range res {
+	if p.exact[s] {
+		return true
+	}
+	for _, re := range p.res {
 		if re.MatchString(s) {
 			return true
 		}

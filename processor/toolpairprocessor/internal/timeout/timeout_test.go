@@ -103,6 +103,29 @@ func TestClassify(t *testing.T) {
 	assert.Empty(t, PhaseNone.String())
 }
 
+// TestCompactionNames: exact patterns (looked up in a set) and regular expressions answer the
+// same way.
+func TestCompactionNames(t *testing.T) {
+	n, err := NewNames([]string{`^claude_code\.compaction$`, `compact(ion)?$`, `(?i)^OPENCLAW\.COMPACTION$`}, []string{`^a\.b$`})
+	require.NoError(t, err)
+	for _, name := range []string{"claude_code.compaction", "my.compact", "x.compaction", "openclaw.compaction"} {
+		assert.True(t, n.CompactionSpan(name), name)
+	}
+	for _, name := range []string{"", "claude_code.compaction.x", "xclaude_code.compaction2", "run_pre_sampling_compact_", "a.b"} {
+		assert.False(t, n.CompactionSpan(name), name)
+	}
+	assert.True(t, n.CompactionEvent("a.b"))
+	assert.False(t, n.CompactionEvent("aXb"), "the dot is escaped")
+	assert.False(t, n.CompactionEvent("a.b\n"))
+	lit, ok := exactLiteral(`^claude_code\.compaction$`)
+	assert.True(t, ok)
+	assert.Equal(t, "claude_code.compaction", lit)
+	for _, p := range []string{`claude_code\.compaction`, `^a.b$`, `(?i)^ab$`, `^ab`, `^a|b$`} {
+		_, ok := exactLiteral(p)
+		assert.False(t, ok, p)
+	}
+}
+
 func TestNewNamesRefusesBadPattern(t *testing.T) {
 	_, err := NewNames([]string{"ok", "("}, nil)
 	var pe *PatternError
