@@ -16,6 +16,7 @@ import (
 	"slices"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -46,6 +47,10 @@ var promql = parser.NewParser(parser.Options{})
 
 // scrapeTimeLabels are added by Prometheus when it scrapes, not by the target.
 var scrapeTimeLabels = []string{"job", "instance"}
+
+// killedCalls is the number of calls interrupted in the replayed captures: the agent was killed
+// during the tool in aisdk/killed_during_tool, claude, codex and gemini interrupt_sigterm.
+const killedCalls = 4
 
 // query is one PromQL expression of the dashboard and where it is.
 type query struct {
@@ -104,7 +109,7 @@ func TestDashboardQueriesMatchScrapedSeries(t *testing.T) {
 	}
 	// Wait until every metric the dashboard names has a series carrying every label the
 	// dashboard reads on it (the interrupted calls come a few seconds after the replay).
-	var series map[string][]model.LabelSet
+	var series map[string][]sample
 	problems := func() []string {
 		series = scrape(endpoints)
 		var out []string
@@ -115,8 +120,8 @@ func TestDashboardQueriesMatchScrapedSeries(t *testing.T) {
 					continue
 				}
 				have := map[string]bool{}
-				for _, ls := range series[m] {
-					for k := range ls {
+				for _, sm := range series[m] {
+					for k := range sm.labels {
 						have[string(k)] = true
 					}
 				}
@@ -130,8 +135,25 @@ func TestDashboardQueriesMatchScrapedSeries(t *testing.T) {
 		sort.Strings(out)
 		return slices.Compact(out)
 	}
-	c.WaitFor(func() bool { return len(problems()) == 0 }, "every metric and label of the dashboard scraped")
+	// Each interrupted call counts once in the tool-call metrics, whether it was announced in
+	// spans or in logs (with its companion span left out), as in the processor's own counter.
+	interrupted := func() (metrics, processor float64) {
+		return sumWhere(series["toolpair_tool_calls_total"], "toolpair_outcome", "interrupted"),
+			sumWhere(series["otelcol_processor_toolpair_outcomes"], "toolpair_outcome", "interrupted")
+	}
+	c.WaitFor(func() bool {
+		if len(problems()) != 0 {
+			return false
+		}
+		m, p := interrupted()
+		return p >= killedCalls && m >= p
+	}, "every metric and label of the dashboard scraped, every killed call counted")
 	assert.Empty(t, problems())
+	time.Sleep(2 * time.Second) // anything counted twice would show by now (batch timeout: 200ms)
+	problems()
+	m, p := interrupted()
+	assert.Equal(t, p, m, "interrupted calls: tool-call metrics against the processor's counter")
+	t.Logf("interrupted calls: %v", m)
 
 	// The replayed captures hold paired and interrupted calls and timeouts.
 	calls := series["toolpair_tool_calls_total"]
@@ -284,11 +306,18 @@ func replayCaptures(t *testing.T, c *distrotest.Process, root string, port int) 
 	return n
 }
 
+// sample is one scraped series: its labels and, for counters, gauges and untyped metrics, its
+// value (histogram series keep 0).
+type sample struct {
+	labels model.LabelSet
+	value  float64
+}
+
 // scrape reads the Prometheus text exposition of every endpoint and returns the label sets
 // of each series by series name (histograms as name_bucket, name_sum and name_count).
 // Endpoints not answering yet give nothing.
-func scrape(endpoints []string) map[string][]model.LabelSet {
-	out := map[string][]model.LabelSet{}
+func scrape(endpoints []string) map[string][]sample {
+	out := map[string][]sample{}
 	for _, url := range endpoints {
 		resp, err := http.Get(url) //nolint:gosec // a loopback URL built by the test
 		if err != nil {
@@ -311,27 +340,39 @@ func scrape(endpoints []string) map[string][]model.LabelSet {
 					ls[model.LabelName(lp.GetName())] = model.LabelValue(lp.GetValue())
 				}
 				if m.GetHistogram() != nil {
-					out[name+"_count"] = append(out[name+"_count"], ls)
-					out[name+"_sum"] = append(out[name+"_sum"], ls)
+					out[name+"_count"] = append(out[name+"_count"], sample{labels: ls})
+					out[name+"_sum"] = append(out[name+"_sum"], sample{labels: ls})
 					withLe := ls.Clone()
 					withLe["le"] = ""
-					out[name+"_bucket"] = append(out[name+"_bucket"], withLe)
+					out[name+"_bucket"] = append(out[name+"_bucket"], sample{labels: withLe})
 					continue
 				}
-				out[name] = append(out[name], ls)
+				v := m.GetCounter().GetValue() + m.GetGauge().GetValue() + m.GetUntyped().GetValue()
+				out[name] = append(out[name], sample{ls, v})
 			}
 		}
 	}
 	return out
 }
 
-func hasSeries(series []model.LabelSet, label, value string) bool {
-	for _, ls := range series {
-		if string(ls[model.LabelName(label)]) == value {
+func hasSeries(series []sample, label, value string) bool {
+	for _, sm := range series {
+		if string(sm.labels[model.LabelName(label)]) == value {
 			return true
 		}
 	}
 	return false
+}
+
+// sumWhere adds the values of the series whose label has the value.
+func sumWhere(series []sample, label, value string) float64 {
+	total := 0.0
+	for _, sm := range series {
+		if string(sm.labels[model.LabelName(label)]) == value {
+			total += sm.value
+		}
+	}
+	return total
 }
 
 // TestQueryChecks keeps the checks honest: an unknown variable, a query that does not parse,
