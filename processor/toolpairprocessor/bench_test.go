@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -81,6 +82,9 @@ type renamer struct {
 }
 
 func newRenamer(ids []string, n uint64) renamer {
+	if slices.Contains(ids, "") {
+		panic("renaming the empty string")
+	}
 	suffix := "-" + strconv.FormatUint(n, 10)
 	var pairs []string
 	for _, id := range ids {
@@ -157,7 +161,9 @@ func newSpanWorkload(tb testing.TB) *spanWorkload {
 			var f dialect.Found
 			genai.ExtractSpan(s, &f)
 			for _, it := range f.Items {
-				ids = append(ids, it.CallID)
+				if it.CallID != "" && !slices.Contains(ids, it.CallID) {
+					ids = append(ids, it.CallID)
+				}
 			}
 		})
 		w.scenarios = append(w.scenarios, td)
@@ -188,6 +194,9 @@ func (w *spanWorkload) batch() (ptrace.Traces, int) {
 	td := ptrace.NewTraces()
 	tools, others := 0, 0
 	for k := 0; tools < int(benchToolShare*benchBatch); k++ {
+		if k > benchBatch {
+			panic("the scenarios hold no tool records")
+		}
 		i := k % len(w.scenarios)
 		w.n++
 		rn := newRenamer(w.callIDs[i], w.n)
@@ -298,6 +307,9 @@ func (w *logWorkload) batch() (plog.Logs, int) {
 	ld := plog.NewLogs()
 	tools, others := 0, 0
 	for k := 0; tools < int(benchToolShare*benchBatch); k++ {
+		if k > benchBatch {
+			panic("the scenarios hold no tool records")
+		}
 		i := k % len(w.scenarios)
 		w.n++
 		rn := newRenamer(w.ids[i], w.n)

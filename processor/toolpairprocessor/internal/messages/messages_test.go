@@ -118,7 +118,7 @@ func FuzzScan(f *testing.F) {
 		var got []Part
 		err := ScanString(s, func(p Part) { got = append(got, p) })
 		if err != nil || hasDuplicateKeys(s) {
-			return // encoding/json keeps the last of duplicate keys, jsonparser the first
+			return // encoding/json keeps the last of duplicate keys, Scan the first "parts"
 		}
 		var msgs []map[string]any
 		if json.Unmarshal([]byte(s), &msgs) != nil {
