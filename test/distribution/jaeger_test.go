@@ -26,7 +26,7 @@ const (
 
 // TestSyntheticSpanInJaeger starts a real Jaeger v2 (in memory, examples/jaeger/jaeger.yaml)
 // and bin/otelcol-agent with examples/full.yaml exporting traces to it over OTLP, all on free
-// loopback ports; posts the real claude/interrupt_sigterm capture (traces, then logs) as
+// loopback ports; posts the real claude/interrupt_sigterm capture (logs, then traces) as
 // Claude Code does; and reads the trace back through Jaeger's query API (api/v3, OTLP JSON):
 // it holds exactly one synthetic error span for the killed call, under the turn span, with
 // the attributes of CONTRACT section 3.
@@ -57,7 +57,9 @@ func TestSyntheticSpanInJaeger(t *testing.T) {
 		"--set=exporters::debug::verbosity=basic")
 
 	dir := filepath.Join(root, "testdata", "claude", "interrupt_sigterm")
-	for _, signal := range []string{"traces", "logs"} {
+	// Logs first: the call is known before the turn's end arrives, however slow the machine
+	// (the other order is the processor tests' business).
+	for _, signal := range []string{"logs", "traces"} {
 		body, err := os.ReadFile(filepath.Join(dir, signal+".json"))
 		require.NoError(t, err)
 		url := fmt.Sprintf("http://127.0.0.1:%d/v1/%s", httpPort, signal)
