@@ -525,10 +525,11 @@ func floorLogs(ld plog.Logs) int {
 
 // benchComponent is one toolpair component with the defaults, in a traces and a logs
 // pipeline whose next consumers discard.
-func benchComponent(b *testing.B) (processor.Traces, processor.Logs) {
+func benchComponent(b *testing.B, classifyTimeouts bool) (processor.Traces, processor.Logs) {
 	b.Helper()
 	f := NewFactory()
 	cfg := f.CreateDefaultConfig()
+	cfg.(*Config).TimeoutClassification.Enabled = classifyTimeouts
 	set := processortest.NewNopSettings(metadata.Type)
 	tp, err := f.CreateTraces(context.Background(), set, cfg, consumertest.NewNop())
 	if err != nil {
@@ -591,31 +592,53 @@ func runAgainstFloor[T any](b *testing.B, next func() (T, int), count func(T) in
 	b.ReportMetric(float64(tools)/r, "tool-share")
 }
 
+// benchConfigs are the configurations each processor benchmark runs: the defaults, and the
+// defaults without timeout classification (CONTRACT section 4), to show its share.
+var benchConfigs = []struct {
+	name             string
+	classifyTimeouts bool
+}{
+	{"defaults", true},
+	{"no_timeout_classification", false},
+}
+
 // BenchmarkTracesAgainstFloor: GenAI spans of the AI SDK captures with message content, 30%
 // tool spans, among Codex's other spans.
 func BenchmarkTracesAgainstFloor(b *testing.B) {
-	w := newSpanWorkload(b)
-	tp, _ := benchComponent(b)
-	ctx := context.Background()
-	runAgainstFloor(b, w.batch, ptrace.Traces.SpanCount, floorTraces,
-		func(td ptrace.Traces) error { return tp.ConsumeTraces(ctx, td) })
+	for _, c := range benchConfigs {
+		b.Run(c.name, func(b *testing.B) {
+			w := newSpanWorkload(b)
+			tp, _ := benchComponent(b, c.classifyTimeouts)
+			ctx := context.Background()
+			runAgainstFloor(b, w.batch, ptrace.Traces.SpanCount, floorTraces,
+				func(td ptrace.Traces) error { return tp.ConsumeTraces(ctx, td) })
+		})
+	}
 }
 
 // BenchmarkLogsAgainstFloor: Claude Code and Codex log events, 30% tool events.
 func BenchmarkLogsAgainstFloor(b *testing.B) {
-	w := newLogWorkload(b)
-	_, lp := benchComponent(b)
-	ctx := context.Background()
-	runAgainstFloor(b, w.batch, plog.Logs.LogRecordCount, floorLogs,
-		func(ld plog.Logs) error { return lp.ConsumeLogs(ctx, ld) })
+	for _, c := range benchConfigs {
+		b.Run(c.name, func(b *testing.B) {
+			w := newLogWorkload(b)
+			_, lp := benchComponent(b, c.classifyTimeouts)
+			ctx := context.Background()
+			runAgainstFloor(b, w.batch, plog.Logs.LogRecordCount, floorLogs,
+				func(ld plog.Logs) error { return lp.ConsumeLogs(ctx, ld) })
+		})
+	}
 }
 
 // BenchmarkTranscriptAgainstFloor: real Claude Code transcript lines as string bodies, in
 // file order (the transcripts' own share of tool lines).
 func BenchmarkTranscriptAgainstFloor(b *testing.B) {
-	w := newTranscriptWorkload(b)
-	_, lp := benchComponent(b)
-	ctx := context.Background()
-	runAgainstFloor(b, w.batch, plog.Logs.LogRecordCount, floorLogs,
-		func(ld plog.Logs) error { return lp.ConsumeLogs(ctx, ld) })
+	for _, c := range benchConfigs {
+		b.Run(c.name, func(b *testing.B) {
+			w := newTranscriptWorkload(b)
+			_, lp := benchComponent(b, c.classifyTimeouts)
+			ctx := context.Background()
+			runAgainstFloor(b, w.batch, plog.Logs.LogRecordCount, floorLogs,
+				func(ld plog.Logs) error { return lp.ConsumeLogs(ctx, ld) })
+		})
+	}
 }
