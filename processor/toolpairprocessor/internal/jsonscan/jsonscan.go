@@ -215,6 +215,17 @@ func (s *Scanner) literal(lit string) bool {
 	return true
 }
 
+// Raw consumes the next value and returns its bytes (a sub-slice of the input) and kind. ok is
+// false on a syntax error.
+func (s *Scanner) Raw() (raw []byte, kind Kind, ok bool) {
+	kind = s.Peek()
+	start := s.pos
+	if !s.Skip() {
+		return nil, Invalid, false
+	}
+	return s.data[start:s.pos], kind, true
+}
+
 // IsNull consumes the next value when it is null and reports whether it was.
 func (s *Scanner) IsNull() bool {
 	return s.Peek() == Null && s.literal("null")

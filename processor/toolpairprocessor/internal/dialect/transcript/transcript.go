@@ -43,6 +43,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/jsonscan"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
@@ -91,37 +92,15 @@ func extractJSON(data []byte, lr plog.LogRecord, f *dialect.Found) bool {
 	if !bytes.Contains(data, markerSessionID) {
 		return extractPiJSON(data, lr, f)
 	}
-	var l line
-	var content []byte
-	var contentType jsonparser.ValueType
-	err := jsonparser.ObjectEach(data, func(k, v []byte, dt jsonparser.ValueType, _ int) error {
-		switch string(k) {
-		case "type":
-			l.typ = str(v, dt)
-		case "sessionId":
-			l.sessionID = str(v, dt)
-		case "agentId":
-			l.agentID = str(v, dt)
-		case "timestamp":
-			l.timestamp = str(v, dt)
-		case "message":
-			if dt == jsonparser.Object {
-				content, contentType, _, _ = jsonparser.Get(v, "content")
-				if id, idType, _, err := jsonparser.Get(v, "id"); err == nil {
-					l.messageID = str(id, idType)
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	l, content, contentType, ok := readLine(data)
+	if !ok {
 		f.Skip(dialect.ReasonInvalidJSON)
 		return true
 	}
 	if l.sessionID == "" {
 		return extractPiJSON(data, lr, f) // a sessionId nested deeper (OpenClaw custom entries)
 	}
-	if contentType != jsonparser.Array {
+	if contentType != jsonscan.Array {
 		return false
 	}
 	kind, want := blockKind(l.typ)
@@ -136,7 +115,7 @@ func extractJSON(data []byte, lr plog.LogRecord, f *dialect.Found) bool {
 		// its message.id, so only a new message closes the calls of earlier ones.
 		f.AddStep(pairing.KindBoundary, "", "", t, ScopeAttr, scope, l.messageID)
 	}
-	_, err = jsonparser.ArrayEach(content, func(block []byte, dt jsonparser.ValueType, _ int, e error) {
+	_, err := jsonparser.ArrayEach(content, func(block []byte, dt jsonparser.ValueType, _ int, e error) {
 		if e != nil || dt != jsonparser.Object {
 			return
 		}
@@ -237,6 +216,114 @@ func extractMap(m pcommon.Map, lr plog.LogRecord, f *dialect.Found) bool {
 		}
 	}
 	return found
+}
+
+// readLine reads the fields of a Claude Code line the dialect needs in one pass over the
+// line's object (see package jsonscan): type, sessionId, agentId, timestamp, message.id, and
+// the raw message.content with its kind. Strings are unescaped copies; a field of another type
+// reads as "". Of repeated keys the last wins at the top level, the first within message.
+// ok is false when the line is not a JSON object.
+func readLine(data []byte) (l line, content []byte, contentKind jsonscan.Kind, ok bool) {
+	var sc jsonscan.Scanner
+	sc.Reset(data)
+	if !sc.Enter(jsonscan.Object) {
+		return l, nil, jsonscan.Invalid, false
+	}
+	for first := true; ; first = false {
+		key, esc, more := sc.Key(first)
+		if !more {
+			break
+		}
+		var dst *string
+		switch lineKey(key, esc) {
+		case "type":
+			dst = &l.typ
+		case "sessionId":
+			dst = &l.sessionID
+		case "agentId":
+			dst = &l.agentID
+		case "timestamp":
+			dst = &l.timestamp
+		case "message":
+			if sc.Peek() == jsonscan.Object {
+				content, contentKind = readMessage(&sc, &l)
+				continue
+			}
+		}
+		if dst != nil {
+			*dst = scanString(&sc)
+		} else {
+			sc.Skip()
+		}
+	}
+	return l, content, contentKind, sc.Err() == nil
+}
+
+// readMessage reads message.id into l and returns the raw message.content.
+func readMessage(sc *jsonscan.Scanner, l *line) (content []byte, kind jsonscan.Kind) {
+	sc.Enter(jsonscan.Object)
+	seenContent, seenID := false, false
+	for first := true; ; first = false {
+		key, esc, more := sc.Key(first)
+		if !more {
+			return content, kind
+		}
+		switch k := lineKey(key, esc); {
+		case k == "content" && !seenContent:
+			seenContent = true
+			content, kind, _ = sc.Raw()
+		case k == "id" && !seenID:
+			seenID = true
+			l.messageID = scanString(sc)
+		default:
+			sc.Skip()
+		}
+	}
+}
+
+// lineKey returns the key raw when it is one readLine looks at, else "".
+func lineKey(raw []byte, escaped bool) string {
+	if escaped {
+		k, err := jsonscan.Unquote(raw, true)
+		if err != nil {
+			return ""
+		}
+		raw = []byte(k)
+	}
+	switch string(raw) {
+	case "type":
+		return "type"
+	case "sessionId":
+		return "sessionId"
+	case "agentId":
+		return "agentId"
+	case "timestamp":
+		return "timestamp"
+	case "message":
+		return "message"
+	case "content":
+		return "content"
+	case "id":
+		return "id"
+	}
+	return ""
+}
+
+// scanString consumes the next value and returns it unescaped when it is a string, else "".
+func scanString(sc *jsonscan.Scanner) string {
+	if sc.Peek() != jsonscan.String {
+		sc.Skip()
+		return ""
+	}
+	raw, esc, ok := sc.String()
+	if !ok {
+		return ""
+	}
+	s, err := jsonscan.Unquote(raw, esc)
+	if err != nil {
+		return ""
+	}
+	return s
 }
 
 // blockKind maps a line type to the kind of tool block it may hold.
