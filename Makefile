@@ -60,9 +60,9 @@ test: build $(JAEGER)
 	go test -run='^$$' -fuzz=FuzzScan -fuzztime=5s ./processor/toolpairprocessor/internal/messages/
 	go test -run='^$$' -fuzz=FuzzScanner -fuzztime=3s ./processor/toolpairprocessor/internal/jsonscan/
 	go test -run='^$$' -fuzz=FuzzExtractLog -fuzztime=3s ./processor/toolpairprocessor/internal/dialect/transcript/
-	go test -run='^$$' -fuzz=FuzzExtractSpan -fuzztime=3s ./processor/toolpairprocessor/internal/dialect/genai/
-	go test -run='^$$' -fuzz=FuzzExtractLog -fuzztime=3s ./processor/toolpairprocessor/internal/dialect/claudecode/
-	go test -run='^$$' -fuzz=FuzzExtractLog -fuzztime=3s ./processor/toolpairprocessor/internal/dialect/codex/
+	go test -run='^$$' -fuzz=FuzzExtractSpan -fuzztime=8s -fuzzminimizetime=1s ./processor/toolpairprocessor/internal/dialect/genai/
+	go test -run='^$$' -fuzz=FuzzExtractLog -fuzztime=8s -fuzzminimizetime=1s ./processor/toolpairprocessor/internal/dialect/claudecode/
+	go test -run='^$$' -fuzz=FuzzExtractLog -fuzztime=8s -fuzzminimizetime=1s ./processor/toolpairprocessor/internal/dialect/codex/
 	go test -run='^$$' -fuzz='^FuzzExtractSpan$$' -fuzztime=3s ./processor/toolpairprocessor/internal/dialect/claudecode/
 	go test -run='^$$' -fuzz='^FuzzExtractSpan$$' -fuzztime=3s ./processor/toolpairprocessor/internal/dialect/codex/
 	go test -run='^$$' -fuzz=FuzzExtractLog -fuzztime=3s ./processor/toolpairprocessor/internal/dialect/genaievents/

@@ -33,11 +33,17 @@ func glob(tb testing.TB, pattern string) []string {
 	return files
 }
 
-// SeedLogs adds one seed per log record of the OTLP JSON captures matching the testdata
-// patterns (for example "claude/*/logs.json").
+// seedsPerShape bounds the seeds of one record shape (event or span name): the fuzzer
+// measures the coverage of every seed before it mutates, and copies of one shape add little.
+const seedsPerShape = 2
+
+// SeedLogs adds a seed per log record shape of the OTLP JSON captures matching the testdata
+// patterns (for example "claude/*/logs.json"): each of the first seedsPerShape records of each
+// event name (the event name, else the event.name attribute, else the body).
 func SeedLogs(f *testing.F, patterns ...string) {
 	f.Helper()
 	var m plog.ProtoMarshaler
+	shapes := map[string]int{}
 	for _, p := range patterns {
 		for _, file := range glob(f, p) {
 			ld, err := golden.ReadLogs(file)
@@ -50,6 +56,17 @@ func SeedLogs(f *testing.F, patterns ...string) {
 				for j := 0; j < sls.Len(); j++ {
 					lrs := sls.At(j).LogRecords()
 					for k := 0; k < lrs.Len(); k++ {
+						lr := lrs.At(k)
+						shape := lr.EventName()
+						if v, ok := lr.Attributes().Get("event.name"); ok && shape == "" {
+							shape = v.AsString()
+						}
+						if shape == "" {
+							shape = lr.Body().AsString()
+						}
+						if shapes[shape]++; shapes[shape] > seedsPerShape {
+							continue
+						}
 						one := plog.NewLogs()
 						rl := one.ResourceLogs().AppendEmpty()
 						rls.At(i).Resource().CopyTo(rl.Resource())
@@ -68,10 +85,12 @@ func SeedLogs(f *testing.F, patterns ...string) {
 	}
 }
 
-// SeedSpans adds one seed per span of the OTLP JSON captures matching the testdata patterns.
+// SeedSpans adds a seed per span shape of the OTLP JSON captures matching the testdata
+// patterns: each of the first seedsPerShape spans of each span name.
 func SeedSpans(f *testing.F, patterns ...string) {
 	f.Helper()
 	var m ptrace.ProtoMarshaler
+	shapes := map[string]int{}
 	for _, p := range patterns {
 		for _, file := range glob(f, p) {
 			td, err := golden.ReadTraces(file)
@@ -84,6 +103,9 @@ func SeedSpans(f *testing.F, patterns ...string) {
 				for j := 0; j < sss.Len(); j++ {
 					spans := sss.At(j).Spans()
 					for k := 0; k < spans.Len(); k++ {
+						if shapes[spans.At(k).Name()]++; shapes[spans.At(k).Name()] > seedsPerShape {
+							continue
+						}
 						one := ptrace.NewTraces()
 						rs := one.ResourceSpans().AppendEmpty()
 						rss.At(i).Resource().CopyTo(rs.Resource())
