@@ -31,7 +31,7 @@ const (
 	// AttrTimeoutActiveToolCallID is toolpair.timeout.active_tool.call_id.
 	AttrTimeoutActiveToolCallID = "toolpair.timeout.active_tool.call_id"
 	// AttrTimeoutActiveToolElapsed is toolpair.timeout.active_tool.elapsed_ms (int, ms): the
-	// record's instant minus the call's announcement or start.
+	// record's end minus the call's announcement or start, truncated.
 	AttrTimeoutActiveToolElapsed = "toolpair.timeout.active_tool.elapsed_ms"
 )
 
