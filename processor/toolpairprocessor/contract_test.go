@@ -1,0 +1,1026 @@
+package toolpairprocessor
+
+// Acceptance tests of /work/shared/CONTRACT.md (contract v1), one test per section, named
+// after it (TestContractS1..., TestContractS2...). Every test goes through the factory, with
+// processortest.NewNopSettings or a componenttest.Telemetry, consumertest sinks and built
+// pdata (or the real captures under testdata/ where a clause is about a real source), and
+// reads the attribute and metric names exactly as the contract spells them. The clock is the
+// factory's injected one, so nothing sleeps.
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/processor"
+	"go.opentelemetry.io/collector/processor/processortest"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadatatest"
+)
+
+// ctBase is the time origin of the hand-made records: times in the tables are ms after it.
+const ctBase = int64(1_800_000_000_000) // ms
+
+func ctTS(ms int64) pcommon.Timestamp {
+	return pcommon.Timestamp((ctBase + ms) * int64(time.Millisecond))
+}
+
+// ctRig is one toolpair component in a traces and a logs pipeline, with its own telemetry.
+type ctRig struct {
+	t      *testing.T
+	clock  *testClock
+	cfg    *Config
+	tel    *componenttest.Telemetry
+	traces processor.Traces
+	logs   processor.Logs
+	tsink  *consumertest.TracesSink
+	lsink  *consumertest.LogsSink
+	shared *shared
+	down   bool
+	// keeper is a third pipeline of the component, shut down only at cleanup: the component's
+	// metrics stay readable after the other two have shut down (and flushed).
+	keeper processor.Traces
+}
+
+func newCTRig(t *testing.T, mutate func(*Config)) *ctRig {
+	t.Helper()
+	r := &ctRig{t: t, clock: newTestClock(), tel: componenttest.NewTelemetry(),
+		tsink: new(consumertest.TracesSink), lsink: new(consumertest.LogsSink)}
+	t.Cleanup(func() { require.NoError(t, r.tel.Shutdown(context.Background())) })
+	f := newFactoryWithClock(r.clock)
+	r.cfg = f.CreateDefaultConfig().(*Config)
+	if mutate != nil {
+		mutate(r.cfg)
+	}
+	require.NoError(t, r.cfg.Validate())
+	set := metadatatest.NewSettings(r.tel)
+	var err error
+	r.traces, err = f.CreateTraces(context.Background(), set, r.cfg, r.tsink)
+	require.NoError(t, err)
+	r.logs, err = f.CreateLogs(context.Background(), set, r.cfg, r.lsink)
+	require.NoError(t, err)
+	require.NoError(t, r.traces.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, r.logs.Start(context.Background(), componenttest.NewNopHost()))
+	r.keeper, err = f.CreateTraces(context.Background(), set, r.cfg, consumertest.NewNop())
+	require.NoError(t, err)
+	require.NoError(t, r.keeper.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, r.keeper.Shutdown(context.Background())) })
+	instances.Lock()
+	r.shared = instances.m[r.cfg]
+	instances.Unlock()
+	t.Cleanup(r.shutdown)
+	return r
+}
+
+func (r *ctRig) spans(specs ...ctSpan) {
+	r.t.Helper()
+	require.NoError(r.t, r.traces.ConsumeTraces(context.Background(), ctTraces(specs...)))
+}
+
+func (r *ctRig) logRecords(specs ...ctLog) {
+	r.t.Helper()
+	require.NoError(r.t, r.logs.ConsumeLogs(context.Background(), ctLogs(specs...)))
+}
+
+// advance moves the clock and runs one expiry tick, as the component's ticker would.
+func (r *ctRig) advance(d time.Duration) {
+	r.clock.Advance(d)
+	r.shared.tick(context.Background())
+}
+
+// shutdown shuts the traces and logs pipelines down: pending calls are interrupted with
+// reason shutdown. The metrics stay readable (see keeper).
+func (r *ctRig) shutdown() {
+	if r.down {
+		return
+	}
+	r.down = true
+	require.NoError(r.t, r.traces.Shutdown(context.Background()))
+	require.NoError(r.t, r.logs.Shutdown(context.Background()))
+}
+
+// outSpans and outLogs are everything the sinks received, in order.
+func (r *ctRig) outSpans() []ptrace.Span {
+	var out []ptrace.Span
+	for _, td := range r.tsink.AllTraces() {
+		ctEachSpan(td, func(_ pcommon.Resource, s ptrace.Span) { out = append(out, s) })
+	}
+	return out
+}
+
+func (r *ctRig) outLogs() []plog.LogRecord { return allLogs(r.lsink) }
+
+// ctEachSpan calls fn for every span of td with its resource.
+func ctEachSpan(td ptrace.Traces, fn func(pcommon.Resource, ptrace.Span)) {
+	for i := 0; i < td.ResourceSpans().Len(); i++ {
+		rs := td.ResourceSpans().At(i)
+		for j := 0; j < rs.ScopeSpans().Len(); j++ {
+			spans := rs.ScopeSpans().At(j).Spans()
+			for k := 0; k < spans.Len(); k++ {
+				fn(rs.Resource(), spans.At(k))
+			}
+		}
+	}
+}
+
+func ctEachLog(ld plog.Logs, fn func(pcommon.Resource, plog.LogRecord)) {
+	for i := 0; i < ld.ResourceLogs().Len(); i++ {
+		rl := ld.ResourceLogs().At(i)
+		for j := 0; j < rl.ScopeLogs().Len(); j++ {
+			lrs := rl.ScopeLogs().At(j).LogRecords()
+			for k := 0; k < lrs.Len(); k++ {
+				fn(rl.Resource(), lrs.At(k))
+			}
+		}
+	}
+}
+
+// ctSpan describes one span of a hand-made batch. trace, id and parent are one-byte IDs (0:
+// none). res holds resource attributes besides service.name (default "app").
+type ctSpan struct {
+	service           string
+	res               map[string]any
+	trace, id, parent byte
+	name              string
+	start, end        int64 // ms after ctBase
+	attrs             map[string]any
+	status            ptrace.StatusCode
+	statusMessage     string
+	events            []ctEvent
+}
+
+type ctEvent struct {
+	name  string
+	attrs map[string]any
+}
+
+func ctTraceID(b byte) pcommon.TraceID {
+	if b == 0 {
+		return pcommon.TraceID{}
+	}
+	return pcommon.TraceID{0xc7, b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, b}
+}
+
+func ctSpanID(b byte) pcommon.SpanID {
+	if b == 0 {
+		return pcommon.SpanID{}
+	}
+	return pcommon.SpanID{0x5a, b, 0, 0, 0, 0, 0, b}
+}
+
+func ctResource(res pcommon.Resource, service string, attrs map[string]any) {
+	if service == "" {
+		service = "app"
+	}
+	if attrs != nil {
+		if err := res.Attributes().FromRaw(attrs); err != nil {
+			panic(err)
+		}
+	}
+	res.Attributes().PutStr("service.name", service)
+}
+
+func ctTraces(specs ...ctSpan) ptrace.Traces {
+	td := ptrace.NewTraces()
+	for _, sp := range specs {
+		rs := td.ResourceSpans().AppendEmpty()
+		ctResource(rs.Resource(), sp.service, sp.res)
+		s := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+		s.SetName(sp.name)
+		s.SetTraceID(ctTraceID(sp.trace))
+		s.SetSpanID(ctSpanID(sp.id))
+		s.SetParentSpanID(ctSpanID(sp.parent))
+		s.SetStartTimestamp(ctTS(sp.start))
+		s.SetEndTimestamp(ctTS(sp.end))
+		if sp.attrs != nil {
+			if err := s.Attributes().FromRaw(sp.attrs); err != nil {
+				panic(err)
+			}
+		}
+		if sp.status != ptrace.StatusCodeUnset {
+			s.Status().SetCode(sp.status)
+			s.Status().SetMessage(sp.statusMessage)
+		}
+		for _, e := range sp.events {
+			ev := s.Events().AppendEmpty()
+			ev.SetName(e.name)
+			ev.SetTimestamp(ctTS(sp.end))
+			if err := ev.Attributes().FromRaw(e.attrs); err != nil {
+				panic(err)
+			}
+		}
+	}
+	return td
+}
+
+// ctLog describes one log record. time is ms after ctBase (0: no timestamp); observed
+// likewise. body is a string, a map[string]any or nil.
+type ctLog struct {
+	service        string
+	res            map[string]any
+	time, observed int64
+	eventName      string
+	body           any
+	attrs          map[string]any
+	trace, spanID  byte
+}
+
+func ctLogs(specs ...ctLog) plog.Logs {
+	ld := plog.NewLogs()
+	for _, sp := range specs {
+		rl := ld.ResourceLogs().AppendEmpty()
+		ctResource(rl.Resource(), sp.service, sp.res)
+		lr := rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+		if sp.time != 0 {
+			lr.SetTimestamp(ctTS(sp.time))
+		}
+		if sp.observed != 0 {
+			lr.SetObservedTimestamp(ctTS(sp.observed))
+		}
+		lr.SetEventName(sp.eventName)
+		lr.SetTraceID(ctTraceID(sp.trace))
+		lr.SetSpanID(ctSpanID(sp.spanID))
+		switch b := sp.body.(type) {
+		case string:
+			lr.Body().SetStr(b)
+		case map[string]any:
+			if err := lr.Body().SetEmptyMap().FromRaw(b); err != nil {
+				panic(err)
+			}
+		}
+		if sp.attrs != nil {
+			if err := lr.Attributes().FromRaw(sp.attrs); err != nil {
+				panic(err)
+			}
+		}
+	}
+	return ld
+}
+
+// Builders of the records of each source.
+
+// ctChat is a GenAI chat span announcing calls (tool name run_shell) in its output messages.
+func ctChat(trace, id, parent byte, start, end int64, calls ...string) ctSpan {
+	parts := make([]string, 0, len(calls))
+	for _, c := range calls {
+		parts = append(parts, `{"type":"tool_call","id":"`+c+`","name":"run_shell","arguments":{"command":"cat /etc/secret"}}`)
+	}
+	attrs := map[string]any{"gen_ai.operation.name": "chat"}
+	if len(calls) > 0 {
+		attrs["gen_ai.output.messages"] = `[{"role":"assistant","parts":[` + strings.Join(parts, ",") + `]}]`
+	}
+	return ctSpan{trace: trace, id: id, parent: parent, name: "chat m", start: start, end: end, attrs: attrs}
+}
+
+// ctTool is a GenAI execute_tool span resolving call.
+func ctTool(trace, id, parent byte, call string, start, end int64) ctSpan {
+	return ctSpan{trace: trace, id: id, parent: parent, name: "execute_tool run_shell", start: start, end: end, attrs: map[string]any{
+		"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "run_shell", "gen_ai.tool.call.id": call,
+	}}
+}
+
+func ctAgent(trace, id, parent byte, start, end int64) ctSpan {
+	return ctSpan{trace: trace, id: id, parent: parent, name: "invoke_agent a", start: start, end: end, attrs: map[string]any{
+		"gen_ai.operation.name": "invoke_agent",
+	}}
+}
+
+func ctWith(s ctSpan, kv ...any) ctSpan {
+	attrs := map[string]any{}
+	for k, v := range s.attrs {
+		attrs[k] = v
+	}
+	for i := 0; i < len(kv); i += 2 {
+		attrs[kv[i].(string)] = kv[i+1]
+	}
+	s.attrs = attrs
+	return s
+}
+
+// ctClaude is a Claude Code log event (body and event.name as Claude Code 2.1 writes them).
+func ctClaude(event string, ms int64, session string, kv ...any) ctLog {
+	attrs := map[string]any{"event.name": event, "session.id": session, "event.timestamp": time.UnixMilli(ctBase + ms).UTC().Format(time.RFC3339Nano)}
+	for i := 0; i < len(kv); i += 2 {
+		attrs[kv[i].(string)] = kv[i+1]
+	}
+	return ctLog{service: "claude-code", time: ms, observed: ms, body: "claude_code." + event, attrs: attrs}
+}
+
+func ctClaudeDecision(call, decision string, ms int64) ctLog {
+	return ctClaude("tool_decision", ms, "sess-1", "tool_use_id", call, "tool_name", "Bash", "decision", decision, "source", "config")
+}
+
+func ctClaudeResult(call string, ms int64) ctLog {
+	return ctClaude("tool_result", ms, "sess-1", "tool_use_id", call, "tool_name", "Bash", "success", "true", "duration_ms", "12")
+}
+
+// ctCodex is a Codex log event: timeUnixNano 0, the observed time set.
+func ctCodex(event string, ms int64, trace byte, kv ...any) ctLog {
+	attrs := map[string]any{"event.name": event, "conversation.id": "conv-x"}
+	for i := 0; i < len(kv); i += 2 {
+		attrs[kv[i].(string)] = kv[i+1]
+	}
+	return ctLog{service: "codex_exec", observed: ms, body: "event", attrs: attrs, trace: trace}
+}
+
+func ctCodexDecision(call, decision string, ms int64) ctLog {
+	return ctCodex("codex.tool_decision", ms, 9, "call_id", call, "tool_name", "exec_command", "decision", decision)
+}
+
+func ctCodexResult(call string, ms int64) ctLog {
+	return ctCodex("codex.tool_result", ms, 9, "call_id", call, "tool_name", "exec_command", "duration_ms", "7", "success", "true")
+}
+
+// ctCodexToolSpan is Codex's tool dispatch span (named after the tool, carrying call_id).
+func ctCodexToolSpan(call string, start, end int64, aborted bool) ctSpan {
+	return ctSpan{service: "codex_exec", trace: 9, id: 0x90, name: "exec_command", start: start, end: end, attrs: map[string]any{
+		"tool_name": "exec_command", "call_id": call, "aborted": aborted, "conversation.id": "conv-x",
+	}}
+}
+
+// ctLine is a transcript line as the filelog receiver emits it (the line as a string body,
+// no timestamp, the file's path).
+func ctLine(path string, line map[string]any) ctLog {
+	b, err := json.Marshal(line)
+	if err != nil {
+		panic(err)
+	}
+	return ctLog{service: "transcripts", observed: 999_000, body: string(b), attrs: map[string]any{"log.file.path": path, "log.file.name": path[strings.LastIndexByte(path, '/')+1:]}}
+}
+
+func ctISO(ms int64) string {
+	return time.UnixMilli(ctBase + ms).UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// ctClaudeUse is a Claude Code transcript assistant line holding one tool_use block.
+func ctClaudeUse(session, agent, msgID, call string, ms int64) map[string]any {
+	l := map[string]any{"type": "assistant", "sessionId": session, "timestamp": ctISO(ms), "uuid": call + "-u",
+		"message": map[string]any{"id": msgID, "role": "assistant", "content": []any{
+			map[string]any{"type": "tool_use", "id": call, "name": "Bash", "input": map[string]any{"command": "cat /etc/secret"}},
+		}}}
+	if agent != "" {
+		l["agentId"], l["isSidechain"] = agent, true
+	}
+	return l
+}
+
+// ctClaudeText is a Claude Code transcript assistant line with text only (a new message).
+func ctClaudeText(session, agent, msgID string, ms int64) map[string]any {
+	l := map[string]any{"type": "assistant", "sessionId": session, "timestamp": ctISO(ms),
+		"message": map[string]any{"id": msgID, "role": "assistant", "content": []any{map[string]any{"type": "text", "text": "done"}}}}
+	if agent != "" {
+		l["agentId"], l["isSidechain"] = agent, true
+	}
+	return l
+}
+
+// ctClaudeResultLine is a Claude Code transcript user line holding one tool_result block.
+func ctClaudeResultLine(session, agent, call, content string, ms int64) map[string]any {
+	l := map[string]any{"type": "user", "sessionId": session, "timestamp": ctISO(ms),
+		"message": map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "tool_result", "tool_use_id": call, "content": content, "is_error": false},
+		}}}
+	if agent != "" {
+		l["agentId"], l["isSidechain"] = agent, true
+	}
+	return l
+}
+
+// ctPiUse is a pi/OpenClaw assistant entry with one toolCall block (message.timestamp in ms).
+func ctPiUse(entryID, call string, ms int64) map[string]any {
+	return map[string]any{"type": "message", "id": entryID, "parentId": nil, "timestamp": ctISO(ms + 5),
+		"message": map[string]any{"role": "assistant", "timestamp": ctBase + ms, "content": []any{
+			map[string]any{"type": "toolCall", "id": call, "name": "bash", "arguments": map[string]any{"command": "cat /etc/secret"}},
+		}}}
+}
+
+func ctPiResult(entryID, call string, ms int64, details map[string]any) map[string]any {
+	msg := map[string]any{"role": "toolResult", "toolCallId": call, "toolName": "bash", "timestamp": ctBase + ms,
+		"isError": false, "content": []any{map[string]any{"type": "text", "text": "secret"}}}
+	if details != nil {
+		msg["details"] = details
+	}
+	return map[string]any{"type": "message", "id": entryID, "timestamp": ctISO(ms + 5), "message": msg}
+}
+
+// Reading the output.
+
+// ctCallIDOf reads the call ID of an output record: the semconv attribute, else the Claude
+// Code or Codex one.
+func ctCallIDOf(attrs pcommon.Map) string {
+	for _, k := range []string{"gen_ai.tool.call.id", "tool_use_id", "call_id"} {
+		if v, ok := attrs.Get(k); ok {
+			return v.AsString()
+		}
+	}
+	return ""
+}
+
+func ctStr(attrs pcommon.Map, k string) string {
+	if v, ok := attrs.Get(k); ok {
+		return v.AsString()
+	}
+	return ""
+}
+
+// ctMark describes what the processor wrote on one record: its outcome, "/reason" when it
+// has one, and "+synthetic" for a synthetic record ("span:" or "log:" first).
+func ctMark(signal string, attrs pcommon.Map) string {
+	s := signal + ":" + ctStr(attrs, "toolpair.outcome")
+	if r := ctStr(attrs, "toolpair.interrupt.reason"); r != "" {
+		s += "/" + r
+	}
+	if v, ok := attrs.Get("toolpair.synthetic"); ok && v.Bool() {
+		s += "+synthetic"
+	}
+	return s
+}
+
+// marks returns, per call ID, what was written on the records of the call that carry a
+// toolpair.outcome, sorted. Records whose call ID sits in a body (transcripts) are found by
+// idOf when given.
+func (r *ctRig) marks(idOf func(plog.LogRecord) string) map[string][]string {
+	out := map[string][]string{}
+	for _, s := range r.outSpans() {
+		if _, ok := s.Attributes().Get("toolpair.outcome"); ok {
+			id := ctCallIDOf(s.Attributes())
+			out[id] = append(out[id], ctMark("span", s.Attributes()))
+		}
+	}
+	for _, lr := range r.outLogs() {
+		if _, ok := lr.Attributes().Get("toolpair.outcome"); ok {
+			id := ctCallIDOf(lr.Attributes())
+			if id == "" && idOf != nil {
+				id = idOf(lr)
+			}
+			out[id] = append(out[id], ctMark("log", lr.Attributes()))
+		}
+	}
+	for _, v := range out {
+		sort.Strings(v)
+	}
+	return out
+}
+
+// ctTranscriptCallID reads the call ID of a transcript line body (the first tool block).
+func ctTranscriptCallID(lr plog.LogRecord) string {
+	var l struct {
+		Message struct {
+			ToolCallID string `json:"toolCallId"`
+			Content    []struct {
+				ID        string `json:"id"`
+				ToolUseID string `json:"tool_use_id"`
+			} `json:"content"`
+		} `json:"message"`
+	}
+	if lr.Body().Type() != pcommon.ValueTypeStr || json.Unmarshal([]byte(lr.Body().Str()), &l) != nil {
+		return ""
+	}
+	if l.Message.ToolCallID != "" {
+		return l.Message.ToolCallID
+	}
+	for _, c := range l.Message.Content {
+		if c.ToolUseID != "" {
+			return c.ToolUseID
+		}
+		if c.ID != "" {
+			return c.ID
+		}
+	}
+	return ""
+}
+
+// sum returns the sum of the data points of an int64 metric (sum or gauge) whose attributes
+// include every key/value of match (nil: all points), 0 when the metric was never recorded.
+func (r *ctRig) sum(name string, match map[string]string) int64 {
+	r.t.Helper()
+	m, err := r.tel.GetMetric(name)
+	if err != nil {
+		return 0
+	}
+	var dps []metricdata.DataPoint[int64]
+	switch d := m.Data.(type) {
+	case metricdata.Sum[int64]:
+		dps = d.DataPoints
+	case metricdata.Gauge[int64]:
+		dps = d.DataPoints
+	default:
+		r.t.Fatalf("%s: unexpected data %T", name, m.Data)
+	}
+	var n int64
+	for _, dp := range dps {
+		ok := true
+		for k, v := range match {
+			if got, found := dp.Attributes.Value(attribute.Key(k)); !found || got.AsString() != v {
+				ok = false
+			}
+		}
+		if ok {
+			n += dp.Value
+		}
+	}
+	return n
+}
+
+// checkConservation checks CONTRACT section 7 on the component's metrics: uses seen = paired
+// + interrupted + rejected + pending; results seen = paired + aborted + orphan + duplicate +
+// standalone + waiting.
+func (r *ctRig) checkConservation() {
+	r.t.Helper()
+	const outcomes = "otelcol_processor_toolpair_outcomes"
+	paired := r.sum(outcomes, map[string]string{"toolpair.outcome": "paired"})
+	interrupted := r.sum(outcomes, map[string]string{"toolpair.outcome": "interrupted"})
+	aborted := r.sum(outcomes, map[string]string{"toolpair.outcome": "interrupted", "toolpair.interrupt.reason": "aborted"})
+	rejected := r.sum(outcomes, map[string]string{"toolpair.outcome": "rejected"})
+	orphan := r.sum(outcomes, map[string]string{"toolpair.outcome": "orphan"})
+	duplicate := r.sum(outcomes, map[string]string{"toolpair.outcome": "duplicate"})
+	standalone := r.sum(outcomes, map[string]string{"toolpair.outcome": "standalone"})
+	uses := r.sum("otelcol_processor_toolpair_uses", nil)
+	results := r.sum("otelcol_processor_toolpair_results", nil)
+	pending := r.sum("otelcol_processor_toolpair_pending_calls", nil)
+	waiting := r.sum("otelcol_processor_toolpair_waiting_results", nil)
+	assert.Positive(r.t, uses+results, "the component's metrics are read")
+	assert.Equal(r.t, uses, paired+interrupted+rejected+pending,
+		"uses %d = paired %d + interrupted %d + rejected %d + pending %d", uses, paired, interrupted, rejected, pending)
+	assert.Equal(r.t, results, paired+aborted+orphan+duplicate+standalone+waiting,
+		"results %d = paired %d + aborted %d + orphan %d + duplicate %d + standalone %d + waiting %d", results, paired, aborted, orphan, duplicate, standalone, waiting)
+}
+
+// ctSyntheticSpanID is the contract's deterministic span ID, computed independently: the
+// first 8 bytes of SHA-256(trace ID || call ID).
+func ctSyntheticSpanID(trace pcommon.TraceID, call string) pcommon.SpanID {
+	sum := sha256.Sum256(append(trace[:], call...))
+	var id pcommon.SpanID
+	copy(id[:], sum[:8])
+	return id
+}
+
+var _ = fmt.Sprintf
+var _ = slices.Contains[[]string]
+var _ = processortest.NewNopSettings
+var _ = metadata.Type
+
+// TestContractS1CallKey: a result pairs only with a use of the same call key (tenant, scope,
+// call ID). Scope: the first of scope_attributes present on the record, else on its
+// resource; else the trace ID; else none. Tenant: service.name plus tenant_attributes.
+func TestContractS1CallKey(t *testing.T) {
+	res := func(s ctSpan, kv ...any) ctSpan {
+		s.res = map[string]any{}
+		for i := 0; i < len(kv); i += 2 {
+			s.res[kv[i].(string)] = kv[i+1]
+		}
+		return s
+	}
+	tests := []struct {
+		name   string
+		mutate func(*Config)
+		use    ctSpan
+		result ctSpan
+		want   string // outcome of the result record
+	}{
+		{name: "same trace, no scope attribute: the trace ID is the scope",
+			use: ctChat(1, 1, 0, 0, 100, "c1"), result: ctTool(1, 2, 0, "c1", 110, 150), want: "paired"},
+		{name: "other trace, no scope attribute: other scope",
+			use: ctChat(1, 1, 0, 0, 100, "c1"), result: ctTool(2, 2, 0, "c1", 110, 150), want: "standalone"},
+		{name: "gen_ai.conversation.id on the records keys across traces",
+			use:    ctWith(ctChat(1, 1, 0, 0, 100, "c1"), "gen_ai.conversation.id", "conv-a"),
+			result: ctWith(ctTool(2, 2, 0, "c1", 110, 150), "gen_ai.conversation.id", "conv-a"), want: "paired"},
+		{name: "session.id on the records keys across traces",
+			use:    ctWith(ctChat(1, 1, 0, 0, 100, "c1"), "session.id", "s-a"),
+			result: ctWith(ctTool(2, 2, 0, "c1", 110, 150), "session.id", "s-a"), want: "paired"},
+		{name: "conversation.id on the records keys across traces",
+			use:    ctWith(ctChat(1, 1, 0, 0, 100, "c1"), "conversation.id", "k-a"),
+			result: ctWith(ctTool(2, 2, 0, "c1", 110, 150), "conversation.id", "k-a"), want: "paired"},
+		{name: "different conversation in one trace: other scope",
+			use:    ctWith(ctChat(1, 1, 0, 0, 100, "c1"), "gen_ai.conversation.id", "conv-a"),
+			result: ctWith(ctTool(1, 2, 0, "c1", 110, 150), "gen_ai.conversation.id", "conv-b"), want: "standalone"},
+		{name: "scope on the resource",
+			use:    res(ctChat(1, 1, 0, 0, 100, "c1"), "session.id", "s-r"),
+			result: res(ctTool(2, 2, 0, "c1", 110, 150), "session.id", "s-r"), want: "paired"},
+		{name: "the record's scope attribute wins over its resource's",
+			use:    ctWith(res(ctChat(1, 1, 0, 0, 100, "c1"), "session.id", "s-r"), "session.id", "s-own"),
+			result: res(ctTool(2, 2, 0, "c1", 110, 150), "session.id", "s-r"), want: "standalone"},
+		{name: "a record attribute later in the list wins over the resource's first",
+			use:    ctWith(res(ctChat(1, 1, 0, 0, 100, "c1"), "gen_ai.conversation.id", "conv-r"), "conversation.id", "k-own"),
+			result: ctWith(ctTool(2, 2, 0, "c1", 110, 150), "conversation.id", "k-own"), want: "paired"},
+		{name: "the first attribute of scope_attributes wins",
+			use:    ctWith(ctChat(1, 1, 0, 0, 100, "c1"), "gen_ai.conversation.id", "conv-a", "session.id", "s-a"),
+			result: ctWith(ctTool(2, 2, 0, "c1", 110, 150), "session.id", "s-a"), want: "standalone"},
+		{name: "configured scope_attributes replace the defaults",
+			mutate: func(c *Config) { c.ScopeAttributes = []string{"thread.id"} },
+			use:    ctWith(ctChat(1, 1, 0, 0, 100, "c1"), "thread.id", "th", "gen_ai.conversation.id", "conv-a"),
+			result: ctWith(ctTool(2, 2, 0, "c1", 110, 150), "thread.id", "th", "gen_ai.conversation.id", "conv-b"), want: "paired"},
+		{name: "another service.name is another tenant",
+			use: ctChat(1, 1, 0, 0, 100, "c1"), result: func() ctSpan { s := ctTool(1, 2, 0, "c1", 110, 150); s.service = "other"; return s }(),
+			want: "standalone"},
+		{name: "tenant_attributes: another value is another tenant",
+			mutate: func(c *Config) { c.TenantAttributes = []string{"deployment.environment.name"} },
+			use:    res(ctChat(1, 1, 0, 0, 100, "c1"), "deployment.environment.name", "prod"),
+			result: res(ctTool(1, 2, 0, "c1", 110, 150), "deployment.environment.name", "dev"), want: "standalone"},
+		{name: "tenant_attributes: the same value pairs",
+			mutate: func(c *Config) { c.TenantAttributes = []string{"deployment.environment.name"} },
+			use:    res(ctChat(1, 1, 0, 0, 100, "c1"), "deployment.environment.name", "prod"),
+			result: res(ctTool(1, 2, 0, "c1", 110, 150), "deployment.environment.name", "prod"), want: "paired"},
+		{name: "a resource attribute not in tenant_attributes does not split tenants",
+			use:    res(ctChat(1, 1, 0, 0, 100, "c1"), "host.name", "a"),
+			result: res(ctTool(1, 2, 0, "c1", 110, 150), "host.name", "b"), want: "paired"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newCTRig(t, tt.mutate)
+			r.spans(tt.use, tt.result)
+			r.advance(r.cfg.OrphanGrace + time.Second)
+			got := r.marks(nil)["c1"]
+			require.NotEmpty(t, got)
+			assert.Equal(t, "span:"+tt.want, got[0])
+			r.checkConservation()
+		})
+	}
+
+	// No scope at all (log records without scope attribute or trace ID): the call key is
+	// (tenant, no scope, call ID), and records of one tenant pair.
+	t.Run("no scope: log records without scope attribute or trace ID", func(t *testing.T) {
+		r := newCTRig(t, nil)
+		use, result := ctClaudeDecision("c1", "accept", 100), ctClaudeResult("c1", 300)
+		delete(use.attrs, "session.id")
+		delete(result.attrs, "session.id")
+		r.logRecords(use, result)
+		assert.Equal(t, map[string][]string{"c1": {"log:paired"}}, r.marks(nil))
+		r.checkConservation()
+	})
+}
+
+// TestContractS2Outcomes: every tool_use ends in exactly one outcome, and so does every
+// tool_result; what is written on the records of each call (result records and synthetic
+// records), for every outcome and reason, with the conservation of section 7 checked on the
+// component's metrics after each.
+func TestContractS2Outcomes(t *testing.T) {
+	mark := func(c *Config) { c.Duplicates, c.Orphans = DispositionMark, DispositionMark }
+	tests := []struct {
+		name   string
+		mutate func(*Config)
+		run    func(r *ctRig)
+		want   map[string][]string
+	}{
+		{name: "paired: use then result", run: func(r *ctRig) {
+			r.spans(ctChat(1, 1, 0, 0, 100, "c1"), ctTool(1, 2, 0, "c1", 110, 150))
+		}, want: map[string][]string{"c1": {"span:paired"}}},
+		{name: "paired: result first, waits up to orphan_grace for its use", run: func(r *ctRig) {
+			r.spans(ctTool(1, 2, 0, "c1", 110, 150))
+			r.advance(29 * time.Second)
+			r.spans(ctChat(1, 1, 0, 0, 100, "c1"))
+		}, want: map[string][]string{"c1": {"span:paired"}}},
+		{name: "paired: across signals (Claude Code decision log, tool result span)", run: func(r *ctRig) {
+			r.logRecords(ctClaudeDecision("toolu_1", "accept", 100))
+			r.spans(ctSpan{service: "claude-code", trace: 3, id: 1, name: "claude_code.tool", start: 100, end: 180,
+				attrs: map[string]any{"tool_use_id": "toolu_1", "tool_name": "Bash", "session.id": "sess-1"}})
+		}, want: map[string][]string{"toolu_1": {"span:paired"}}},
+		{name: "interrupted next_step: a later model request under the same agent", run: func(r *ctRig) {
+			r.spans(ctChat(1, 1, 7, 0, 100, "c1", "c2"), ctTool(1, 2, 7, "c2", 110, 150), ctChat(1, 3, 7, 200, 300))
+			r.advance(31 * time.Second)
+		}, want: map[string][]string{"c1": {"span:interrupted/next_step+synthetic"}, "c2": {"span:paired"}}},
+		{name: "interrupted session_end: invoke_agent end", run: func(r *ctRig) {
+			r.spans(ctChat(1, 1, 7, 0, 100, "c1"), ctAgent(1, 7, 0, 0, 500))
+			r.advance(31 * time.Second)
+		}, want: map[string][]string{"c1": {"span:interrupted/session_end+synthetic"}}},
+		{name: "interrupted session_end: claude_code.interaction end", run: func(r *ctRig) {
+			d := ctClaudeDecision("toolu_1", "accept", 100)
+			d.trace = 4
+			r.logRecords(d)
+			r.spans(ctSpan{service: "claude-code", trace: 4, id: 1, name: "claude_code.interaction", start: 0, end: 900,
+				attrs: map[string]any{"session.id": "sess-1"}})
+			r.advance(31 * time.Second)
+		}, want: map[string][]string{"toolu_1": {"log:interrupted/session_end+synthetic", "span:interrupted/session_end+synthetic"}}},
+		{name: "interrupted expired: no result within pairing_timeout", run: func(r *ctRig) {
+			r.spans(ctChat(1, 1, 0, 0, 100, "c1"))
+			r.advance(9 * time.Minute)
+			require.Empty(t, r.marks(nil), "not before pairing_timeout")
+			r.advance(time.Minute)
+		}, want: map[string][]string{"c1": {"span:interrupted/expired+synthetic"}}},
+		{name: "interrupted evicted: max_pending_calls reached, oldest first", mutate: func(c *Config) { c.MaxPendingCalls = 2 }, run: func(r *ctRig) {
+			r.spans(ctChat(1, 1, 0, 0, 100, "c1"))
+			r.spans(ctChat(2, 1, 0, 0, 100, "c2"))
+			r.spans(ctChat(3, 1, 0, 0, 100, "c3"))
+		}, want: map[string][]string{"c1": {"span:interrupted/evicted+synthetic"}}},
+		{name: "interrupted shutdown: pending at shutdown", run: func(r *ctRig) {
+			r.spans(ctChat(1, 1, 0, 0, 100, "c1"))
+			r.logRecords(ctClaudeDecision("toolu_1", "accept", 100))
+			r.shutdown()
+		}, want: map[string][]string{"c1": {"span:interrupted/shutdown+synthetic"}, "toolu_1": {"log:interrupted/shutdown+synthetic"}}},
+		{name: "interrupted aborted: Codex tool span aborted=true marks the result, no synthetic", run: func(r *ctRig) {
+			r.logRecords(ctCodexDecision("call_1", "approved", 100))
+			r.spans(ctCodexToolSpan("call_1", 110, 900, true))
+			r.shutdown()
+		}, want: map[string][]string{"call_1": {"span:interrupted/aborted"}}},
+		{name: "interrupted aborted: Claude Code transcript interrupt marker", run: func(r *ctRig) {
+			r.logRecords(ctLine("/p/s1.jsonl", ctClaudeUse("s1", "", "msg_1", "toolu_9", 100)),
+				ctLine("/p/s1.jsonl", ctClaudeResultLine("s1", "", "toolu_9", "[Request interrupted by user for tool use]", 200)))
+			r.shutdown()
+		}, want: map[string][]string{"toolu_9": {"log:interrupted/aborted"}}},
+		{name: "interrupted aborted: OpenClaw synthetic missing tool result", run: func(r *ctRig) {
+			r.logRecords(ctLine("/oc/a.jsonl", ctPiUse("e1", "call_oc", 100)),
+				ctLine("/oc/a.jsonl", ctPiResult("e2", "call_oc", 200, map[string]any{"openclawSyntheticMissingToolResult": true})))
+			r.shutdown()
+		}, want: map[string][]string{"call_oc": {"log:interrupted/aborted"}}},
+		{name: "rejected: Claude Code decision reject, no synthetic even at shutdown", run: func(r *ctRig) {
+			r.logRecords(ctClaudeDecision("toolu_r", "reject", 100))
+			r.shutdown()
+		}, want: map[string][]string{}},
+		{name: "rejected: Codex denied and abort", run: func(r *ctRig) {
+			r.logRecords(ctCodexDecision("call_d", "denied", 100), ctCodexDecision("call_a", "abort", 100))
+			r.shutdown()
+		}, want: map[string][]string{}},
+		{name: "rejected: a later result of the call is a duplicate", mutate: mark, run: func(r *ctRig) {
+			r.logRecords(ctClaudeDecision("toolu_r", "reject", 100))
+			r.logRecords(ctClaudeResult("toolu_r", 300))
+		}, want: map[string][]string{"toolu_r": {"log:duplicate"}}},
+		{name: "orphan: no use within orphan_grace, in a scope where uses are visible", run: func(r *ctRig) {
+			r.spans(ctChat(1, 1, 0, 0, 100, "c1"), ctTool(1, 2, 0, "c1", 110, 150), ctTool(1, 3, 0, "ghost", 110, 160))
+			r.advance(29 * time.Second)
+			require.NotContains(t, r.marks(nil), "ghost", "held for orphan_grace")
+			r.advance(2 * time.Second)
+		}, want: map[string][]string{"c1": {"span:paired"}, "ghost": {"span:orphan"}}},
+		{name: "standalone: no use visible in the scope", run: func(r *ctRig) {
+			r.spans(ctChat(1, 1, 0, 0, 100), ctTool(1, 2, 0, "c1", 110, 150))
+			r.advance(31 * time.Second)
+		}, want: map[string][]string{"c1": {"span:standalone"}}},
+		{name: "duplicate: a second result of a paired call (marked)", mutate: mark, run: func(r *ctRig) {
+			r.spans(ctChat(1, 1, 0, 0, 100, "c1"), ctTool(1, 2, 0, "c1", 110, 150))
+			r.spans(ctTool(1, 2, 0, "c1", 110, 150))
+		}, want: map[string][]string{"c1": {"span:duplicate", "span:paired"}}},
+		{name: "duplicate: a result after the call was interrupted and synthesized", mutate: mark, run: func(r *ctRig) {
+			r.spans(ctChat(1, 1, 0, 0, 100, "c1"))
+			r.advance(10 * time.Minute)
+			r.spans(ctTool(1, 2, 0, "c1", 110, 150))
+		}, want: map[string][]string{"c1": {"span:duplicate", "span:interrupted/expired+synthetic"}}},
+		{name: "a repeated use is not a new call (invoke_agent repeats its chat spans' calls)", run: func(r *ctRig) {
+			agent := ctAgent(1, 7, 0, 0, 500)
+			agent.attrs["gen_ai.output.messages"] = ctChat(1, 0, 0, 0, 0, "c1").attrs["gen_ai.output.messages"]
+			r.spans(ctChat(1, 1, 7, 0, 100, "c1"), ctTool(1, 2, 7, "c1", 110, 150), agent)
+			r.spans(ctChat(1, 1, 7, 0, 100, "c1")) // an export retry
+			r.advance(11 * time.Minute)
+			r.shutdown()
+			assert.Equal(t, int64(2), r.sum("otelcol_processor_toolpair_uses_repeated", nil))
+			assert.Equal(t, int64(1), r.sum("otelcol_processor_toolpair_uses", nil))
+		}, want: map[string][]string{"c1": {"span:paired"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newCTRig(t, tt.mutate)
+			tt.run(r)
+			assert.Equal(t, tt.want, r.marks(ctTranscriptCallID))
+			r.checkConservation()
+		})
+	}
+}
+
+// TestContractS3ResultAttributes: toolpair.outcome (string) on every recognised result record,
+// toolpair.call.duration_ms (int, ms: result time minus use time) on paired ones only.
+func TestContractS3ResultAttributes(t *testing.T) {
+	r := newCTRig(t, func(c *Config) { c.Duplicates = DispositionMark })
+	r.spans(ctChat(1, 1, 0, 0, 100, "c1"), ctTool(1, 2, 0, "c1", 110, 1337))
+	r.spans(ctTool(1, 2, 0, "c1", 110, 1337))
+	r.logRecords(ctClaudeDecision("toolu_1", "accept", 1000), ctClaudeResult("toolu_1", 3500))
+	var seen int
+	for _, s := range r.outSpans() {
+		if s.Name() != "execute_tool run_shell" {
+			continue
+		}
+		seen++
+		o, ok := s.Attributes().Get("toolpair.outcome")
+		require.True(t, ok)
+		assert.Equal(t, pcommon.ValueTypeStr, o.Type())
+		d, hasDuration := s.Attributes().Get("toolpair.call.duration_ms")
+		if o.Str() == "paired" {
+			require.True(t, hasDuration)
+			assert.Equal(t, pcommon.ValueTypeInt, d.Type())
+			assert.Equal(t, int64(1237), d.Int(), "result end minus the announcing chat span's end")
+		} else {
+			assert.Equal(t, "duplicate", o.Str())
+			assert.False(t, hasDuration, "only paired results carry a duration")
+		}
+	}
+	assert.Equal(t, 2, seen)
+	for _, lr := range r.outLogs() {
+		if ctStr(lr.Attributes(), "event.name") == "tool_result" {
+			d, ok := lr.Attributes().Get("toolpair.call.duration_ms")
+			require.True(t, ok)
+			assert.Equal(t, pcommon.ValueTypeInt, d.Type())
+			assert.Equal(t, int64(2500), d.Int(), "includes permission and queueing time, not the source's duration_ms")
+			assert.Equal(t, "12", ctStr(lr.Attributes(), "duration_ms"), "the source's own duration is kept")
+		}
+		if ctStr(lr.Attributes(), "event.name") == "tool_decision" {
+			_, ok := lr.Attributes().Get("toolpair.outcome")
+			assert.False(t, ok, "nothing is required on use records")
+		}
+	}
+}
+
+// TestContractS3SyntheticSpan: the synthetic span of an interrupted call announced by a span,
+// field by field, for each reason that makes one; its ID is the same on a replay.
+func TestContractS3SyntheticSpan(t *testing.T) {
+	res := map[string]any{"service.version": "1.2.3", "host.name": "box"}
+	withRes := func(s ctSpan) ctSpan { s.res = res; return s }
+	tests := []struct {
+		name     string
+		mutate   func(*Config)
+		run      func(r *ctRig)
+		reason   string
+		parent   pcommon.SpanID // want
+		end      func(r *ctRig) pcommon.Timestamp
+		scopeKey string // scope attribute expected on the synthetic span, "" for none
+	}{
+		{name: "expired: parent is the announcing span's parent, end the detection time", run: func(r *ctRig) {
+			r.spans(withRes(ctWith(ctChat(1, 1, 7, 0, 100, "c1"), "gen_ai.conversation.id", "conv-1")))
+			r.advance(10 * time.Minute)
+		}, reason: "expired", parent: ctSpanID(7), end: func(r *ctRig) pcommon.Timestamp { return pcommon.NewTimestampFromTime(r.clock.Now()) }, scopeKey: "gen_ai.conversation.id"},
+		{name: "shutdown: a root announcing span is the parent", run: func(r *ctRig) {
+			r.spans(withRes(ctChat(1, 1, 0, 0, 100, "c1")))
+			r.shutdown()
+		}, reason: "shutdown", parent: ctSpanID(1), end: func(r *ctRig) pcommon.Timestamp { return pcommon.NewTimestampFromTime(r.clock.Now()) }},
+		{name: "next_step: ends at the boundary", run: func(r *ctRig) {
+			r.spans(withRes(ctChat(1, 1, 7, 0, 100, "c1")), ctChat(1, 3, 7, 400, 500))
+			r.advance(31 * time.Second)
+		}, reason: "next_step", parent: ctSpanID(7), end: func(*ctRig) pcommon.Timestamp { return ctTS(400) }},
+		{name: "session_end: ends at the session end", run: func(r *ctRig) {
+			r.spans(withRes(ctWith(ctChat(1, 1, 7, 0, 100, "c1"), "session.id", "s-9")), ctWith(ctAgent(1, 7, 0, 0, 800), "session.id", "s-9"))
+			r.advance(31 * time.Second)
+		}, reason: "session_end", parent: ctSpanID(7), end: func(*ctRig) pcommon.Timestamp { return ctTS(800) }, scopeKey: "session.id"},
+		{name: "evicted: ends at the detection time", mutate: func(c *Config) { c.MaxPendingCalls = 1 }, run: func(r *ctRig) {
+			r.spans(withRes(ctChat(1, 1, 7, 0, 100, "c1")))
+			r.spans(ctChat(2, 1, 7, 0, 100, "c2"))
+		}, reason: "evicted", parent: ctSpanID(7), end: func(r *ctRig) pcommon.Timestamp { return pcommon.NewTimestampFromTime(r.clock.Now()) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var ids []pcommon.SpanID
+			for range 2 { // a replay yields the same span ID
+				r := newCTRig(t, tt.mutate)
+				tt.run(r)
+				var synthetic []ptrace.Span
+				var resource pcommon.Resource
+				for _, td := range r.tsink.AllTraces() {
+					ctEachSpan(td, func(res pcommon.Resource, s ptrace.Span) {
+						if v, ok := s.Attributes().Get("toolpair.synthetic"); ok && v.Bool() && ctStr(s.Attributes(), "gen_ai.tool.call.id") == "c1" {
+							synthetic = append(synthetic, s)
+							resource = res
+						}
+					})
+				}
+				require.Len(t, synthetic, 1)
+				s := synthetic[0]
+				assert.Equal(t, "execute_tool run_shell", s.Name())
+				assert.Equal(t, ptrace.SpanKindInternal, s.Kind())
+				assert.Equal(t, ctTraceID(1), s.TraceID())
+				assert.Equal(t, tt.parent, s.ParentSpanID())
+				assert.Equal(t, ctSyntheticSpanID(ctTraceID(1), "c1"), s.SpanID())
+				assert.Equal(t, ctTS(100), s.StartTimestamp(), "start = use time (the chat span's end)")
+				assert.Equal(t, tt.end(r), s.EndTimestamp())
+				assert.Equal(t, ptrace.StatusCodeError, s.Status().Code())
+				assert.Equal(t, "tool call interrupted: "+tt.reason, s.Status().Message())
+				want := map[string]any{
+					"gen_ai.operation.name":     "execute_tool",
+					"gen_ai.tool.name":          "run_shell",
+					"gen_ai.tool.call.id":       "c1",
+					"error.type":                "tool_call_interrupted",
+					"toolpair.synthetic":        true,
+					"toolpair.outcome":          "interrupted",
+					"toolpair.interrupt.reason": tt.reason,
+				}
+				if tt.scopeKey != "" {
+					v, _ := ctWith(ctChat(0, 0, 0, 0, 0), "gen_ai.conversation.id", "conv-1", "session.id", "s-9").attrs[tt.scopeKey].(string)
+					want[tt.scopeKey] = v
+				}
+				assert.Equal(t, want, s.Attributes().AsRaw(), "exact attributes: no content copied")
+				assert.Equal(t, map[string]any{"service.name": "app", "service.version": "1.2.3", "host.name": "box"}, resource.Attributes().AsRaw(), "resource copied")
+				ids = append(ids, s.SpanID())
+				r.shutdown()
+			}
+			assert.Equal(t, ids[0], ids[1])
+		})
+	}
+}
+
+// TestContractS3SyntheticLogRecord: the synthetic log record of an interrupted call announced
+// by a log record (Claude Code and Codex decisions, transcript lines), field by field.
+func TestContractS3SyntheticLogRecord(t *testing.T) {
+	tests := []struct {
+		name     string
+		records  []ctLog
+		call     string
+		tool     string
+		scope    map[string]any // the scope attribute that keyed the call
+		resource map[string]any
+		useTime  int64
+	}{
+		{name: "Claude Code tool_decision", records: []ctLog{func() ctLog {
+			l := ctClaudeDecision("toolu_1", "accept", 100)
+			l.res = map[string]any{"service.version": "2.1.330", "os.type": "linux"}
+			return l
+		}()}, call: "toolu_1", tool: "Bash", scope: map[string]any{"session.id": "sess-1"},
+			resource: map[string]any{"service.name": "claude-code", "service.version": "2.1.330", "os.type": "linux"}},
+		{name: "Codex tool_decision", records: []ctLog{ctCodexDecision("call_1", "approved", 100)},
+			call: "call_1", tool: "exec_command", scope: map[string]any{"conversation.id": "conv-x"},
+			resource: map[string]any{"service.name": "codex_exec"}},
+		{name: "Claude Code transcript tool_use", records: []ctLog{ctLine("/p/s1.jsonl", ctClaudeUse("s1", "", "msg_1", "toolu_9", 100))},
+			call: "toolu_9", tool: "Bash", scope: map[string]any{"session.id": "s1"},
+			resource: map[string]any{"service.name": "transcripts"}},
+		{name: "Claude Code subagent transcript tool_use", records: []ctLog{ctLine("/p/s1/subagents/agent-a7.jsonl", ctClaudeUse("s1", "a7", "msg_1", "toolu_8", 100))},
+			call: "toolu_8", tool: "Bash", scope: map[string]any{"session.id": "s1/a7"},
+			resource: map[string]any{"service.name": "transcripts"}},
+		{name: "pi transcript toolCall", records: []ctLog{ctLine("/pi/sessions/x.jsonl", ctPiUse("e1", "call_pi", 100))},
+			call: "call_pi", tool: "bash", scope: map[string]any{"log.file.path": "/pi/sessions/x.jsonl"},
+			resource: map[string]any{"service.name": "transcripts"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newCTRig(t, nil)
+			r.logRecords(tt.records...)
+			r.advance(10 * time.Minute)
+			var synthetic []plog.LogRecord
+			var resource pcommon.Resource
+			for _, ld := range r.lsink.AllLogs() {
+				ctEachLog(ld, func(res pcommon.Resource, lr plog.LogRecord) {
+					if v, ok := lr.Attributes().Get("toolpair.synthetic"); ok && v.Bool() {
+						synthetic = append(synthetic, lr)
+						resource = res
+					}
+				})
+			}
+			require.Len(t, synthetic, 1)
+			lr := synthetic[0]
+			assert.Equal(t, "toolpair.tool_call.interrupted", lr.EventName())
+			assert.Equal(t, plog.SeverityNumberWarn, lr.SeverityNumber())
+			assert.Equal(t, "WARN", lr.SeverityText())
+			assert.Equal(t, pcommon.NewTimestampFromTime(r.clock.Now()), lr.Timestamp(), "timestamp = end (detection time for expired)")
+			assert.Equal(t, pcommon.ValueTypeStr, lr.Body().Type())
+			assert.Equal(t, fmt.Sprintf("tool call %s (%s) interrupted: expired", tt.call, tt.tool), lr.Body().Str())
+			want := map[string]any{
+				"gen_ai.operation.name":     "execute_tool",
+				"gen_ai.tool.name":          tt.tool,
+				"gen_ai.tool.call.id":       tt.call,
+				"error.type":                "tool_call_interrupted",
+				"toolpair.synthetic":        true,
+				"toolpair.outcome":          "interrupted",
+				"toolpair.interrupt.reason": "expired",
+			}
+			for k, v := range tt.scope {
+				want[k] = v
+			}
+			assert.Equal(t, want, lr.Attributes().AsRaw(), "exact attributes: no content copied")
+			assert.Equal(t, tt.resource, resource.Attributes().AsRaw(), "resource copied from the announcing record")
+			assert.NotContains(t, lr.Body().Str(), "secret", "no tool arguments")
+		})
+	}
+}
+
+// TestContractS3Dispositions: orphans and duplicates are marked or dropped; defaults orphans
+// mark, duplicates drop; dropped records are still counted.
+func TestContractS3Dispositions(t *testing.T) {
+	tests := []struct {
+		name       string
+		mutate     func(*Config)
+		wantOrphan []string
+		wantDupe   []string
+	}{
+		{name: "defaults", wantOrphan: []string{"span:orphan"}, wantDupe: []string{"span:paired"}},
+		{name: "orphans drop, duplicates mark", mutate: func(c *Config) { c.Orphans, c.Duplicates = DispositionDrop, DispositionMark },
+			wantDupe: []string{"span:duplicate", "span:paired"}},
+		{name: "both mark", mutate: func(c *Config) { c.Orphans, c.Duplicates = DispositionMark, DispositionMark },
+			wantOrphan: []string{"span:orphan"}, wantDupe: []string{"span:duplicate", "span:paired"}},
+		{name: "both drop", mutate: func(c *Config) { c.Orphans, c.Duplicates = DispositionDrop, DispositionDrop },
+			wantDupe: []string{"span:paired"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newCTRig(t, tt.mutate)
+			r.spans(ctChat(1, 1, 0, 0, 100, "c1"), ctTool(1, 2, 0, "c1", 110, 150), ctTool(1, 3, 0, "ghost", 110, 150))
+			r.spans(ctTool(1, 2, 0, "c1", 110, 150))
+			r.advance(31 * time.Second)
+			m := r.marks(nil)
+			assert.Equal(t, tt.wantOrphan, m["ghost"])
+			assert.Equal(t, tt.wantDupe, m["c1"])
+			assert.Len(t, r.outSpans(), 1+len(tt.wantOrphan)+len(tt.wantDupe), "nothing else dropped")
+			const outcomes = "otelcol_processor_toolpair_outcomes"
+			assert.Equal(t, int64(1), r.sum(outcomes, map[string]string{"toolpair.outcome": "orphan"}))
+			assert.Equal(t, int64(1), r.sum(outcomes, map[string]string{"toolpair.outcome": "duplicate"}))
+			r.checkConservation()
+		})
+	}
+}
