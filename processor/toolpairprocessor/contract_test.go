@@ -1024,3 +1024,491 @@ func TestContractS3Dispositions(t *testing.T) {
 		})
 	}
 }
+
+// TestContractS4Recognition: which records are timeouts. A record is a timeout when its
+// error.type is one of the set, an HTTP status code is 408 or 504, or a status/error/exception
+// message matches `timed? ?out|deadline exceeded` case-insensitively; a timeout record gets
+// toolpair.timeout.phase, anything else nothing. The records are model call spans (phase
+// provider) and Codex/Claude Code model-call log events, so only recognition is at stake.
+func TestContractS4Recognition(t *testing.T) {
+	chat := func(mod func(*ctSpan)) ctSpan {
+		s := ctChat(1, 1, 0, 0, 100)
+		mod(&s)
+		return s
+	}
+	attr := func(kv ...any) func(*ctSpan) { return func(s *ctSpan) { *s = ctWith(*s, kv...) } }
+	status := func(msg string) func(*ctSpan) {
+		return func(s *ctSpan) { s.status, s.statusMessage = ptrace.StatusCodeError, msg }
+	}
+	spanTests := []struct {
+		name    string
+		span    ctSpan
+		timeout bool
+	}{
+		{"error.type timeout", chat(attr("error.type", "timeout")), true},
+		{"error.type TimeoutError", chat(attr("error.type", "TimeoutError")), true},
+		{"error.type APITimeoutError", chat(attr("error.type", "APITimeoutError")), true},
+		{"error.type DeadlineExceeded", chat(attr("error.type", "DeadlineExceeded")), true},
+		{"error.type 408", chat(attr("error.type", "408")), true},
+		{"error.type 504", chat(attr("error.type", "504")), true},
+		{"error.type other", chat(attr("error.type", "tool_error")), false},
+		{"error.type 500", chat(attr("error.type", "500")), false},
+		{"http.response.status_code 408 (int)", chat(attr("http.response.status_code", int64(408))), true},
+		{"http.response.status_code 504 (string)", chat(attr("http.response.status_code", "504")), true},
+		{"http.status_code 504", chat(attr("http.status_code", int64(504))), true},
+		{"status_code 408", chat(attr("status_code", "408")), true},
+		{"http.response.status_code 429", chat(attr("http.response.status_code", int64(429))), false},
+		{"http.response.status_code 503", chat(attr("http.response.status_code", int64(503))), false},
+		{"http.response.status_code 529", chat(attr("http.response.status_code", "529")), false},
+		{"http.response.status_code 200", chat(attr("http.response.status_code", int64(200))), false},
+		{"status message timed out", chat(status("Request timed out.")), true},
+		{"status message upper case", chat(status("REQUEST TIMED OUT")), true},
+		{"status message timeout", chat(status("connect Timeout after 30s")), true},
+		{"status message time out", chat(status("read time out")), true},
+		{"status message deadline exceeded", chat(status("context Deadline Exceeded")), true},
+		{"status message DEADLINE EXCEEDED", chat(status("rpc error: code = DEADLINE EXCEEDED")), true},
+		{"status message other error", chat(status("overloaded_error")), false},
+		{"error.message", chat(attr("error.message", "idle timeout waiting for SSE")), true},
+		{"exception.message on an exception event", chat(func(s *ctSpan) {
+			s.events = []ctEvent{{name: "exception", attrs: map[string]any{"exception.type": "Error", "exception.message": "The operation was aborted due to timeout"}}}
+		}), true},
+		{"exception.type on an exception event", chat(func(s *ctSpan) {
+			s.events = []ctEvent{{name: "exception", attrs: map[string]any{"exception.type": "TimeoutError", "exception.message": "aborted"}}}
+		}), true},
+		{"fetch failed is not a timeout", chat(func(s *ctSpan) {
+			s.status, s.statusMessage = ptrace.StatusCodeError, "fetch failed sending request"
+			s.events = []ctEvent{{name: "exception", attrs: map[string]any{"exception.type": "TypeError", "exception.message": "fetch failed"}}}
+		}), false},
+		{"no error at all", chat(func(*ctSpan) {}), false},
+	}
+	for _, tt := range spanTests {
+		t.Run("span/"+tt.name, func(t *testing.T) {
+			r := newCTRig(t, nil)
+			r.spans(tt.span)
+			out := r.outSpans()
+			require.Len(t, out, 1)
+			phase, ok := out[0].Attributes().Get("toolpair.timeout.phase")
+			require.Equal(t, tt.timeout, ok, "timeout recognised")
+			if ok {
+				assert.Equal(t, "provider", phase.Str(), "a model call's timeout")
+				n, ok := out[0].Attributes().Get("toolpair.timeout.active_tools")
+				require.True(t, ok)
+				assert.Equal(t, pcommon.ValueTypeInt, n.Type())
+				assert.Equal(t, int64(1), r.sum("otelcol_processor_toolpair_timeouts", map[string]string{"toolpair.timeout.phase": "provider"}))
+			}
+		})
+	}
+
+	logTests := []struct {
+		name    string
+		record  ctLog
+		timeout bool
+	}{
+		{"Codex codex.sse_event idle timeout waiting for SSE", ctCodex("codex.sse_event", 100, 9, "event.kind", "response", "error.message", "idle timeout waiting for SSE", "duration_ms", "6000"), true},
+		{"Codex codex.api_request 504", ctCodex("codex.api_request", 100, 9, "http.response.status_code", "504", "duration_ms", "10"), true},
+		{"Codex codex.api_request 200", ctCodex("codex.api_request", 100, 9, "http.response.status_code", "200", "duration_ms", "10"), false},
+		{"Claude Code api_error Request timed out.", ctClaude("api_error", 100, "sess-1", "error", "Request timed out.", "status_code", "undefined", "duration_ms", "60000"), true},
+		{"Claude Code api_error 504", ctClaude("api_error", 100, "sess-1", "error", "upstream", "status_code", "504", "duration_ms", "60000"), true},
+		{"Claude Code api_error overloaded (529)", ctClaude("api_error", 100, "sess-1", "error", "Overloaded", "status_code", "529", "duration_ms", "900"), false},
+		{"Claude Code api_error error_class api_timeout", ctClaude("api_error", 100, "sess-1", "error_class", "api_timeout", "duration_ms", "60000"), true},
+		{"a log record's error.type", ctLog{time: 100, body: "x", attrs: map[string]any{"event.name": "gen_ai.choice", "error.type": "DeadlineExceeded"}}, true},
+	}
+	for _, tt := range logTests {
+		t.Run("log/"+tt.name, func(t *testing.T) {
+			r := newCTRig(t, nil)
+			r.logRecords(tt.record)
+			out := r.outLogs()
+			require.Len(t, out, 1)
+			_, ok := out[0].Attributes().Get("toolpair.timeout.phase")
+			assert.Equal(t, tt.timeout, ok, "timeout recognised")
+		})
+	}
+}
+
+// TestContractS4Phase: the phase and what was in flight, on GenAI spans of one trace (the
+// scope): tool_execution for a tool record, or for an agent/turn-level record with a tool
+// call of its scope in flight at its end; provider for a model call, or when a model call and
+// no tool was in flight; compaction; unknown. active_tools counts calls once each;
+// active_tool.* describe the most recently started call in flight.
+func TestContractS4Phase(t *testing.T) {
+	timedOut := func(s ctSpan) ctSpan {
+		s.status, s.statusMessage = ptrace.StatusCodeError, "timed out"
+		return s
+	}
+	tests := []struct {
+		name  string
+		spans []ctSpan
+		check string // name of the span checked
+		want  map[string]any
+	}{
+		{name: "agent timeout with two calls in flight", spans: []ctSpan{
+			ctChat(1, 1, 7, 0, 100, "c1", "c2"), ctChat(1, 2, 7, 100, 300, "c3"), ctTool(1, 3, 7, "c3", 300, 400),
+			timedOut(ctAgent(1, 7, 0, 0, 60_300)),
+		}, check: "invoke_agent a", want: map[string]any{
+			"toolpair.timeout.phase": "tool_execution", "toolpair.timeout.active_tools": int64(2),
+			"toolpair.timeout.active_tool.name": "run_shell", "toolpair.timeout.active_tool.call_id": "c2",
+			"toolpair.timeout.active_tool.elapsed_ms": int64(60_200),
+		}},
+		{name: "a call announced twice counts once", spans: []ctSpan{
+			ctChat(1, 1, 7, 0, 100, "c1"), ctChat(1, 1, 7, 0, 100, "c1"),
+			timedOut(ctAgent(1, 7, 0, 0, 5100)),
+		}, check: "invoke_agent a", want: map[string]any{
+			"toolpair.timeout.phase": "tool_execution", "toolpair.timeout.active_tools": int64(1),
+			"toolpair.timeout.active_tool.name": "run_shell", "toolpair.timeout.active_tool.call_id": "c1",
+			"toolpair.timeout.active_tool.elapsed_ms": int64(5000),
+		}},
+		{name: "the tool record's own timeout", spans: []ctSpan{
+			ctChat(1, 1, 7, 0, 100, "c1"), ctWith(ctTool(1, 3, 7, "c1", 100, 2100), "error.type", "timeout"),
+		}, check: "execute_tool run_shell", want: map[string]any{
+			"toolpair.timeout.phase": "tool_execution", "toolpair.timeout.active_tools": int64(1),
+			"toolpair.timeout.active_tool.name": "run_shell", "toolpair.timeout.active_tool.call_id": "c1",
+			"toolpair.timeout.active_tool.elapsed_ms": int64(2000),
+		}},
+		{name: "a model call's timeout, a tool of the scope in flight too: provider", spans: []ctSpan{
+			ctChat(1, 1, 7, 0, 100, "c1"), timedOut(ctChat(1, 2, 7, 200, 9000)),
+		}, check: "chat m", want: map[string]any{
+			"toolpair.timeout.phase": "provider", "toolpair.timeout.active_tools": int64(1),
+			"toolpair.timeout.active_tool.name": "run_shell", "toolpair.timeout.active_tool.call_id": "c1",
+			"toolpair.timeout.active_tool.elapsed_ms": int64(8900),
+		}},
+		{name: "agent timeout, the model call in flight and no tool: provider", spans: []ctSpan{
+			ctChat(1, 1, 7, 0, 100, "c1"), ctTool(1, 3, 7, "c1", 100, 200), timedOut(ctChat(1, 2, 7, 300, 30_000)),
+			timedOut(ctAgent(1, 7, 0, 0, 30_001)),
+		}, check: "invoke_agent a", want: map[string]any{"toolpair.timeout.phase": "provider", "toolpair.timeout.active_tools": int64(0)}},
+		{name: "agent timeout during a compaction: compaction", spans: []ctSpan{
+			{trace: 1, id: 4, parent: 7, name: "claude_code.compaction", start: 100, end: 40_000},
+			timedOut(ctAgent(1, 7, 0, 0, 40_000)),
+		}, check: "invoke_agent a", want: map[string]any{"toolpair.timeout.phase": "compaction", "toolpair.timeout.active_tools": int64(0)}},
+		{name: "agent timeout with nothing in flight: unknown", spans: []ctSpan{
+			ctChat(1, 1, 7, 0, 100, "c1"), ctTool(1, 3, 7, "c1", 100, 200),
+			timedOut(ctAgent(1, 7, 0, 0, 50_000)),
+		}, check: "invoke_agent a", want: map[string]any{"toolpair.timeout.phase": "unknown", "toolpair.timeout.active_tools": int64(0)}},
+		{name: "a call of another scope is not counted", spans: []ctSpan{
+			ctChat(2, 1, 7, 0, 100, "c1"),
+			timedOut(ctAgent(1, 7, 0, 0, 50_000)),
+		}, check: "invoke_agent a", want: map[string]any{"toolpair.timeout.phase": "unknown", "toolpair.timeout.active_tools": int64(0)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newCTRig(t, nil)
+			r.spans(tt.spans...)
+			var checked int
+			for _, s := range r.outSpans() {
+				if s.Name() != tt.check {
+					continue
+				}
+				if _, ok := s.Attributes().Get("toolpair.timeout.phase"); !ok {
+					continue
+				}
+				checked++
+				got := map[string]any{}
+				s.Attributes().Range(func(k string, v pcommon.Value) bool {
+					if strings.HasPrefix(k, "toolpair.timeout.") {
+						got[k] = v.AsRaw()
+					}
+					return true
+				})
+				assert.Equal(t, tt.want, got)
+			}
+			assert.Equal(t, 1, checked)
+		})
+	}
+}
+
+// TestContractS4Transcripts: the markers the agents write in their transcripts (section 8):
+// Claude Code's and pi's `Command timed out` tool results and OpenClaw's details.timedOut make
+// a tool_execution timeout, with the call in flight (the real captures are in timeouts_test.go).
+func TestContractS4Transcripts(t *testing.T) {
+	tests := []struct {
+		name  string
+		line  ctLog
+		use   ctLog
+		phase string
+	}{
+		{name: "Claude Code Bash Command timed out", use: ctLine("/p/s1.jsonl", ctClaudeUse("s1", "", "msg_1", "toolu_1", 100)),
+			line: func() ctLog {
+				l := ctClaudeResultLine("s1", "", "toolu_1", "Exit code 143\nCommand timed out after 2s", 2200)
+				l["message"].(map[string]any)["content"].([]any)[0].(map[string]any)["is_error"] = true
+				return ctLine("/p/s1.jsonl", l)
+			}(), phase: "tool_execution"},
+		{name: "OpenClaw details.timedOut", use: ctLine("/oc/a.jsonl", ctPiUse("e1", "call_oc", 100)),
+			line: ctLine("/oc/a.jsonl", func() map[string]any {
+				l := ctPiResult("e2", "call_oc", 2200, map[string]any{"timedOut": true, "exitCode": nil})
+				l["message"].(map[string]any)["isError"] = true
+				return l
+			}()), phase: "tool_execution"},
+		{name: "pi Command timed out", use: ctLine("/pi/a.jsonl", ctPiUse("e1", "call_pi", 100)),
+			line: ctLine("/pi/a.jsonl", func() map[string]any {
+				l := ctPiResult("e2", "call_pi", 2200, nil)
+				l["message"].(map[string]any)["isError"] = true
+				l["message"].(map[string]any)["content"] = []any{map[string]any{"type": "text", "text": "partial\n\nCommand timed out after 2 seconds"}}
+				return l
+			}()), phase: "tool_execution"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newCTRig(t, nil)
+			r.logRecords(tt.use, tt.line)
+			out := r.outLogs()
+			require.Len(t, out, 2)
+			attrs := out[1].Attributes()
+			assert.Equal(t, tt.phase, ctStr(attrs, "toolpair.timeout.phase"))
+			assert.Equal(t, "1", ctStr(attrs, "toolpair.timeout.active_tools"))
+			assert.Equal(t, int64(2100), func() int64 { v, _ := attrs.Get("toolpair.timeout.active_tool.elapsed_ms"); return v.Int() }())
+			assert.Equal(t, "paired", ctStr(attrs, "toolpair.outcome"))
+		})
+	}
+}
+
+// TestContractS5DurationNormalization: on tool_result records (attributes, and map bodies),
+// when the canonical field exists (int, double or numeric string) every mirror that exists is
+// set to it as an int of milliseconds; a missing canonical field writes nothing, a mirror-only
+// record is never promoted, a mirror is never created; disabled, records pass untouched. Use
+// records and records that are not tool records are never touched.
+func TestContractS5DurationNormalization(t *testing.T) {
+	type rec struct {
+		attrs map[string]any
+		body  map[string]any // a pi/OpenClaw toolResult entry as a map body when set
+	}
+	tests := []struct {
+		name      string
+		mutate    func(*Config)
+		in        rec
+		wantAttrs map[string]any // the attributes asked about, after
+		wantBody  map[string]any // the body's details after, when a body is given
+	}{
+		{name: "int canonical, every existing mirror set, none created",
+			in:        rec{attrs: map[string]any{"durationMs": int64(461), "metadata.durationMs": int64(3), "details": map[string]any{"durationMs": "9"}}},
+			wantAttrs: map[string]any{"durationMs": int64(461), "metadata.durationMs": int64(461), "details": map[string]any{"durationMs": int64(461)}}},
+		{name: "numeric string canonical becomes an int on the mirrors; the canonical is left as it is",
+			in:        rec{attrs: map[string]any{"durationMs": "461", "details": map[string]any{"durationMs": 1.5, "metadata": map[string]any{"durationMs": "x"}}}},
+			wantAttrs: map[string]any{"durationMs": "461", "details": map[string]any{"durationMs": int64(461), "metadata": map[string]any{"durationMs": int64(461)}}}},
+		{name: "double canonical rounded to ms",
+			in:        rec{attrs: map[string]any{"durationMs": 460.6, "metadata.durationMs": int64(0)}},
+			wantAttrs: map[string]any{"durationMs": 460.6, "metadata.durationMs": int64(461)}},
+		{name: "missing canonical writes nothing (a mirror-only record is never promoted)",
+			in:        rec{attrs: map[string]any{"metadata.durationMs": int64(3), "details": map[string]any{"durationMs": "9"}}},
+			wantAttrs: map[string]any{"metadata.durationMs": int64(3), "details": map[string]any{"durationMs": "9"}}},
+		{name: "a non-numeric canonical counts as missing",
+			in:        rec{attrs: map[string]any{"durationMs": "fast", "metadata.durationMs": int64(3)}},
+			wantAttrs: map[string]any{"durationMs": "fast", "metadata.durationMs": int64(3)}},
+		{name: "disabled: untouched", mutate: func(c *Config) { c.DurationNormalization.Enabled = false },
+			in:        rec{attrs: map[string]any{"durationMs": int64(461), "metadata.durationMs": int64(3)}},
+			wantAttrs: map[string]any{"durationMs": int64(461), "metadata.durationMs": int64(3)}},
+		{name: "configured canonical and mirrors", mutate: func(c *Config) {
+			c.DurationNormalization.Canonical, c.DurationNormalization.Mirrors = "details.durationMs", []string{"durationMs", "timing.ms"}
+		},
+			in:        rec{attrs: map[string]any{"durationMs": int64(1), "metadata.durationMs": int64(3), "timing": map[string]any{"ms": int64(2)}, "details": map[string]any{"durationMs": int64(77)}}},
+			wantAttrs: map[string]any{"durationMs": int64(77), "metadata.durationMs": int64(3), "timing": map[string]any{"ms": int64(77)}, "details": map[string]any{"durationMs": int64(77)}}},
+		{name: "map body of a transcript result",
+			in:       rec{body: map[string]any{"durationMs": "461", "details": map[string]any{"durationMs": int64(3), "metadata": map[string]any{}}}},
+			wantBody: map[string]any{"durationMs": "461", "details": map[string]any{"durationMs": int64(461), "metadata": map[string]any{}}}},
+	}
+	for _, tt := range tests {
+		for _, signal := range []string{"span", "log"} {
+			if tt.in.body != nil && signal == "span" {
+				continue
+			}
+			t.Run(signal+"/"+tt.name, func(t *testing.T) {
+				r := newCTRig(t, tt.mutate)
+				switch {
+				case tt.in.body != nil:
+					body := ctPiResult("e2", "call_pi", 200, nil)
+					for k, v := range tt.in.body {
+						body[k] = v
+					}
+					use := ctLine("/pi/a.jsonl", ctPiUse("e1", "call_pi", 100))
+					res := ctLog{service: "transcripts", observed: 999_000, body: body, attrs: map[string]any{"log.file.path": "/pi/a.jsonl"}}
+					r.logRecords(use, res)
+					out := r.outLogs()
+					require.Len(t, out, 2)
+					got := out[1].Body().Map().AsRaw()
+					assert.Equal(t, tt.wantBody["durationMs"], got["durationMs"])
+					assert.Equal(t, tt.wantBody["details"], got["details"])
+					assert.Equal(t, "paired", ctStr(out[1].Attributes(), "toolpair.outcome"))
+				case signal == "span":
+					res := ctTool(1, 2, 0, "c1", 110, 150)
+					for k, v := range tt.in.attrs {
+						res.attrs[k] = v
+					}
+					use := ctChat(1, 1, 0, 0, 100, "c1")
+					for k, v := range tt.in.attrs {
+						use.attrs[k] = v // a use record is never normalized
+					}
+					r.spans(res) // held while its use is missing: normalized as it leaves
+					r.spans(use)
+					out := r.outSpans()
+					require.Len(t, out, 2)
+					for _, s := range out {
+						got := s.Attributes().AsRaw()
+						want := tt.wantAttrs
+						if s.Name() == "chat m" {
+							want = tt.in.attrs
+						} else {
+							assert.Equal(t, "paired", got["toolpair.outcome"])
+						}
+						for k, v := range want {
+							assert.Equal(t, v, got[k], "%s %s", s.Name(), k)
+						}
+						for k := range got {
+							if strings.Contains(strings.ToLower(k), "duration") && k != "toolpair.call.duration_ms" {
+								assert.Contains(t, want, k, "%s: no field created", s.Name())
+							}
+						}
+					}
+				default:
+					res := ctClaudeResult("toolu_1", 300)
+					for k, v := range tt.in.attrs {
+						res.attrs[k] = v
+					}
+					r.logRecords(ctClaudeDecision("toolu_1", "accept", 100), res)
+					out := r.outLogs()
+					require.Len(t, out, 2)
+					got := out[1].Attributes().AsRaw()
+					for k, v := range tt.wantAttrs {
+						assert.Equal(t, v, got[k], k)
+					}
+					assert.Equal(t, "12", got["duration_ms"], "not a mirror")
+				}
+			})
+		}
+	}
+
+	t.Run("records that are not tool results are untouched", func(t *testing.T) {
+		r := newCTRig(t, nil)
+		in := map[string]any{"durationMs": int64(461), "metadata.durationMs": int64(3)}
+		r.spans(ctSpan{trace: 1, id: 1, name: "GET /", start: 0, end: 10, attrs: in})
+		out := r.outSpans()
+		require.Len(t, out, 1)
+		assert.Equal(t, in, out[0].Attributes().AsRaw())
+	})
+}
+
+// TestContractS6Configuration: the defaults of the contract's table, each key's meaning
+// through the processor, and refusal of invalid values with an error naming the key.
+func TestContractS6Configuration(t *testing.T) {
+	cfg := NewFactory().CreateDefaultConfig().(*Config)
+	assert.Equal(t, []string{"gen_ai.conversation.id", "session.id", "conversation.id"}, cfg.ScopeAttributes)
+	assert.Empty(t, cfg.TenantAttributes)
+	assert.Equal(t, 10*time.Minute, cfg.PairingTimeout)
+	assert.Equal(t, 30*time.Second, cfg.OrphanGrace)
+	assert.Equal(t, 100000, cfg.MaxPendingCalls)
+	assert.ElementsMatch(t, []string{"genai", "genai_events", "claude_code", "codex", "transcript"}, cfg.Dialects, "all built in")
+	assert.Equal(t, Disposition("mark"), cfg.Orphans)
+	assert.Equal(t, Disposition("drop"), cfg.Duplicates)
+	assert.True(t, cfg.Synthesize)
+	assert.True(t, cfg.TimeoutClassification.Enabled)
+	assert.True(t, cfg.DurationNormalization.Enabled)
+	assert.Equal(t, "durationMs", cfg.DurationNormalization.Canonical)
+	assert.Equal(t, []string{"metadata.durationMs", "details.durationMs", "details.metadata.durationMs"}, cfg.DurationNormalization.Mirrors)
+	require.NoError(t, cfg.Validate())
+
+	refused := []struct {
+		key    string
+		mutate func(*Config)
+	}{
+		{"pairing_timeout", func(c *Config) { c.PairingTimeout = 0 }},
+		{"pairing_timeout", func(c *Config) { c.PairingTimeout = -time.Second }},
+		{"orphan_grace", func(c *Config) { c.OrphanGrace = 0 }},
+		{"orphan_grace", func(c *Config) { c.OrphanGrace = -time.Second }},
+		{"max_pending_calls", func(c *Config) { c.MaxPendingCalls = 0 }},
+		{"dialects", func(c *Config) { c.Dialects = []string{"genai", "openinference2"} }},
+		{"orphans", func(c *Config) { c.Orphans = "keep" }},
+		{"duplicates", func(c *Config) { c.Duplicates = "" }},
+		{"timeout_classification.retention", func(c *Config) { c.TimeoutClassification.Retention = 0 }},
+		{"timeout_classification.max_tracked_operations", func(c *Config) { c.TimeoutClassification.MaxTrackedOperations = 0 }},
+		{"duration_normalization.canonical", func(c *Config) { c.DurationNormalization.Canonical = "" }},
+	}
+	for _, tt := range refused {
+		t.Run("refused/"+tt.key, func(t *testing.T) {
+			c := NewFactory().CreateDefaultConfig().(*Config)
+			tt.mutate(c)
+			err := c.Validate()
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.key)
+		})
+	}
+
+	t.Run("dialects: only the configured formats are recognised", func(t *testing.T) {
+		r := newCTRig(t, func(c *Config) { c.Dialects = []string{"genai"} })
+		r.logRecords(ctClaudeDecision("toolu_1", "accept", 100), ctClaudeResult("toolu_1", 200))
+		r.spans(ctChat(1, 1, 0, 0, 100, "c1"), ctTool(1, 2, 0, "c1", 110, 150))
+		assert.Equal(t, map[string][]string{"c1": {"span:paired"}}, r.marks(nil))
+		assert.Equal(t, int64(2), r.sum("otelcol_processor_toolpair_records_unrecognized", map[string]string{"otel.signal": "logs"}))
+	})
+	t.Run("synthesize false: interrupted calls are counted, nothing is emitted", func(t *testing.T) {
+		r := newCTRig(t, func(c *Config) { c.Synthesize = false })
+		r.spans(ctChat(1, 1, 0, 0, 100, "c1"))
+		r.logRecords(ctClaudeDecision("toolu_1", "accept", 100))
+		r.advance(10 * time.Minute)
+		assert.Len(t, r.outSpans(), 1)
+		assert.Len(t, r.outLogs(), 1)
+		assert.Equal(t, int64(2), r.sum("otelcol_processor_toolpair_outcomes", map[string]string{"toolpair.outcome": "interrupted", "toolpair.interrupt.reason": "expired"}))
+		r.checkConservation()
+	})
+	t.Run("timeout_classification.enabled false: timeout records untouched", func(t *testing.T) {
+		r := newCTRig(t, func(c *Config) { c.TimeoutClassification.Enabled = false })
+		r.spans(ctWith(ctChat(1, 1, 0, 0, 100), "error.type", "timeout"))
+		out := r.outSpans()
+		require.Len(t, out, 1)
+		assert.Equal(t, map[string]any{"gen_ai.operation.name": "chat", "error.type": "timeout"}, out[0].Attributes().AsRaw())
+	})
+	t.Run("pairing_timeout and orphan_grace as configured", func(t *testing.T) {
+		r := newCTRig(t, func(c *Config) { c.PairingTimeout, c.OrphanGrace = 3*time.Second, time.Second })
+		r.spans(ctChat(1, 1, 0, 0, 100, "c1"), ctTool(1, 3, 0, "ghost", 110, 150))
+		r.advance(900 * time.Millisecond)
+		assert.Empty(t, r.marks(nil))
+		r.advance(200 * time.Millisecond)
+		assert.Equal(t, map[string][]string{"ghost": {"span:orphan"}}, r.marks(nil))
+		r.advance(2 * time.Second)
+		assert.Equal(t, map[string][]string{"ghost": {"span:orphan"}, "c1": {"span:interrupted/expired+synthetic"}}, r.marks(nil))
+	})
+}
+
+// TestContractS7Telemetry: the processor's own metrics through the component's
+// TelemetrySettings.MeterProvider: calls by outcome (and reason), records not recognised,
+// pending calls and waiting results (gauges), malformed inputs; conservation at any moment,
+// including while calls are pending and results waiting.
+func TestContractS7Telemetry(t *testing.T) {
+	r := newCTRig(t, func(c *Config) { c.Duplicates = DispositionMark })
+	r.spans(
+		ctChat(1, 1, 7, 0, 100, "p1", "p2", "n1"), ctTool(1, 2, 7, "p1", 100, 200), ctTool(1, 3, 7, "p2", 100, 200),
+		ctChat(1, 4, 7, 300, 400, "e1"), // next_step closes n1; e1 stays pending
+		ctTool(1, 5, 7, "w1", 100, 200), // waits for its use
+		ctSpan{trace: 1, id: 6, name: "GET /", start: 0, end: 1},
+		ctSpan{trace: 1, id: 8, name: "chat bad", start: 0, end: 1, attrs: map[string]any{"gen_ai.operation.name": "chat", "gen_ai.output.messages": `[{"parts":[{"type":"tool_call","id":null}]}]`}},
+	)
+	r.logRecords(ctClaudeDecision("toolu_r", "reject", 100), ctLog{time: 5, body: "hello"})
+	r.spans(ctTool(1, 2, 7, "p1", 100, 200)) // a duplicate
+	const m = "otelcol_processor_toolpair_"
+	assert.Equal(t, int64(2), r.sum(m+"pending_calls", nil), "n1 (closing waits orphan_grace) and e1")
+	assert.Equal(t, int64(1), r.sum(m+"waiting_results", nil), "w1")
+	r.checkConservation()
+
+	r.advance(31 * time.Second)
+	assert.Equal(t, int64(1), r.sum(m+"pending_calls", nil), "e1")
+	assert.Equal(t, int64(0), r.sum(m+"waiting_results", nil))
+	r.checkConservation()
+	r.advance(10 * time.Minute)
+	r.checkConservation()
+
+	outcome := func(o, reason string) int64 {
+		match := map[string]string{"toolpair.outcome": o}
+		if reason != "" {
+			match["toolpair.interrupt.reason"] = reason
+		}
+		return r.sum(m+"outcomes", match)
+	}
+	assert.Equal(t, int64(2), outcome("paired", ""))
+	assert.Equal(t, int64(1), outcome("interrupted", "next_step"))
+	assert.Equal(t, int64(1), outcome("interrupted", "expired"))
+	assert.Equal(t, int64(1), outcome("rejected", ""))
+	assert.Equal(t, int64(1), outcome("duplicate", ""))
+	assert.Equal(t, int64(1), outcome("orphan", ""))
+	assert.Equal(t, int64(5), r.sum(m+"uses", nil))
+	assert.Equal(t, int64(4), r.sum(m+"results", nil))
+	assert.Equal(t, int64(1), r.sum(m+"records_unrecognized", map[string]string{"otel.signal": "traces"}))
+	assert.Equal(t, int64(1), r.sum(m+"records_unrecognized", map[string]string{"otel.signal": "logs"}))
+	assert.Equal(t, int64(1), r.sum(m+"malformed", map[string]string{"toolpair.dialect": "genai", "reason": "null_call_id"}))
+	assert.Equal(t, int64(2), r.sum(m+"synthetic_records", map[string]string{"otel.signal": "traces"}))
+}
