@@ -769,6 +769,19 @@ func TestContractS2Outcomes(t *testing.T) {
 			r.advance(10 * time.Minute)
 			r.spans(ctTool(1, 2, 0, "c1", 110, 150))
 		}, want: map[string][]string{"c1": {"span:duplicate", "span:interrupted/expired+synthetic"}}},
+		{name: "a second copy of a held result: the first resolves the call, the second is a duplicate", mutate: mark, run: func(r *ctRig) {
+			r.spans(ctChat(1, 1, 0, 0, 100, "other"), ctTool(1, 3, 0, "other", 100, 200))
+			r.spans(ctTool(1, 2, 0, "c1", 110, 150))
+			r.spans(ctTool(1, 2, 0, "c1", 110, 150))
+			r.advance(31 * time.Second)
+		}, want: map[string][]string{"c1": {"span:duplicate", "span:orphan"}, "other": {"span:paired"}}},
+		{name: "a use arriving after its result was released standalone is a repeat, never interrupted (README)", run: func(r *ctRig) {
+			r.spans(ctTool(1, 2, 0, "c1", 110, 150))
+			r.advance(31 * time.Second)
+			r.spans(ctChat(1, 1, 0, 0, 100, "c1"))
+			r.shutdown()
+			assert.Equal(t, int64(1), r.sum("otelcol_processor_toolpair_uses_repeated", nil))
+		}, want: map[string][]string{"c1": {"span:standalone"}}},
 		{name: "a repeated use is not a new call (invoke_agent repeats its chat spans' calls)", run: func(r *ctRig) {
 			agent := ctAgent(1, 7, 0, 0, 500)
 			agent.attrs["gen_ai.output.messages"] = ctChat(1, 0, 0, 0, 0, "c1").attrs["gen_ai.output.messages"]
@@ -1100,27 +1113,31 @@ func TestContractS4Recognition(t *testing.T) {
 	}
 
 	logTests := []struct {
-		name    string
-		record  ctLog
-		timeout bool
+		name   string
+		record ctLog
+		phase  string // "" when not a timeout
 	}{
-		{"Codex codex.sse_event idle timeout waiting for SSE", ctCodex("codex.sse_event", 100, 9, "event.kind", "response", "error.message", "idle timeout waiting for SSE", "duration_ms", "6000"), true},
-		{"Codex codex.api_request 504", ctCodex("codex.api_request", 100, 9, "http.response.status_code", "504", "duration_ms", "10"), true},
-		{"Codex codex.api_request 200", ctCodex("codex.api_request", 100, 9, "http.response.status_code", "200", "duration_ms", "10"), false},
-		{"Claude Code api_error Request timed out.", ctClaude("api_error", 100, "sess-1", "error", "Request timed out.", "status_code", "undefined", "duration_ms", "60000"), true},
-		{"Claude Code api_error 504", ctClaude("api_error", 100, "sess-1", "error", "upstream", "status_code", "504", "duration_ms", "60000"), true},
-		{"Claude Code api_error overloaded (529)", ctClaude("api_error", 100, "sess-1", "error", "Overloaded", "status_code", "529", "duration_ms", "900"), false},
-		{"Claude Code api_error error_class api_timeout", ctClaude("api_error", 100, "sess-1", "error_class", "api_timeout", "duration_ms", "60000"), true},
-		{"a log record's error.type", ctLog{time: 100, body: "x", attrs: map[string]any{"event.name": "gen_ai.choice", "error.type": "DeadlineExceeded"}}, true},
+		{"Codex codex.sse_event idle timeout waiting for SSE", ctCodex("codex.sse_event", 100, 9, "event.kind", "response", "error.message", "idle timeout waiting for SSE", "duration_ms", "6000"), "provider"},
+		{"Codex codex.api_request 504", ctCodex("codex.api_request", 100, 9, "http.response.status_code", "504", "duration_ms", "10"), "provider"},
+		{"Codex codex.api_request 200", ctCodex("codex.api_request", 100, 9, "http.response.status_code", "200", "duration_ms", "10"), ""},
+		{"Codex codex.tool_result timed out", ctCodex("codex.tool_result", 100, 9, "call_id", "call_t", "tool_name", "exec_command", "duration_ms", "50", "success", "false", "error.message", "command timed out"), "tool_execution"},
+		{"Claude Code api_error Request timed out.", ctClaude("api_error", 100, "sess-1", "error", "Request timed out.", "status_code", "undefined", "duration_ms", "60000"), "provider"},
+		{"Claude Code api_error 504", ctClaude("api_error", 100, "sess-1", "error", "upstream", "status_code", "504", "duration_ms", "60000"), "provider"},
+		{"Claude Code api_error overloaded (529)", ctClaude("api_error", 100, "sess-1", "error", "Overloaded", "status_code", "529", "duration_ms", "900"), ""},
+		{"Claude Code api_error error_class api_timeout", ctClaude("api_error", 100, "sess-1", "error_class", "api_timeout", "duration_ms", "60000"), "provider"},
+		{"Claude Code tool_result Command timed out", ctClaude("tool_result", 100, "sess-1", "tool_use_id", "toolu_t", "tool_name", "Bash", "success", "false", "duration_ms", "120000", "error", "Command timed out after 2m 0s"), "tool_execution"},
+		{"Claude Code tool_result Shell command failed", ctClaude("tool_result", 100, "sess-1", "tool_use_id", "toolu_t", "tool_name", "Bash", "success", "false", "duration_ms", "120000", "error", "Shell command failed"), ""},
+		{"a gen_ai.choice with error.type DeadlineExceeded", ctLog{time: 100, body: "x", attrs: map[string]any{"event.name": "gen_ai.choice", "error.type": "DeadlineExceeded"}}, "provider"},
+		{"a log record with exception.type TimeoutError", ctLog{time: 100, body: "boom", attrs: map[string]any{"exception.type": "TimeoutError", "exception.message": "x"}}, "unknown"},
 	}
 	for _, tt := range logTests {
 		t.Run("log/"+tt.name, func(t *testing.T) {
 			r := newCTRig(t, nil)
 			r.logRecords(tt.record)
+			r.advance(31 * time.Second) // a result without its use is held for orphan_grace
 			out := r.outLogs()
 			require.Len(t, out, 1)
-			_, ok := out[0].Attributes().Get("toolpair.timeout.phase")
-			assert.Equal(t, tt.timeout, ok, "timeout recognised")
+			assert.Equal(t, tt.phase, ctStr(out[0].Attributes(), "toolpair.timeout.phase"))
 		})
 	}
 }
