@@ -1882,3 +1882,36 @@ func TestContractS4TranscriptModelErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestContractS3UnnamedTool: a call whose use named no tool (the contract is silent; README
+// "Attributes written"): the span is named execute_tool, the log body says "unknown tool",
+// gen_ai.tool.name is absent.
+func TestContractS3UnnamedTool(t *testing.T) {
+	r := newCTRig(t, nil)
+	r.spans(ctSpan{trace: 1, id: 1, name: "chat m", start: 0, end: 100, attrs: map[string]any{
+		"gen_ai.operation.name": "chat", "gen_ai.output.messages": `[{"role":"assistant","parts":[{"type":"tool_call","id":"c9"}]}]`,
+	}})
+	d := ctClaudeDecision("toolu_9", "accept", 100)
+	delete(d.attrs, "tool_name")
+	r.logRecords(d)
+	r.shutdown()
+	var spans, logs int
+	for _, s := range r.outSpans() {
+		if ctStr(s.Attributes(), "toolpair.synthetic") == "true" {
+			spans++
+			assert.Equal(t, "execute_tool", s.Name())
+			_, ok := s.Attributes().Get("gen_ai.tool.name")
+			assert.False(t, ok)
+		}
+	}
+	for _, lr := range r.outLogs() {
+		if lr.EventName() == "toolpair.tool_call.interrupted" {
+			logs++
+			assert.Equal(t, "tool call toolu_9 (unknown tool) interrupted: shutdown", lr.Body().Str())
+			_, ok := lr.Attributes().Get("gen_ai.tool.name")
+			assert.False(t, ok)
+		}
+	}
+	assert.Equal(t, 1, spans)
+	assert.Equal(t, 1, logs)
+}
