@@ -65,6 +65,11 @@ func (k *keyer) resourceScope(res pcommon.Resource) resourceScope {
 // scope returns the scope of a record: the first scope attribute on the record, else on
 // its resource, else the trace ID in hex (name ""), else "" (no scope).
 func (k *keyer) scope(attrs pcommon.Map, rs resourceScope, traceID pcommon.TraceID) (name, value string) {
+	return k.scopeHex(attrs, rs, traceID, nil)
+}
+
+// scopeHex is scope, taking the trace ID's hex form from c (nil: none) when it is c's.
+func (k *keyer) scopeHex(attrs pcommon.Map, rs resourceScope, traceID pcommon.TraceID, c *traceHex) (name, value string) {
 	if n, v, ok := k.scopeIn(attrs); ok {
 		return n, v
 	}
@@ -72,7 +77,24 @@ func (k *keyer) scope(attrs pcommon.Map, rs resourceScope, traceID pcommon.Trace
 		return rs.name, rs.value
 	}
 	if !traceID.IsEmpty() {
-		return "", traceID.String()
+		if c == nil {
+			return "", traceID.String()
+		}
+		return "", c.get(traceID)
 	}
 	return "", ""
+}
+
+// traceHex remembers the hex form of the latest trace ID asked for: the spans of one trace
+// come together in a batch, and each would otherwise format its own copy.
+type traceHex struct {
+	id pcommon.TraceID
+	s  string
+}
+
+func (c *traceHex) get(id pcommon.TraceID) string {
+	if c.s == "" || c.id != id {
+		c.id, c.s = id, id.String()
+	}
+	return c.s
 }

@@ -57,6 +57,7 @@ type timeoutBatch struct {
 	updates []inflight.Update
 	pending []pendingTimeout
 	scopes  []string // logs: the scope a dialect gave each ref
+	hex     traceHex
 }
 
 func (b *timeoutBatch) reset() {
@@ -66,6 +67,7 @@ func (b *timeoutBatch) reset() {
 	b.pending = b.pending[:0]
 	clear(b.scopes)
 	b.scopes = b.scopes[:0]
+	b.hex = traceHex{}
 }
 
 // pendingTimeout is a timeout record of the batch, classified once every operation of the
@@ -169,7 +171,7 @@ func (t *timeouts) traces(ctx context.Context, td ptrace.Traces, events []pairin
 				if !tenantDone {
 					tenant, tenantDone = t.keys.tenant(rs.Resource()), true
 				}
-				_, scope := t.keys.scope(span.Attributes(), rscope, span.TraceID())
+				_, scope := t.keys.scopeHex(span.Attributes(), rscope, span.TraceID(), &b.hex)
 				b.add(span.Attributes(), rec, pairing.ScopeKey{Tenant: tenant, Scope: scope})
 			}
 		}

@@ -95,6 +95,7 @@ type spanBatch struct {
 	late   []pairing.Event // events of late dialects, appended to events at the end
 	res    []pairing.Resolution
 	found  dialect.Found
+	hex    traceHex
 }
 
 func (b *spanBatch) reset() {
@@ -107,6 +108,7 @@ func (b *spanBatch) reset() {
 	clear(b.res)
 	b.res = b.res[:0]
 	b.found.Reset()
+	b.hex = traceHex{}
 }
 
 func (b *spanBatch) markResult(ref int32, r *pairing.Resolution) {
@@ -166,7 +168,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 			for k := 0; k < spans.Len(); k++ {
 				span := spans.At(k)
 				if turn, model := anchorKind(span); turn || model {
-					_, scopeValue := p.keys.scope(span.Attributes(), rscope, span.TraceID())
+					_, scopeValue := p.keys.scopeHex(span.Attributes(), rscope, span.TraceID(), &b.hex)
 					p.anchors.add(pairing.ScopeKey{Tenant: tenant, Scope: scopeValue}, anchor{
 						traceID: span.TraceID(), spanID: span.SpanID(),
 						start: int64(span.StartTimestamp()), end: int64(span.EndTimestamp()),
@@ -189,7 +191,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 				if len(b.found.Items) == 0 {
 					continue
 				}
-				scopeAttr, scopeValue := p.keys.scope(span.Attributes(), rscope, span.TraceID())
+				scopeAttr, scopeValue := p.keys.scopeHex(span.Attributes(), rscope, span.TraceID(), &b.hex)
 				ref := int32(len(b.refs))
 				results := b.found.Results()
 				b.refs = append(b.refs, spanRef{rs: i, ss: j, span: k, s: span, results: results})

@@ -73,7 +73,17 @@ type Tracker struct {
 	// the resolved ones in the order resolved (for Retention); both are intrusive lists.
 	order, resolved list
 	n               int
+	// names interns tool names (a small vocabulary per agent), bounded by maxNames.
+	names map[string]string
+	// last is the scope most recently looked up, and lastCall the call: a batch's updates
+	// come in runs of one scope (and a result's announcement and resolution are adjacent),
+	// so most lookups end here. forget clears them.
+	last     *scope
+	lastCall *op
 }
+
+// maxNames bounds the interned tool names; names beyond it are copied per call.
+const maxNames = 4096
 
 type callKey struct {
 	scope  *scope
@@ -147,7 +157,7 @@ func New(cfg Config) (*Tracker, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Tracker{cfg: cfg, scopes: map[pairing.ScopeKey]*scope{}, calls: map[callKey]*op{}}, nil
+	return &Tracker{cfg: cfg, scopes: map[pairing.ScopeKey]*scope{}, calls: map[callKey]*op{}, names: map[string]string{}}, nil
 }
 
 // Len returns the number of operations kept.
@@ -158,13 +168,30 @@ func (t *Tracker) Len() int {
 }
 
 func (t *Tracker) scope(k pairing.ScopeKey) *scope {
+	if sc := t.last; sc != nil && sc.key == k {
+		return sc
+	}
 	sc := t.scopes[k]
 	if sc == nil {
 		k = pairing.ScopeKey{Tenant: strings.Clone(k.Tenant), Scope: strings.Clone(k.Scope)}
 		sc = &scope{key: k}
 		t.scopes[k] = sc
 	}
+	t.last = sc
 	return sc
+}
+
+// name returns the tracker's copy of a tool name, interned while there are fewer than
+// maxNames.
+func (t *Tracker) name(s string) string {
+	if c, ok := t.names[s]; ok {
+		return c
+	}
+	c := strings.Clone(s)
+	if len(t.names) < maxNames {
+		t.names[c] = c
+	}
+	return c
 }
 
 func (t *Tracker) add(sc *scope, o *op) {
@@ -180,14 +207,18 @@ func (t *Tracker) add(sc *scope, o *op) {
 // call returns the op of a call, creating it, and records its tool name if not known yet.
 func (t *Tracker) call(k pairing.ScopeKey, callID, tool string) *op {
 	sc := t.scope(k)
-	o := t.calls[callKey{sc, callID}]
-	if o == nil {
-		o = &op{kind: Call, callID: strings.Clone(callID)}
-		t.add(sc, o)
-		t.calls[callKey{sc, o.callID}] = o
+	o := t.lastCall
+	if o == nil || o.scope != sc || o.callID != callID {
+		o = t.calls[callKey{sc, callID}]
+		if o == nil {
+			o = &op{kind: Call, callID: strings.Clone(callID)}
+			t.add(sc, o)
+			t.calls[callKey{sc, o.callID}] = o
+		}
+		t.lastCall = o
 	}
 	if o.tool == "" && tool != "" {
-		o.tool = strings.Clone(tool)
+		o.tool = t.name(tool)
 	}
 	return o
 }
@@ -335,6 +366,9 @@ func (t *Tracker) forget(o *op) {
 		return
 	}
 	o.live = false
+	if t.lastCall == o {
+		t.lastCall = nil
+	}
 	t.order.remove(o, orderLink)
 	t.resolved.remove(o, resolvedLink)
 	sc := o.scope
@@ -347,6 +381,9 @@ func (t *Tracker) forget(o *op) {
 	}
 	if sc.ops.head == nil && t.scopes[sc.key] == sc {
 		delete(t.scopes, sc.key)
+		if t.last == sc {
+			t.last = nil
+		}
 	}
 }
 

@@ -60,7 +60,9 @@ func (s IDState) String() string {
 	}
 }
 
-// Part is one tool call part. ID and Name are unescaped copies, safe to keep.
+// Part is one tool call part. ID and Name are unescaped and safe to keep: copies when Scan
+// read a byte slice; from ScanString, when the JSON string holds no escape, substrings of
+// the (immutable) string, which they keep alive while they are referenced.
 type Part struct {
 	Type    PartType
 	ID      string
@@ -83,7 +85,7 @@ func ScanString(s string, fn func(Part)) error {
 	if s == "" {
 		return nil
 	}
-	return Scan(unsafe.Slice(unsafe.StringData(s), len(s)), fn)
+	return scan(unsafe.Slice(unsafe.StringData(s), len(s)), true, fn)
 }
 
 // Scan calls fn for every tool call part of a JSON chat history: an array of messages, or
@@ -93,6 +95,12 @@ func ScanString(s string, fn func(Part)) error {
 // before the error have been reported. Of duplicate "parts" keys the first is read; of
 // duplicate keys within a part, the last.
 func Scan(data []byte, fn func(Part)) error {
+	return scan(data, false, fn)
+}
+
+// scan is Scan; immutable says data is a string's memory, whose unescaped strings need no
+// copy.
+func scan(data []byte, immutable bool, fn func(Part)) error {
 	var sc jsonscan.Scanner
 	sc.Reset(data)
 	switch sc.Peek() {
@@ -105,13 +113,13 @@ func Scan(data []byte, fn func(Part)) error {
 		sc.Enter(jsonscan.Array)
 		for first := true; sc.Elem(first); first = false {
 			if sc.Peek() == jsonscan.Object {
-				scanMessage(&sc, fn)
+				scanMessage(&sc, immutable, fn)
 			} else {
 				sc.Skip()
 			}
 		}
 	case jsonscan.Object:
-		scanMessage(&sc, fn)
+		scanMessage(&sc, immutable, fn)
 	default:
 		return ErrMalformed
 	}
@@ -122,7 +130,7 @@ func Scan(data []byte, fn func(Part)) error {
 }
 
 // scanMessage reads one message object at the cursor.
-func scanMessage(sc *jsonscan.Scanner, fn func(Part)) {
+func scanMessage(sc *jsonscan.Scanner, immutable bool, fn func(Part)) {
 	sc.Enter(jsonscan.Object)
 	seenParts := false
 	for first := true; ; first = false {
@@ -141,7 +149,7 @@ func scanMessage(sc *jsonscan.Scanner, fn func(Part)) {
 		sc.Enter(jsonscan.Array)
 		for pfirst := true; sc.Elem(pfirst); pfirst = false {
 			if sc.Peek() == jsonscan.Object {
-				scanPart(sc, fn)
+				scanPart(sc, immutable, fn)
 			} else if !sc.Skip() {
 				return
 			}
@@ -181,7 +189,7 @@ func partKey(raw []byte, escaped bool) int {
 }
 
 // scanPart reads one part object at the cursor and reports it when it is a tool call part.
-func scanPart(sc *jsonscan.Scanner, fn func(Part)) {
+func scanPart(sc *jsonscan.Scanner, immutable bool, fn func(Part)) {
 	var (
 		p            Part
 		id, name     []byte
@@ -238,7 +246,7 @@ func scanPart(sc *jsonscan.Scanner, fn func(Part)) {
 	}
 	switch idKind {
 	case jsonscan.String:
-		s, err := jsonscan.Unquote(id, idEsc)
+		s, err := unquote(id, idEsc, immutable)
 		if err != nil {
 			return
 		}
@@ -254,13 +262,21 @@ func scanPart(sc *jsonscan.Scanner, fn func(Part)) {
 		p.IDState = IDWrongType
 	}
 	if nameIsString {
-		s, err := jsonscan.Unquote(name, nmEsc)
+		s, err := unquote(name, nmEsc, immutable)
 		if err != nil {
 			return
 		}
 		p.Name = s
 	}
 	fn(p)
+}
+
+// unquote is jsonscan.Unquote, without a copy when raw is unescaped and immutable.
+func unquote(raw []byte, escaped, immutable bool) (string, error) {
+	if immutable && !escaped {
+		return unsafe.String(unsafe.SliceData(raw), len(raw)), nil
+	}
+	return jsonscan.Unquote(raw, escaped)
 }
 
 // ScanValue calls fn for every tool call part of a chat history attribute of any shape: a

@@ -335,8 +335,16 @@ type scopeState struct {
 	// pending is the first of the scope's pending entries, linked through sprev/snext.
 	pending *entry
 	// closings are the scope's step boundaries and session ends waiting for
-	// Config.CloseDelay, sorted by Time. Each holds a ref.
-	closings []Event
+	// Config.CloseDelay, sorted by time. Each holds a ref.
+	closings []queuedClosing
+}
+
+// queuedClosing is a step boundary (KindBoundary) or session end (KindSessionEnd) waiting
+// in its scope's list: what closeScope needs of its Event, in a quarter of the space.
+type queuedClosing struct {
+	time int64
+	step *string // the engine's copy (see Engine.step), nil for ""
+	kind Kind
 }
 
 // Engine pairs tool calls. It is safe for concurrent use. Create it with New.
@@ -357,6 +365,9 @@ type Engine struct {
 	// lastStep is the step of the latest use, shared by the calls of one model request.
 	names    map[string]*string
 	lastStep *string
+	// last is the scope most recently looked up by scope: a batch's events come in runs
+	// of one scope. It is cleared when its scope is forgotten.
+	last     *scopeState
 	pending  fifo
 	waiting  fifo
 	resolved fifo
@@ -413,13 +424,20 @@ func (e *Engine) hash(k Key) uint64 {
 
 // lookup returns the entry of call key k, or nil.
 func (e *Engine) lookup(k Key) *entry {
-	if ent := e.index[e.hash(k)]; ent != nil && ent.is(k) {
-		return ent
+	ent, _ := e.find(k)
+	return ent
+}
+
+// find returns the entry of call key k, or nil, and k's index hash.
+func (e *Engine) find(k Key) (*entry, uint64) {
+	h := e.hash(k)
+	if ent := e.index[h]; ent != nil && ent.is(k) {
+		return ent, h
 	}
 	if len(e.collisions) == 0 {
-		return nil
+		return nil, h
 	}
-	return e.collisions[k]
+	return e.collisions[k], h
 }
 
 // name returns the engine's copy of a tool name (nil for ""), interned while there are
@@ -485,18 +503,34 @@ func (e *Engine) Process(events []Event, hold func(*Event) any, out []Resolution
 }
 
 func (e *Engine) scope(k ScopeKey, now int64) *scopeState {
+	if s := e.last; s != nil && s.key == k {
+		s.lastSeen = now
+		return s
+	}
 	s := e.scopes[k]
 	if s == nil {
 		k = ScopeKey{Tenant: strings.Clone(k.Tenant), Scope: strings.Clone(k.Scope)}
 		s = &scopeState{key: k}
 		e.scopes[k] = s
 	}
+	e.last = s
 	s.lastSeen = now
 	return s
 }
 
+// forgetScope removes a scope from the store.
+func (e *Engine) forgetScope(sc *scopeState) {
+	if e.scopes[sc.key] == sc {
+		delete(e.scopes, sc.key)
+	}
+	if e.last == sc {
+		e.last = nil
+	}
+}
+
 func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
-	if ent := e.lookup(ev.Key); ent != nil {
+	ent, h := e.find(ev.Key)
+	if ent != nil {
 		ent.scope.lastSeen = now
 		ent.scope.usesSeen = true
 		if ent.state != stateWaiting {
@@ -534,7 +568,7 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 	out = e.makeRoom(now, out)
 	sc := e.scope(ev.Key.ScopeKey(), now)
 	sc.usesSeen = true
-	ent := &entry{
+	ent = &entry{
 		scope:    sc,
 		callID:   strings.Clone(ev.Key.CallID),
 		toolName: e.name(ev.ToolName),
@@ -544,7 +578,7 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 		state:    statePending,
 		step:     e.step(ev.Step),
 	}
-	e.insert(ent, &e.pending)
+	e.insertHashed(ent, &e.pending, h)
 	e.stats.Pending++
 	ent.snext = sc.pending
 	if sc.pending != nil {
@@ -557,7 +591,7 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 
 func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resolution) []Resolution {
 	e.stats.ResultsSeen++
-	ent := e.lookup(ev.Key)
+	ent, h := e.find(ev.Key)
 	if ent != nil {
 		ent.scope.lastSeen = now
 		switch ent.state {
@@ -611,7 +645,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 		aborted:    ev.Kind == KindAbort,
 	}
 	ent.payload = held
-	e.insert(ent, &e.waiting)
+	e.insertHashed(ent, &e.waiting, h)
 	e.stats.Waiting++
 	ev.Verdict = VerdictHeld
 	return out
@@ -737,7 +771,17 @@ func (e *Engine) removePending(ent *entry) {
 // boundary or session end that follows it in time, whatever order they arrived in.
 func (e *Engine) deferClose(ev *Event, now int64, out []Resolution) []Resolution {
 	if e.cfg.CloseDelay <= 0 {
-		return e.closeScope(ev, now, out)
+		sc := e.scopes[ev.Key.ScopeKey()]
+		if sc == nil {
+			ev.Verdict = VerdictIgnored
+			return out
+		}
+		out, closed := e.closeScope(sc, ev.Kind, ev.Time, ev.Step, now, out)
+		ev.Verdict = VerdictIgnored
+		if closed {
+			ev.Verdict = VerdictResolved
+		}
+		return out
 	}
 	ev.Verdict = VerdictPending
 	for e.closingsQueued >= e.cfg.MaxPending && e.closingsHead < len(e.closings) {
@@ -747,15 +791,17 @@ func (e *Engine) deferClose(ev *Event, now int64, out []Resolution) []Resolution
 	// Keep sc.closings sorted by Time; consecutive lines of one message (a transcript)
 	// repeat the same boundary, queued once.
 	i := len(sc.closings)
-	for i > 0 && sc.closings[i-1].Time > ev.Time {
+	for i > 0 && sc.closings[i-1].time > ev.Time {
 		i--
 	}
-	for j := i - 1; j >= 0 && sc.closings[j].Time == ev.Time; j-- {
-		if c := &sc.closings[j]; c.Kind == ev.Kind && c.Step == ev.Step {
+	for j := i - 1; j >= 0 && sc.closings[j].time == ev.Time; j-- {
+		if c := &sc.closings[j]; c.kind == ev.Kind && deref(c.step) == ev.Step {
 			return out
 		}
 	}
-	sc.closings = slices.Insert(sc.closings, i, Event{Kind: ev.Kind, Key: Key{Tenant: sc.key.Tenant, Scope: sc.key.Scope}, Time: ev.Time, Step: strings.Clone(ev.Step)})
+	// The uses of the model request whose start this is share its step: e.step keeps one
+	// copy for both.
+	sc.closings = slices.Insert(sc.closings, i, queuedClosing{kind: ev.Kind, time: ev.Time, step: e.step(ev.Step)})
 	sc.refs++
 	e.closingsQueued++
 	if e.closingsHead > 0 && e.closingsHead >= len(e.closings)/2 {
@@ -777,8 +823,9 @@ func (e *Engine) applyClosing(now int64, out []Resolution) []Resolution {
 	e.closingsHead++
 	sc := c.scope
 	n := 0
-	for n < len(sc.closings) && sc.closings[n].Time <= c.time {
-		out = e.closeScope(&sc.closings[n], now, out)
+	for n < len(sc.closings) && sc.closings[n].time <= c.time {
+		q := &sc.closings[n]
+		out, _ = e.closeScope(sc, q.kind, q.time, deref(q.step), now, out)
 		n++
 	}
 	if n == 0 {
@@ -791,38 +838,38 @@ func (e *Engine) applyClosing(now int64, out []Resolution) []Resolution {
 	}
 	e.closingsQueued -= n
 	sc.refs -= n
-	if sc.refs <= 0 && e.scopes[sc.key] == sc {
-		delete(e.scopes, sc.key)
+	if sc.refs <= 0 {
+		e.forgetScope(sc)
 	}
 	return out
 }
 
-// closeScope applies a step boundary or a session end to the pending calls of its scope.
-func (e *Engine) closeScope(ev *Event, now int64, out []Resolution) []Resolution {
-	sc := e.scopes[ev.Key.ScopeKey()]
-	if sc == nil {
-		ev.Verdict = VerdictIgnored
-		return out
-	}
+// closeScope applies a step boundary (kind KindBoundary) or a session end at record time
+// at, of step step, to the pending calls of scope sc, and reports whether it closed any.
+func (e *Engine) closeScope(sc *scopeState, kind Kind, at int64, step string, now int64, out []Resolution) ([]Resolution, bool) {
 	sc.lastSeen = now
 	reason := ReasonSessionEnd
-	if ev.Kind == KindBoundary {
+	if kind == KindBoundary {
 		reason = ReasonNextStep
 	}
 	closed := false
 	for p := sc.pending; p != nil; {
 		next := p.snext
-		if p.useTime <= ev.Time && closesStep(ev.Kind == KindBoundary, ev.Step, p.stepID()) {
-			out = e.interruptPending(p, reason, now, ev.Time, out)
+		if p.useTime <= at && closesStep(kind == KindBoundary, step, p.stepID()) {
+			out = e.interruptPending(p, reason, now, at, out)
 			closed = true
 		}
 		p = next
 	}
-	ev.Verdict = VerdictIgnored
-	if closed {
-		ev.Verdict = VerdictResolved
+	return out, closed
+}
+
+// deref returns *s, or "" for nil.
+func deref(s *string) string {
+	if s == nil {
+		return ""
 	}
-	return out
+	return *s
 }
 
 // settleUnmatched decides the outcome of a result that never met its use.
@@ -837,9 +884,14 @@ func (e *Engine) settleUnmatched(r *Resolution, sc *scopeState) {
 }
 
 func (e *Engine) insert(ent *entry, l *fifo) {
+	e.insertHashed(ent, l, e.hash(ent.key()))
+}
+
+// insertHashed is insert for an entry whose key's index hash is h.
+func (e *Engine) insertHashed(ent *entry, l *fifo, h uint64) {
 	e.seq++
 	ent.seq = e.seq
-	if h := e.hash(ent.key()); e.index[h] == nil {
+	if e.index[h] == nil {
 		e.index[h] = ent
 	} else {
 		e.collisions[ent.key()] = ent
@@ -889,8 +941,8 @@ func (e *Engine) drop(ent *entry) {
 	ent.payload = nil
 	if ent.scope != nil {
 		ent.scope.refs--
-		if ent.scope.refs <= 0 && e.scopes[ent.scope.key] == ent.scope {
-			delete(e.scopes, ent.scope.key)
+		if ent.scope.refs <= 0 {
+			e.forgetScope(ent.scope)
 		}
 	}
 }

@@ -32,8 +32,10 @@
 package genai
 
 import (
+	"encoding/hex"
 	"errors"
 	"strings"
+	"unsafe"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
@@ -93,14 +95,19 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) SpanKind {
 			if span.SpanID().IsEmpty() {
 				break
 			}
+			id := span.SpanID()
 			f.AddStep(pairing.KindSessionEnd, "", "", int64(span.EndTimestamp()), "", "",
-				pairing.GroupStep(span.SpanID().String(), ""))
+				hexGroupStep(id[:], nil))
 		case opBoundaries[op] && !span.SpanID().IsEmpty():
-			group := span.TraceID().String()
-			if p := span.ParentSpanID(); !p.IsEmpty() {
-				group = p.String()
+			tid, pid, id := span.TraceID(), span.ParentSpanID(), span.SpanID()
+			var group []byte // the hex of an empty ID is "", as pcommon formats it
+			switch {
+			case !pid.IsEmpty():
+				group = pid[:]
+			case !tid.IsEmpty():
+				group = tid[:]
 			}
-			step = pairing.GroupStep(group, span.SpanID().String())
+			step = hexGroupStep(group, id[:])
 			f.AddStep(pairing.KindBoundary, "", "", int64(span.StartTimestamp()), "", "", step)
 		}
 	}
@@ -139,6 +146,17 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) SpanKind {
 		return Other
 	}
 	return kind
+}
+
+// hexGroupStep returns pairing.GroupStep of the hex forms of group and step, built in one
+// allocation (a chat span's step is made for every chat span).
+func hexGroupStep(group, step []byte) string {
+	n := hex.EncodedLen(len(group)) + len(pairing.GroupSep) + hex.EncodedLen(len(step))
+	buf := make([]byte, n)
+	i := hex.Encode(buf, group)
+	i += copy(buf[i:], pairing.GroupSep)
+	hex.Encode(buf[i:], step)
+	return unsafe.String(unsafe.SliceData(buf), n) // buf is never written again
 }
 
 func skipOnError(f *dialect.Found, err error) {
