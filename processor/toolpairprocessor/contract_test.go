@@ -571,10 +571,35 @@ func ctSyntheticSpanID(trace pcommon.TraceID, call string) pcommon.SpanID {
 	return id
 }
 
-var _ = fmt.Sprintf
-var _ = slices.Contains[[]string]
-var _ = processortest.NewNopSettings
-var _ = metadata.Type
+// TestContractPublicFactory runs the exported NewFactory with the system clock and
+// processortest.NewNopSettings, as a collector builds the component: a call pending at
+// shutdown leaves as a synthetic span ending at the shutdown, with its result paired in the
+// meantime for the other call.
+func TestContractPublicFactory(t *testing.T) {
+	f := NewFactory()
+	assert.Equal(t, "toolpair", f.Type().String())
+	cfg := f.CreateDefaultConfig()
+	sink := new(consumertest.TracesSink)
+	p, err := f.CreateTraces(context.Background(), processortest.NewNopSettings(metadata.Type), cfg, sink)
+	require.NoError(t, err)
+	require.NoError(t, p.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, p.ConsumeTraces(context.Background(), ctTraces(ctChat(1, 1, 7, 0, 100, "c1", "c2"), ctTool(1, 2, 7, "c2", 100, 180))))
+	before := time.Now()
+	require.NoError(t, p.Shutdown(context.Background()))
+	var got []string
+	for _, td := range sink.AllTraces() {
+		ctEachSpan(td, func(_ pcommon.Resource, s ptrace.Span) {
+			if o := ctStr(s.Attributes(), "toolpair.outcome"); o != "" {
+				got = append(got, ctCallIDOf(s.Attributes())+":"+ctMark("span", s.Attributes()))
+				if ctStr(s.Attributes(), "toolpair.synthetic") == "true" {
+					assert.GreaterOrEqual(t, s.EndTimestamp().AsTime(), before.Truncate(time.Millisecond))
+				}
+			}
+		})
+	}
+	slices.Sort(got)
+	assert.Equal(t, []string{"c1:span:interrupted/shutdown+synthetic", "c2:span:paired"}, got)
+}
 
 // TestContractS1CallKey: a result pairs only with a use of the same call key (tenant, scope,
 // call ID). Scope: the first of scope_attributes present on the record, else on its
