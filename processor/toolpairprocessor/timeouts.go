@@ -110,7 +110,7 @@ func (b *timeoutBatch) feed(events []pairing.Event, start func(ref int32) int64)
 		switch ev.Kind {
 		case pairing.KindUse:
 			u.Op, u.Start = inflight.OpAnnounce, ev.Time
-		case pairing.KindResult, pairing.KindAbort:
+		case pairing.KindResult, pairing.KindAbort, pairing.KindCompanion:
 			if s := start(ev.Ref); s > 0 {
 				a := u
 				a.Op, a.Start = inflight.OpAnnounce, s

@@ -26,7 +26,8 @@ type spanDialect struct {
 	source  uint8
 	extract func(span ptrace.Span, f *dialect.Found) bool
 	// late: the span's events go to the engine after the other events of its batch (a
-	// second result record of a call that another span of the batch normally resolves).
+	// companion result record, pairing.KindCompanion: handed over after its call's main
+	// result record of the same batch, it is settled at once instead of being held).
 	late bool
 }
 

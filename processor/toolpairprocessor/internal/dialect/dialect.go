@@ -73,7 +73,7 @@ func (f *Found) Skip(reason string) {
 func (f *Found) Results() int {
 	n := 0
 	for i := range f.Items {
-		if k := f.Items[i].Kind; k == pairing.KindResult || k == pairing.KindAbort {
+		if k := f.Items[i].Kind; k == pairing.KindResult || k == pairing.KindAbort || k == pairing.KindCompanion {
 			n++
 		}
 	}

@@ -8,7 +8,9 @@
 // State lives in one store guarded by one mutex:
 //
 //   - pending uses: calls announced and not yet resolved, expired after pairing_timeout;
-//   - waiting results: results whose use has not been seen, held at most orphan_grace;
+//   - waiting results: results whose use has not been seen, held at most orphan_grace; and
+//     pending calls whose companion result (KindCompanion) is held at most orphan_grace for
+//     the call's main result record;
 //   - resolved calls: remembered so that a repeated use is ignored and a late result is a
 //     duplicate, kept while their scope is active (see Config.ResolvedRetention).
 //
@@ -88,6 +90,16 @@ const (
 	// interrupted with reason session_end, ending at Time. A grouped Step (GroupStep)
 	// limits both kinds of closing to the calls of its group.
 	KindSessionEnd
+	// KindCompanion is a second result record of a call whose main result record is another
+	// one of the same agent (Claude Code's claude_code.tool.execution span, inside the
+	// claude_code.tool span of the call). Whatever the order they arrive in, the main record
+	// (a KindResult or KindAbort) is the one that pairs and the companion is a duplicate,
+	// reported with SameSource false: it is held (the hold callback) for up to orphan_grace
+	// while its call is pending, or while its use is missing, and released as a duplicate
+	// when the main record arrives. A companion whose main record never comes within that
+	// time, or before a boundary, session end, eviction or shutdown closes its call, resolves
+	// the call itself: paired (or orphan or standalone without a use), as a KindResult would.
+	KindCompanion
 )
 
 // Verdict is what Process decided for one Event.
@@ -239,6 +251,12 @@ const (
 	statePending state = iota + 1
 	stateWaiting
 	stateResolved
+	// statePendingHeld: a pending call whose companion result is held, waiting for the
+	// call's main result. The entry is in the waiting list (deadline: orphan_grace after the
+	// companion arrived) and in its scope's pending list; it counts as pending and waiting.
+	// The companion record is in Engine.companions; resultTime and source are the
+	// companion's.
+	statePendingHeld
 )
 
 // entry is one call key in the store. It is in exactly one of the three lists. Its key is
@@ -259,6 +277,7 @@ type entry struct {
 	state      state
 	source     uint8 // Source of the result that resolved or is held, 0 when none
 	aborted    bool  // waiting: the held result says its call was aborted
+	companion  bool  // waiting: the held result is a companion (KindCompanion)
 	step       *string
 	// sprev and snext link the pending entries of one scope.
 	sprev, snext *entry
@@ -379,6 +398,10 @@ type Engine struct {
 	closings       []closing
 	closingsHead   int
 	closingsQueued int
+	// companions holds the companion records held for pending calls (statePendingHeld), by
+	// entry: they are rare, and a field of their own would push every entry out of its size
+	// class.
+	companions map[*entry]any
 }
 
 // closing is an entry of the closings FIFO: a step boundary or session end of scope, at
@@ -411,6 +434,7 @@ func New(cfg Config) (*Engine, error) {
 		collisions: make(map[Key]*entry),
 		scopes:     make(map[ScopeKey]*scopeState),
 		names:      make(map[string]*string),
+		companions: make(map[*entry]any),
 	}, nil
 }
 
@@ -489,7 +513,7 @@ func (e *Engine) Process(events []Event, hold func(*Event) any, out []Resolution
 			out = e.deferClose(ev, now, out)
 		case KindUse:
 			out = e.use(ev, now, out)
-		case KindResult, KindAbort:
+		case KindResult, KindAbort, KindCompanion:
 			out = e.result(ev, now, hold, out)
 		case KindEcho:
 			out = e.echo(ev, now, out)
@@ -533,6 +557,24 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 	if ent != nil {
 		ent.scope.lastSeen = now
 		ent.scope.usesSeen = true
+		if ent.state == stateWaiting && ent.companion {
+			// Only a companion came first: the call is now pending, and the companion goes on
+			// waiting for the main result for the rest of its grace.
+			e.stats.UsesSeen++
+			e.stats.Pending++
+			e.companions[ent] = ent.payload
+			ent.state = statePendingHeld
+			ent.companion = false
+			ent.payload = ev.Payload
+			ent.useTime = ev.Time
+			ent.step = e.step(ev.Step)
+			if ent.toolName == nil {
+				ent.toolName = e.name(ev.ToolName)
+			}
+			e.linkScope(ent)
+			ev.Verdict = VerdictPending
+			return out
+		}
 		if ent.state != stateWaiting {
 			ev.Verdict = VerdictRepeated
 			e.stats.UsesRepeated++
@@ -580,27 +622,55 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 	}
 	e.insertHashed(ent, &e.pending, h)
 	e.stats.Pending++
+	e.linkScope(ent)
+	ev.Verdict = VerdictPending
+	return out
+}
+
+// linkScope adds a pending entry to its scope's pending list.
+func (e *Engine) linkScope(ent *entry) {
+	sc := ent.scope
 	ent.snext = sc.pending
 	if sc.pending != nil {
 		sc.pending.sprev = ent
 	}
 	sc.pending = ent
-	ev.Verdict = VerdictPending
-	return out
 }
 
 func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resolution) []Resolution {
 	e.stats.ResultsSeen++
+	companion := ev.Kind == KindCompanion
 	ent, h := e.find(ev.Key)
 	if ent != nil {
 		ent.scope.lastSeen = now
-		switch ent.state {
-		case statePending:
+		switch {
+		case ent.state == statePending && companion:
+			if held := callHold(hold, ev); held != nil {
+				e.holdCompanion(ent, ev, held, now)
+				return out
+			}
+			fallthrough // the record cannot wait: it resolves the call
+		case ent.state == statePending, ent.state == statePendingHeld && !companion:
 			ev.Verdict = VerdictResolved
+			dup, held := e.takeCompanion(ent)
 			r := e.pairPending(ent, ev, now)
 			r.ResultRef = ev.Ref
-			return append(out, r)
-		case stateWaiting, stateResolved:
+			out = append(out, r)
+			if held {
+				out = append(out, dup)
+			}
+			return out
+		case ent.state == stateWaiting && ent.companion && !companion:
+			if held := callHold(hold, ev); held != nil {
+				// The main result takes the companion's place and waits for the use; the
+				// companion is a duplicate.
+				out = append(out, e.companionDuplicate(ent, ent.payload))
+				e.waiting.remove(ent)
+				e.holdResult(ent, ev, held, now)
+				return out
+			}
+			fallthrough
+		default:
 			// Already resolved, or a second copy of a result still waiting for its use (an
 			// export retry): either way this record is not a new answer.
 			ev.Verdict = VerdictResolved
@@ -617,10 +687,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 			})
 		}
 	}
-	var held any
-	if hold != nil {
-		held = hold(ev)
-	}
+	held := callHold(hold, ev)
 	if held == nil {
 		// The record cannot wait: it is settled at once.
 		sc := e.scope(ev.Key.ScopeKey(), now)
@@ -634,20 +701,105 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 	// Make room before looking the scope up: an eviction may forget the scope.
 	out = e.makeRoom(now, out)
 	sc := e.scope(ev.Key.ScopeKey(), now)
-	ent = &entry{
-		scope:      sc,
-		callID:     strings.Clone(ev.Key.CallID),
-		toolName:   e.name(ev.ToolName),
-		resultTime: ev.Time,
-		deadline:   now + int64(e.cfg.OrphanGrace),
-		state:      stateWaiting,
-		source:     ev.Source,
-		aborted:    ev.Kind == KindAbort,
+	ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName)}
+	e.insertHashed(ent, nil, h)
+	e.holdResult(ent, ev, held, now)
+	e.stats.Waiting++
+	return out
+}
+
+// callHold returns hold's copy of ev's record, or nil when there is no hold callback.
+func callHold(hold func(*Event) any, ev *Event) any {
+	if hold == nil {
+		return nil
 	}
+	return hold(ev)
+}
+
+// holdResult makes ent, indexed and in no list, the waiting result ev whose record is held,
+// at the back of the waiting list.
+func (e *Engine) holdResult(ent *entry, ev *Event, held any, now int64) {
+	ent.state = stateWaiting
 	ent.payload = held
-	e.insertHashed(ent, &e.waiting, h)
+	ent.resultTime = ev.Time
+	ent.deadline = now + int64(e.cfg.OrphanGrace)
+	ent.source = ev.Source
+	ent.aborted = ev.Kind == KindAbort
+	ent.companion = ev.Kind == KindCompanion
+	if ent.toolName == nil {
+		ent.toolName = e.name(ev.ToolName)
+	}
+	e.seq++
+	ent.seq = e.seq
+	e.waiting.pushBack(ent)
+	ev.Verdict = VerdictHeld
+}
+
+// holdCompanion holds the companion ev of the pending call ent: the call moves to the
+// waiting list, to wait orphan_grace for its main result.
+func (e *Engine) holdCompanion(ent *entry, ev *Event, held any, now int64) {
+	e.pending.remove(ent)
+	ent.state = statePendingHeld
+	e.companions[ent] = held
+	ent.resultTime = ev.Time
+	ent.source = ev.Source
+	ent.deadline = now + int64(e.cfg.OrphanGrace)
+	e.seq++
+	ent.seq = e.seq
+	e.waiting.pushBack(ent)
 	e.stats.Waiting++
 	ev.Verdict = VerdictHeld
+}
+
+// companionDuplicate counts a held companion record as a duplicate of its call's main
+// result and returns the resolution that releases it. ent holds the companion's times.
+func (e *Engine) companionDuplicate(ent *entry, held any) Resolution {
+	e.stats.Duplicate++
+	return Resolution{
+		Outcome:       OutcomeDuplicate,
+		Key:           ent.key(),
+		ToolName:      ent.tool(),
+		UseTime:       ent.useTime,
+		ResultTime:    ent.resultTime,
+		UseRef:        -1,
+		ResultRef:     -1,
+		ResultPayload: held,
+	}
+}
+
+// takeCompanion takes the companion held for the pending call ent (statePendingHeld), when
+// its main result arrived: it returns the resolution that releases the companion as a
+// duplicate, and false when no companion is held. ent stays in its lists.
+func (e *Engine) takeCompanion(ent *entry) (Resolution, bool) {
+	held, ok := e.companions[ent]
+	if !ok {
+		return Resolution{}, false
+	}
+	delete(e.companions, ent)
+	e.stats.Waiting--
+	return e.companionDuplicate(ent, held), true
+}
+
+// settleCompanion resolves the pending call ent (statePendingHeld) with its held companion,
+// whose main result did not come in time: paired, the companion released with the outcome.
+func (e *Engine) settleCompanion(ent *entry, now int64, out []Resolution) []Resolution {
+	held := e.companions[ent]
+	delete(e.companions, ent)
+	e.stats.Waiting--
+	e.removePending(ent)
+	e.stats.Paired++
+	out = append(out, Resolution{
+		Outcome:       OutcomePaired,
+		Key:           ent.key(),
+		ToolName:      ent.tool(),
+		UseTime:       ent.useTime,
+		ResultTime:    ent.resultTime,
+		UseRef:        -1,
+		ResultRef:     -1,
+		UsePayload:    ent.payload,
+		ResultPayload: held,
+	})
+	e.toResolved(ent, now)
 	return out
 }
 
@@ -681,6 +833,11 @@ func (e *Engine) reject(ev *Event, now int64, out []Resolution) []Resolution {
 			r.UsePayload = ent.payload
 			e.toResolved(ent, now)
 			return append(out, r)
+		case statePendingHeld:
+			// The call ran (its companion is held): the refusal is a repeated use.
+			ev.Verdict = VerdictRepeated
+			e.stats.UsesRepeated++
+			return e.settleCompanion(ent, now, out)
 		case stateWaiting:
 			// A result for a refused call: it answers no call that ran.
 			e.stats.UsesSeen++
@@ -747,9 +904,14 @@ func (e *Engine) countAborted(r *Resolution) {
 	e.stats.Aborted++
 }
 
-// removePending takes a pending entry out of the pending list and its scope's list.
+// removePending takes a pending entry out of its list (pending, or waiting for one whose
+// companion is held) and its scope's list.
 func (e *Engine) removePending(ent *entry) {
-	e.pending.remove(ent)
+	if ent.state == statePendingHeld {
+		e.waiting.remove(ent)
+	} else {
+		e.pending.remove(ent)
+	}
 	e.stats.Pending--
 	if ent.sprev != nil {
 		ent.sprev.snext = ent.snext
@@ -856,7 +1018,12 @@ func (e *Engine) closeScope(sc *scopeState, kind Kind, at int64, step string, no
 	for p := sc.pending; p != nil; {
 		next := p.snext
 		if p.useTime <= at && closesStep(kind == KindBoundary, step, p.stepID()) {
-			out = e.interruptPending(p, reason, now, at, out)
+			if p.state == statePendingHeld {
+				// The call ran: its companion answers it.
+				out = e.settleCompanion(p, now, out)
+			} else {
+				out = e.interruptPending(p, reason, now, at, out)
+			}
 			closed = true
 		}
 		p = next
@@ -887,7 +1054,8 @@ func (e *Engine) insert(ent *entry, l *fifo) {
 	e.insertHashed(ent, l, e.hash(ent.key()))
 }
 
-// insertHashed is insert for an entry whose key's index hash is h.
+// insertHashed is insert for an entry whose key's index hash is h. A nil l leaves the entry
+// in no list (the caller adds it).
 func (e *Engine) insertHashed(ent *entry, l *fifo, h uint64) {
 	e.seq++
 	ent.seq = e.seq
@@ -897,7 +1065,9 @@ func (e *Engine) insertHashed(ent *entry, l *fifo, h uint64) {
 		e.collisions[ent.key()] = ent
 	}
 	ent.scope.refs++
-	l.pushBack(ent)
+	if l != nil {
+		l.pushBack(ent)
+	}
 }
 
 func (e *Engine) insertResolved(ent *entry, now int64) {
@@ -980,8 +1150,12 @@ func (e *Engine) interruptPending(ent *entry, reason Reason, now, end int64, out
 	return out
 }
 
-// releaseWaiting settles a waiting result as orphan or standalone and releases its record.
+// releaseWaiting settles a waiting result as orphan or standalone and releases its record;
+// a pending call whose companion is held is paired with the companion.
 func (e *Engine) releaseWaiting(ent *entry, now int64, out []Resolution) []Resolution {
+	if ent.state == statePendingHeld {
+		return e.settleCompanion(ent, now, out)
+	}
 	e.waiting.remove(ent)
 	e.stats.Waiting--
 	r := Resolution{

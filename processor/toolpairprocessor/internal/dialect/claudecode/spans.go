@@ -57,7 +57,7 @@ func SessionGroup(traceID pcommon.TraceID) string {
 func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 	switch span.Name() {
 	case SpanTool:
-		extractToolSpan(span, f)
+		extractToolSpan(span, pairing.KindResult, f)
 		return true
 	case SpanInteraction:
 		if g := SessionGroup(span.TraceID()); g != "" {
@@ -70,20 +70,21 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 	return false
 }
 
-// ExtractExecutionSpan appends to f the tool_result a claude_code.tool.execution span is
-// (tool_use_id, else gen_ai.tool.call.id; at the span's end), and reports whether the span is
-// one. Its parent claude_code.tool span resolves the same call: the processor hands this
-// span to the engine after the other records of its batch, so the tool span is normally the
-// one marked paired and this one a kept duplicate.
+// ExtractExecutionSpan appends to f the companion result (pairing.KindCompanion) a
+// claude_code.tool.execution span is (tool_use_id, else gen_ai.tool.call.id; at the span's
+// end), and reports whether the span is one. Its parent claude_code.tool span is the call's
+// result record: whatever the order the two arrive in, the tool span is the one marked
+// paired and this one a kept duplicate (it resolves the call itself only when the tool span
+// does not come within orphan_grace).
 func ExtractExecutionSpan(span ptrace.Span, f *dialect.Found) bool {
 	if span.Name() != SpanToolExecution {
 		return false
 	}
-	extractToolSpan(span, f)
+	extractToolSpan(span, pairing.KindCompanion, f)
 	return true
 }
 
-func extractToolSpan(span ptrace.Span, f *dialect.Found) {
+func extractToolSpan(span ptrace.Span, kind pairing.Kind, f *dialect.Found) {
 	attrs := span.Attributes()
 	key := attrToolUseID
 	if _, ok := attrs.Get(key); !ok {
@@ -101,5 +102,5 @@ func extractToolSpan(span ptrace.Span, f *dialect.Found) {
 	} else if v, ok := attrs.Get(attrGenAIToolName); ok {
 		tool = v.AsString()
 	}
-	f.Add(pairing.KindResult, id, tool, int64(span.EndTimestamp()))
+	f.Add(kind, id, tool, int64(span.EndTimestamp()))
 }

@@ -44,11 +44,11 @@ func TestExtractSpan(t *testing.T) {
 			items:   []dialect.Item{{Kind: pairing.KindResult, CallID: "toolu_2", ToolName: "Read", Time: 20}},
 		},
 		{
-			name:      "execution span: a result of the same call, read by ExtractExecutionSpan",
+			name:      "execution span: a companion result of the same call, read by ExtractExecutionSpan",
 			span:      SpanToolExecution,
 			attrs:     map[string]any{"tool_use_id": "toolu_1", "gen_ai.tool.call.id": "toolu_1", "success": true},
 			execution: true,
-			items:     []dialect.Item{{Kind: pairing.KindResult, CallID: "toolu_1", Time: 20}},
+			items:     []dialect.Item{{Kind: pairing.KindCompanion, CallID: "toolu_1", Time: 20}},
 		},
 		{
 			name:      "tool span without an ID",
