@@ -13,7 +13,8 @@ import (
 // TestGeminiInferenceDetailsPair runs Gemini CLI's real normal capture (logs): the call
 // announced by one gen_ai.client.inference.operation.details record (in Gemini's
 // "<tool>__<id>" form) is resolved by the tool_call_response of the next request's input
-// messages (the wire ID), an echo: paired, nothing marked, nothing added or dropped.
+// messages (the wire ID), an echo: paired, nothing added or dropped. That record is the
+// call's only result record, so it is the one marked paired, with the call's duration.
 func TestGeminiInferenceDetailsPair(t *testing.T) {
 	b := newBothPipelines(t, nil)
 	ld := readAgentLogs(t, "gemini", "normal")
@@ -29,6 +30,16 @@ func TestGeminiInferenceDetailsPair(t *testing.T) {
 	b.shutdown()
 	assert.Empty(t, syntheticLogs(b))
 	assert.Equal(t, want.LogRecordCount(), len(allLogs(b.lsink)))
+	var marked []plog.LogRecord
+	for _, lr := range allLogs(b.lsink) {
+		if logAttr(lr, "toolpair.outcome") != "" {
+			marked = append(marked, lr)
+		}
+	}
+	require.Len(t, marked, 1)
+	assert.Equal(t, "gen_ai.client.inference.operation.details", logAttr(marked[0], "event.name"))
+	assert.Equal(t, "paired", logAttr(marked[0], "toolpair.outcome"))
+	assert.NotEmpty(t, logAttr(marked[0], "toolpair.call.duration_ms"))
 }
 
 // TestGeminiInterruptedCall: killed during the tool, Gemini CLI leaves only the details record

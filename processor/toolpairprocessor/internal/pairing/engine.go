@@ -67,8 +67,9 @@ const (
 	KindResult
 	// KindEcho is a result repeated as history in a later model request (a
 	// tool_call_response part of gen_ai.input.messages). It resolves the call when the call
-	// is pending, and is otherwise ignored: it is never held, never an orphan, never a
-	// duplicate.
+	// is pending, and its record is then the call's result record (ResultRef is its Ref, so
+	// the caller marks it paired); otherwise it is ignored: it is never held, never an
+	// orphan, never a duplicate.
 	KindEcho
 	// KindReject announces a call the agent refused to run (for example a tool decision
 	// "reject"). The call is resolved as rejected; no synthetic record is due.
@@ -867,7 +868,9 @@ func (e *Engine) echo(ev *Event, now int64, out []Resolution) []Resolution {
 	e.stats.ResultsSeen++
 	ev.Verdict = VerdictResolved
 	r := e.pairPending(ent, ev, now)
-	r.ResultRef = -1
+	// The echo's record is the only record of the result seen: it carries the outcome, so
+	// that every call counted paired has a record marked paired.
+	r.ResultRef = ev.Ref
 	return append(out, r)
 }
 

@@ -611,17 +611,22 @@ func (r *propRun) account(res *Resolution, kind propOpKind, batch []Event, now i
 			if res.UseRef != -1 {
 				return fmt.Errorf("paired with both refs: the use should have been pending")
 			}
+			if ev, err := r.event(res.ResultRef); err == nil && ev.Kind == KindEcho {
+				// An echo that resolved its call names its record, which carries the outcome.
+				if ev.Key != res.Key || ev.Time != res.ResultTime || res.ResultPayload != nil {
+					return fmt.Errorf("paired by echo ref %d: %s", res.ResultRef, propFmtEvent(ev))
+				}
+				r.echoPaired++
+				return nil
+			}
 			return r.resultEvent(res)
 		case res.ResultPayload != nil:
 			if res.UseRef != int32(u) {
 				return fmt.Errorf("paired with a held result but UseRef %d", res.UseRef)
 			}
 			return r.release(res)
-		default: // an echo
-			if res.UseRef != -1 {
-				return fmt.Errorf("paired by an echo with a UseRef")
-			}
-			r.echoPaired++
+		default:
+			return fmt.Errorf("paired with neither a result record nor a held one")
 		}
 	case OutcomeInterrupted:
 		if ue.Kind != KindUse {
