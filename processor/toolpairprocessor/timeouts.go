@@ -58,6 +58,7 @@ type timeoutBatch struct {
 	pending []pendingTimeout
 	scopes  []string // logs: the scope a dialect gave each ref
 	hex     traceHex
+	fed     int // events fed so far (see feed)
 }
 
 func (b *timeoutBatch) reset() {
@@ -68,6 +69,7 @@ func (b *timeoutBatch) reset() {
 	clear(b.scopes)
 	b.scopes = b.scopes[:0]
 	b.hex = traceHex{}
+	b.fed = 0
 }
 
 // pendingTimeout is a timeout record of the batch, classified once every operation of the
@@ -100,12 +102,14 @@ func newTimeouts(cfg *TimeoutClassificationConfig, keys *keyer, tel *telemetry, 
 	return t, nil
 }
 
-// feed adds the tool calls a batch's events announce and resolve to b. start returns the
-// start of the operation of a result record (a span's start; a log's time minus its
-// duration), 0 when unknown.
-func (b *timeoutBatch) feed(events []pairing.Event, start func(ref int32) int64) {
-	for i := range events {
-		ev := &events[i]
+// feed adds the tool calls that a batch's events announce and resolve to b, for the events
+// from b.fed on whose record comes at or before ref in the batch (all of them for ref -1),
+// so that the updates of a record and of the records near it, mostly of one scope, stay
+// together for the tracker. start returns the start of the operation of a result record (a
+// span's start; a log's time minus its duration), 0 when unknown.
+func (b *timeoutBatch) feed(events []pairing.Event, ref int32, start func(ref int32) int64) {
+	for ; b.fed < len(events) && (ref < 0 || events[b.fed].Ref <= ref); b.fed++ {
+		ev := &events[b.fed]
 		u := inflight.Update{Scope: ev.Key.ScopeKey(), CallID: ev.Key.CallID, Tool: ev.ToolName}
 		switch ev.Kind {
 		case pairing.KindUse:
@@ -145,7 +149,7 @@ func (t *timeouts) resolved(res []pairing.Resolution) {
 func (t *timeouts) traces(ctx context.Context, td ptrace.Traces, events []pairing.Event, refs []spanRef) {
 	b := t.pool.Get().(*timeoutBatch)
 	defer func() { b.reset(); t.pool.Put(b) }()
-	b.feed(events, func(ref int32) int64 { return int64(refs[ref].s.StartTimestamp()) })
+	start := func(ref int32) int64 { return int64(refs[ref].s.StartTimestamp()) }
 	next := 0 // cursor into refs, which are in batch order
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
@@ -162,8 +166,11 @@ func (t *timeouts) traces(ctx context.Context, td ptrace.Traces, events []pairin
 				for next < len(refs) && before(refs[next].rs, refs[next].ss, refs[next].span, i, j, k) {
 					next++
 				}
-				if next < len(refs) && refs[next].rs == i && refs[next].ss == j && refs[next].span == k && refs[next].results > 0 {
-					rec.Kind = timeout.KindTool // a dialect found a tool result in it
+				if next < len(refs) && refs[next].rs == i && refs[next].ss == j && refs[next].span == k {
+					b.feed(events, int32(next), start)
+					if refs[next].results > 0 {
+						rec.Kind = timeout.KindTool // a dialect found a tool result in it
+					}
 				}
 				if !rec.Timeout && rec.Kind != timeout.KindModel && rec.Kind != timeout.KindCompaction {
 					continue
@@ -176,6 +183,7 @@ func (t *timeouts) traces(ctx context.Context, td ptrace.Traces, events []pairin
 			}
 		}
 	}
+	b.feed(events, -1, start)
 	t.flight.Apply(b.updates)
 	t.classify(ctx, b.pending)
 }
@@ -184,7 +192,7 @@ func (t *timeouts) traces(ctx context.Context, td ptrace.Traces, events []pairin
 func (t *timeouts) logs(ctx context.Context, ld plog.Logs, events []pairing.Event, refs []logRef) {
 	b := t.pool.Get().(*timeoutBatch)
 	defer func() { b.reset(); t.pool.Put(b) }()
-	b.feed(events, func(ref int32) int64 { return logStart(refs[ref].r) })
+	start := func(ref int32) int64 { return logStart(refs[ref].r) }
 	// The scope a dialect gave each record with tool items (a transcript line's session).
 	b.scopes = slices.Grow(b.scopes, len(refs))[:len(refs)]
 	for i := range events {
@@ -208,6 +216,7 @@ func (t *timeouts) logs(ctx context.Context, ld plog.Logs, events []pairing.Even
 				}
 				var itemScope string
 				if next < len(refs) && refs[next].rl == i && refs[next].sl == j && refs[next].lr == k {
+					b.feed(events, int32(next), start)
 					if refs[next].results > 0 {
 						rec.Kind = timeout.KindTool
 					}
@@ -233,6 +242,7 @@ func (t *timeouts) logs(ctx context.Context, ld plog.Logs, events []pairing.Even
 			}
 		}
 	}
+	b.feed(events, -1, start)
 	t.flight.Apply(b.updates)
 	t.classify(ctx, b.pending)
 }

@@ -89,7 +89,7 @@ func scanAttrs(attrs pcommon.Map) scan {
 		case keyErrorType, keyExceptionType:
 			sc.timeout = sc.timeout || ErrorType(str(v))
 		case keyHTTPStatus, keyHTTPStatusOld, keyStatusCode:
-			sc.timeout = sc.timeout || StatusCode(str(v))
+			sc.timeout = sc.timeout || statusValue(v)
 		case keyErrorMessage, keyError, keyErrorClass, keyExceptionMessage:
 			sc.timeout = sc.timeout || (v.Type() == pcommon.ValueTypeStr && Message(v.Str()))
 		case keyOperation:
@@ -112,6 +112,22 @@ func scanAttrs(attrs pcommon.Map) scan {
 		return true
 	})
 	return sc
+}
+
+// statusValue is StatusCode of a string or integer value (an integer without formatting it).
+func statusValue(v pcommon.Value) bool {
+	if v.Type() == pcommon.ValueTypeInt {
+		return v.Int() == 408 || v.Int() == 504
+	}
+	return StatusCode(str(v))
+}
+
+// intValue is an integer value, or a string value parsed as a decimal integer.
+func intValue(v pcommon.Value) (int64, error) {
+	if v.Type() == pcommon.ValueTypeInt {
+		return v.Int(), nil
+	}
+	return strconv.ParseInt(str(v), 10, 64)
 }
 
 // str is a string or integer value as a string, else "".
@@ -229,6 +245,21 @@ var (
 	}
 )
 
+// eventKind is the kind a log event name says: a compaction event (configured), else a
+// model or tool event (modelEvents, toolEvents), else KindOther. The exact names of all
+// three are one lookup in n.eventKinds.
+func (n *Names) eventKind(name string) Kind {
+	if name == "" {
+		return KindOther
+	}
+	for _, re := range n.events.res {
+		if re.MatchString(name) {
+			return KindCompaction
+		}
+	}
+	return n.eventKinds[name]
+}
+
 // eventNames returns the names a log record gives its event: the OTLP EventName, the
 // event.name attribute, and a string body that looks like an event name (Claude Code's
 // "claude_code.tool_result").
@@ -245,24 +276,14 @@ func eventNames(lr plog.LogRecord, attr string) [3]string {
 func (n *Names) Log(lr plog.LogRecord) Record {
 	sc := scanAttrs(lr.Attributes())
 	r := Record{End: dialect.LogTime(lr), Timeout: sc.timeout}
-names:
 	for _, name := range eventNames(lr, sc.eventName) {
-		switch {
-		case name == "":
-			continue
-		case n.CompactionEvent(name):
-			r.Kind = KindCompaction
-		case modelEvents[name]:
-			r.Kind = KindModel
-		case toolEvents[name]:
-			r.Kind = KindTool
-		default:
-			continue
+		if k := n.eventKind(name); k != KindOther {
+			r.Kind = k
+			break
 		}
-		break names
 	}
 	if r.Kind != KindOther && sc.hasDur {
-		if ms, err := strconv.ParseInt(str(sc.durationMs), 10, 64); err == nil && ms >= 0 && r.End > ms*1e6 {
+		if ms, err := intValue(sc.durationMs); err == nil && ms >= 0 && r.End > ms*1e6 {
 			r.Start = r.End - ms*1e6
 		}
 	}

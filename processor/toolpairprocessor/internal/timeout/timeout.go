@@ -179,6 +179,9 @@ func Classify(k Kind, f InFlight) Phase {
 // matched as regular expressions.
 type Names struct {
 	spans, events patterns
+	// eventKinds maps the exact compaction event names, modelEvents and toolEvents to their
+	// kind (a compaction name first).
+	eventKinds map[string]Kind
 }
 
 type patterns struct {
@@ -196,6 +199,16 @@ func NewNames(spanPatterns, eventPatterns []string) (*Names, error) {
 	}
 	if n.events, err = compile(eventPatterns); err != nil {
 		return nil, err
+	}
+	n.eventKinds = make(map[string]Kind, len(modelEvents)+len(toolEvents)+len(n.events.exact))
+	for name := range toolEvents {
+		n.eventKinds[name] = KindTool
+	}
+	for name := range modelEvents {
+		n.eventKinds[name] = KindModel
+	}
+	for name := range n.events.exact {
+		n.eventKinds[name] = KindCompaction
 	}
 	return n, nil
 }

@@ -119,7 +119,9 @@ func deadlineAt(data []byte, i int) bool {
 
 func transcriptJSON(data []byte) (Record, bool) {
 	typ, _ := jsonparser.GetString(data, "type")
-	r := Record{End: isoTime(data, "timestamp"), Transcript: true}
+	// The time is read once the line is known to be a timeout: most lines that mention one
+	// are not, and "timestamp" comes after the message, at the end of a long line.
+	r := Record{Transcript: true}
 	switch typ {
 	case "user":
 		r.Kind = KindTool
@@ -142,7 +144,7 @@ func transcriptJSON(data []byte) (Record, bool) {
 		// pi and OpenClaw: the message's own time (ms) first, as the transcript dialect times
 		// the entry (CONTRACT section 8).
 		if ms, err := jsonparser.GetInt(data, "message", "timestamp"); err == nil && ms > 0 {
-			r.End = ms * int64(time.Millisecond)
+			r.End = ms * int64(time.Millisecond) // else the entry's timestamp, below
 		}
 		role, _ := jsonparser.GetString(data, "message", "role")
 		switch role {
@@ -158,6 +160,9 @@ func transcriptJSON(data []byte) (Record, bool) {
 	}
 	if !r.Timeout {
 		return Record{}, false
+	}
+	if r.End == 0 {
+		r.End = isoTime(data, "timestamp")
 	}
 	if sid, _ := jsonparser.GetString(data, "sessionId"); sid != "" {
 		r.Scope, r.ScopeAttr = sid, "session.id"
