@@ -220,6 +220,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 							}
 							origin = &synth.Origin{
 								Next:       p.next,
+								Signal:     synth.Logs,
 								Resource:   res,
 								ScopeAttr:  scopeAttr,
 								ScopeValue: scopeValue,
@@ -248,7 +249,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 	p.apply(b.res, &out, b)
 	b.removeMarked()
 	if len(out.toTraces)+len(out.toLogs) > 0 {
-		if err := p.send(ctx, &out); err != nil {
+		if err := p.send(ctx, &out, triggerRouted); err != nil {
 			p.logger.Warn("toolpair: sending records to other pipelines failed", zap.Error(err))
 		}
 	}

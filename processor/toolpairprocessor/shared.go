@@ -128,7 +128,7 @@ func (s *shared) tick(ctx context.Context) {
 	if len(res) == 0 {
 		return
 	}
-	if err := s.emit(ctx, res); err != nil {
+	if err := s.emit(ctx, res, triggerExpiry); err != nil {
 		s.logger.Warn("toolpair: sending expired calls and released results downstream failed", zap.Error(err))
 	}
 }
@@ -160,7 +160,7 @@ func (s *shared) shutdown(ctx context.Context) error {
 			err = ctx.Err()
 		}
 	}
-	err = errors.Join(err, s.emit(ctx, s.engine.Shutdown(nil)))
+	err = errors.Join(err, s.emit(ctx, s.engine.Shutdown(nil), triggerShutdown))
 	if last {
 		instances.Lock()
 		if instances.m[s.cfg] == s {
@@ -172,12 +172,13 @@ func (s *shared) shutdown(ctx context.Context) error {
 	return err
 }
 
-// emit sends outcomes decided outside a pipeline call (expiry, shutdown) downstream: the
-// synthetic records and the released results, each to its own signal's pipeline.
-func (s *shared) emit(ctx context.Context, res []pairing.Resolution) error {
+// emit sends outcomes decided outside a pipeline call (expiry, shutdown: the trigger)
+// downstream: the synthetic records and the released results, each to its own signal's
+// pipeline.
+func (s *shared) emit(ctx context.Context, res []pairing.Resolution, trigger sendTrigger) error {
 	var out output
 	s.apply(res, &out, nil)
-	return s.send(ctx, &out)
+	return s.send(ctx, &out, trigger)
 }
 
 // output gathers the records to send downstream after applying outcomes, by the pipeline
@@ -234,18 +235,25 @@ func (o *output) logsFor(next consumer.Logs) plog.Logs {
 	return ld
 }
 
-// send delivers the records bound for other pipelines than the current batch's. It is never
-// called with a lock held.
-func (s *shared) send(ctx context.Context, out *output) error {
+// send delivers the records bound for other pipelines than the current batch's, and counts
+// those a next consumer refused (otelcol_processor_toolpair_send_failed), by what triggered
+// the send. It is never called with a lock held.
+func (s *shared) send(ctx context.Context, out *output, trigger sendTrigger) error {
 	var errs []error
 	for _, r := range out.toTraces {
-		if r.td.SpanCount() > 0 {
-			errs = append(errs, r.next.ConsumeTraces(ctx, r.td))
+		if n := r.td.SpanCount(); n > 0 {
+			if err := r.next.ConsumeTraces(ctx, r.td); err != nil {
+				s.tel.sendFailed(ctx, synth.Traces, trigger, n)
+				errs = append(errs, err)
+			}
 		}
 	}
 	for _, r := range out.toLogs {
-		if r.ld.LogRecordCount() > 0 {
-			errs = append(errs, r.next.ConsumeLogs(ctx, r.ld))
+		if n := r.ld.LogRecordCount(); n > 0 {
+			if err := r.next.ConsumeLogs(ctx, r.ld); err != nil {
+				s.tel.sendFailed(ctx, synth.Logs, trigger, n)
+				errs = append(errs, err)
+			}
 		}
 	}
 	return errors.Join(errs...)
@@ -295,12 +303,12 @@ func (s *shared) apply(res []pairing.Resolution, out *output, b inBatch) {
 			if !ok {
 				continue
 			}
-			switch next := o.Next.(type) {
-			case consumer.Traces:
-				synth.AppendSpan(out.tracesFor(next), r, o, metadata.ScopeName, "")
+			switch o.Signal {
+			case synth.Traces:
+				synth.AppendSpan(out.tracesFor(o.Next.(consumer.Traces)), r, o, metadata.ScopeName, "")
 				s.tel.synthetic(synth.Traces)
-			case consumer.Logs:
-				synth.AppendLog(out.logsFor(next), r, o, metadata.ScopeName, "", now)
+			case synth.Logs:
+				synth.AppendLog(out.logsFor(o.Next.(consumer.Logs)), r, o, metadata.ScopeName, "", now)
 				s.tel.synthetic(synth.Logs)
 				// Announced in logs only: also a span in the trace of the turn it happened
 				// in, when a traces pipeline has seen a span of that turn.

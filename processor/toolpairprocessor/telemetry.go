@@ -22,7 +22,25 @@ const (
 	telAttrSignal  = "otel.signal"
 	telAttrDialect = "toolpair.dialect"
 	telAttrWhy     = "reason"
+	telAttrTrigger = "toolpair.trigger"
 )
+
+// sendTrigger is what made the processor send records outside the pipeline call that brought
+// them: the value of toolpair.trigger on otelcol_processor_toolpair_send_failed.
+type sendTrigger uint8
+
+const (
+	// triggerExpiry: the expiry ticker (pairing_timeout, orphan_grace, queued boundaries).
+	triggerExpiry sendTrigger = iota
+	// triggerShutdown: the flush at a pipeline's shutdown.
+	triggerShutdown
+	// triggerRouted: a pipeline call sending records to another pipeline of the component
+	// (a synthetic record of the other signal, a held result released into its own pipeline).
+	triggerRouted
+	numTriggers
+)
+
+var triggerNames = [numTriggers]string{triggerExpiry: "expiry", triggerShutdown: "shutdown", triggerRouted: "routed"}
 
 // telemetry records the processor's own metrics (CONTRACT section 7, documented in
 // documentation.md). The counts of uses, results and outcomes and the pending and waiting
@@ -34,6 +52,8 @@ type telemetry struct {
 	signals       map[synth.Signal]metric.AddOption
 	phases        map[timeout.Phase]metric.AddOption
 	malformedOpts sync.Map // malformedKey -> metric.AddOption
+	// sendFailedOpts are the attribute sets of send_failed, by signal and trigger.
+	sendFailedOpts [2][numTriggers]metric.AddOption
 }
 
 type malformedKey struct{ dialect, reason string }
@@ -94,14 +114,31 @@ func newTelemetry(set component.TelemetrySettings, engine *pairing.Engine) (*tel
 	for _, p := range timeout.Phases() {
 		phases[p] = metric.WithAttributeSet(attribute.NewSet(attribute.String(AttrTimeoutPhase, p.String())))
 	}
-	return &telemetry{
+	t := &telemetry{
 		tb:     tb,
 		phases: phases,
 		signals: map[synth.Signal]metric.AddOption{
 			synth.Traces: metric.WithAttributeSet(attribute.NewSet(attribute.String(telAttrSignal, "traces"))),
 			synth.Logs:   metric.WithAttributeSet(attribute.NewSet(attribute.String(telAttrSignal, "logs"))),
 		},
-	}, nil
+	}
+	for i, sig := range [2]string{"traces", "logs"} {
+		for tr := range numTriggers {
+			t.sendFailedOpts[i][tr] = metric.WithAttributeSet(attribute.NewSet(
+				attribute.String(telAttrSignal, sig), attribute.String(telAttrTrigger, triggerNames[tr])))
+		}
+	}
+	return t, nil
+}
+
+// sendFailed counts n records of signal s that a next consumer refused, sent because of
+// trigger.
+func (t *telemetry) sendFailed(ctx context.Context, s synth.Signal, trigger sendTrigger, n int) {
+	i := 0
+	if s == synth.Logs {
+		i = 1
+	}
+	t.tb.ProcessorToolpairSendFailed.Add(ctx, int64(n), t.sendFailedOpts[i][trigger])
 }
 
 // unrecognized counts records that are not tool records.

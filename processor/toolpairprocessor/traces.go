@@ -224,6 +224,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 							}
 							origin = &synth.Origin{
 								Next:         p.next,
+								Signal:       synth.Traces,
 								Resource:     res,
 								ScopeAttr:    scopeAttr,
 								ScopeValue:   scopeValue,
@@ -258,7 +259,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 	p.apply(b.res, &out, b)
 	b.removeMarked()
 	if len(out.toTraces)+len(out.toLogs) > 0 {
-		if err := p.send(ctx, &out); err != nil {
+		if err := p.send(ctx, &out, triggerRouted); err != nil {
 			p.logger.Warn("toolpair: sending records to other pipelines failed", zap.Error(err))
 		}
 	}

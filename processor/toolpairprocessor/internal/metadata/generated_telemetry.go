@@ -33,6 +33,7 @@ type TelemetryBuilder struct {
 	ProcessorToolpairPendingCalls        metric.Int64ObservableGauge
 	ProcessorToolpairRecordsUnrecognized metric.Int64Counter
 	ProcessorToolpairResults             metric.Int64ObservableCounter
+	ProcessorToolpairSendFailed          metric.Int64Counter
 	ProcessorToolpairSyntheticRecords    metric.Int64Counter
 	ProcessorToolpairTimeouts            metric.Int64Counter
 	ProcessorToolpairUses                metric.Int64ObservableCounter
@@ -196,6 +197,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	builder.ProcessorToolpairResults, err = builder.meter.Int64ObservableCounter(
 		"otelcol_processor_toolpair_results",
 		metric.WithDescription("Tool results seen (result records, and echoed results that resolved a pending call). Results seen = paired + aborted + orphan + duplicate + standalone + waiting. [Development]"),
+		metric.WithUnit("{records}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorToolpairSendFailed, err = builder.meter.Int64Counter(
+		"otelcol_processor_toolpair_send_failed",
+		metric.WithDescription("Records the processor sent downstream outside the pipeline call that brought them (synthetic records and released results of the expiry ticker or of shutdown, and records routed to another pipeline of the component) that the next consumer refused, by `otel.signal` and `toolpair.trigger` (`expiry`, `shutdown`, `routed`). They are lost; the error is also logged. [Development]"),
 		metric.WithUnit("{records}"),
 	)
 	errs = errors.Join(errs, err)

@@ -99,6 +99,22 @@ func AssertEqualProcessorToolpairResults(t *testing.T, tt *componenttest.Telemet
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
+func AssertEqualProcessorToolpairSendFailed(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_toolpair_send_failed",
+		Description: "Records the processor sent downstream outside the pipeline call that brought them (synthetic records and released results of the expiry ticker or of shutdown, and records routed to another pipeline of the component) that the next consumer refused, by `otel.signal` and `toolpair.trigger` (`expiry`, `shutdown`, `routed`). They are lost; the error is also logged. [Development]",
+		Unit:        "{records}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_toolpair_send_failed")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualProcessorToolpairSyntheticRecords(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_toolpair_synthetic_records",

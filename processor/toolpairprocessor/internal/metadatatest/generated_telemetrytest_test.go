@@ -46,6 +46,7 @@ func TestSetupTelemetry(t *testing.T) {
 	}))
 	tb.ProcessorToolpairMalformed.Add(context.Background(), 1)
 	tb.ProcessorToolpairRecordsUnrecognized.Add(context.Background(), 1)
+	tb.ProcessorToolpairSendFailed.Add(context.Background(), 1)
 	tb.ProcessorToolpairSyntheticRecords.Add(context.Background(), 1)
 	tb.ProcessorToolpairTimeouts.Add(context.Background(), 1)
 	AssertEqualProcessorToolpairMalformed(t, testTel,
@@ -61,6 +62,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorToolpairResults(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorToolpairSendFailed(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorToolpairSyntheticRecords(t, testTel,

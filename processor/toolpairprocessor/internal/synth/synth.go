@@ -80,6 +80,9 @@ type Origin struct {
 	// Next is the pipeline the announcing record came through, where its synthetic record
 	// goes (the processor's next consumer; opaque to this package).
 	Next any
+	// Signal is the signal of Next's pipeline: a next consumer may implement the consumers
+	// of several signals, so its type does not tell.
+	Signal Signal
 	// TraceID, SpanID and ParentSpanID are the announcing span's (or log record's) IDs.
 	TraceID      pcommon.TraceID
 	SpanID       pcommon.SpanID

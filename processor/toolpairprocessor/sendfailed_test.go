@@ -1,0 +1,69 @@
+package toolpairprocessor
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadatatest"
+)
+
+// TestSendFailedCounted: records the processor sends outside the pipeline call that brought
+// them, refused by the next consumer (consumertest.NewErr), are counted in
+// otelcol_processor_toolpair_send_failed by signal and trigger: the synthetic log record of an
+// expired call (expiry), of a call pending at shutdown (shutdown), and of a call evicted by a
+// span's use in the traces pipeline, sent from that call to the logs pipeline (routed).
+func TestSendFailedCounted(t *testing.T) {
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	clock := newTestClock()
+	f := newFactoryWithClock(clock)
+	cfg := f.CreateDefaultConfig().(*Config)
+	cfg.MaxPendingCalls = 2
+	ctx := context.Background()
+	tsink := new(consumertest.TracesSink)
+	tp, err := f.CreateTraces(ctx, metadatatest.NewSettings(tel), cfg, tsink)
+	require.NoError(t, err)
+	lp, err := f.CreateLogs(ctx, metadatatest.NewSettings(tel), cfg, consumertest.NewErr(errors.New("refused")))
+	require.NoError(t, err)
+	require.NoError(t, tp.Start(ctx, componenttest.NewNopHost()))
+	require.NoError(t, lp.Start(ctx, componenttest.NewNopHost()))
+	instances.Lock()
+	s := instances.m[cfg]
+	instances.Unlock()
+
+	// expiry: a call announced in logs and never answered.
+	require.Error(t, lp.ConsumeLogs(ctx, ruleLogs([]ruleLog{ruleDecision("toolu_expired", "Bash", 0)})))
+	clock.Advance(cfg.PairingTimeout + time.Second)
+	s.tick(ctx)
+
+	// routed: two calls pending (the bound), then a chat span announcing a third evicts the
+	// oldest, whose synthetic log record the traces pipeline call sends to the logs pipeline.
+	require.Error(t, lp.ConsumeLogs(ctx, ruleLogs([]ruleLog{ruleDecision("toolu_evicted", "Bash", 10), ruleDecision("toolu_shutdown", "Read", 20)})))
+	require.NoError(t, tp.ConsumeTraces(ctx, batch(chatSpan(1, 30, "call_span"))))
+
+	// shutdown: the call left pending (and the span's call, whose synthetic span is accepted).
+	// The first pipeline to shut down flushes, and returns the refusal.
+	require.ErrorContains(t, tp.Shutdown(ctx), "refused")
+	require.NoError(t, lp.Shutdown(ctx))
+
+	logsOf := func(trigger string) attribute.Set {
+		return attribute.NewSet(attribute.String("otel.signal", "logs"), attribute.String("toolpair.trigger", trigger))
+	}
+	metadatatest.AssertEqualProcessorToolpairSendFailed(t, tel, []metricdata.DataPoint[int64]{
+		{Value: 1, Attributes: logsOf("expiry")},
+		{Value: 1, Attributes: logsOf("routed")},
+		{Value: 1, Attributes: logsOf("shutdown")},
+	}, metricdatatest.IgnoreTimestamp())
+	// A next consumer that implements every signal (as consumertest.NewErr does) still gets
+	// the synthetic records of its own signal only.
+	require.Equal(t, 2, tsink.SpanCount(), "the chat span and its call's synthetic span, accepted")
+}
