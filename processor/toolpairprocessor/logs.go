@@ -90,10 +90,11 @@ type logRef struct {
 	// results counts the record's result items: a record resolving several calls is never
 	// held (it would be released once per call).
 	results int
-	// held: the record was copied out to wait for its use; dropped/kept: the outcomes of its
-	// results asked to drop it / to keep it. It leaves the batch when held, or when dropped
-	// and not kept.
-	held, dropped, kept bool
+	// held: the engine holds the record while it waits for its use (copied out by fillHeld);
+	// dropped/kept: the outcomes of its results asked to drop it / to keep it. It leaves the
+	// batch when held, or when dropped and not kept.
+	held          *heldLog
+	dropped, kept bool
 }
 
 // logBatch is the per-call scratch state of processLogs, pooled.
@@ -104,9 +105,11 @@ type logBatch struct {
 	events []pairing.Event
 	res    []pairing.Resolution
 	found  dialect.Found
+	nheld  int // refs with held set
 }
 
 func (b *logBatch) reset() {
+	b.nheld = 0
 	b.ld, b.next = plog.Logs{}, nil
 	b.refs = b.refs[:0]
 	clear(b.events)
@@ -125,23 +128,45 @@ func (b *logBatch) dropResult(ref int32) {
 	b.refs[ref].dropped = true
 }
 
+// hold is the engine's hold callback, as spanBatch.hold: under the engine's lock it only
+// makes the empty heldLog (locked until filled); fillHeld copies the record into it.
 func (b *logBatch) hold(ev *pairing.Event) any {
 	ref := &b.refs[ev.Ref]
 	if ref.results > 1 {
 		return nil
 	}
-	rl := b.ld.ResourceLogs().At(ref.rl)
-	sl := rl.ScopeLogs().At(ref.sl)
-	h := &heldLog{ld: plog.NewLogs(), next: b.next}
-	hrl := h.ld.ResourceLogs().AppendEmpty()
-	rl.Resource().CopyTo(hrl.Resource())
-	hrl.SetSchemaUrl(rl.SchemaUrl())
-	hsl := hrl.ScopeLogs().AppendEmpty()
-	sl.Scope().CopyTo(hsl.Scope())
-	hsl.SetSchemaUrl(sl.SchemaUrl())
-	ref.r.CopyTo(hsl.LogRecords().AppendEmpty())
-	ref.held = true
+	h := &heldLog{next: b.next}
+	h.filled.Lock()
+	ref.held = h
+	b.nheld++
 	return h
+}
+
+// fillHeld copies each log record the engine holds, with its resource and scope, out of the
+// batch into its heldLog, and unlocks it. It must run after Process and before anything else
+// reads or changes the batch.
+func (b *logBatch) fillHeld() {
+	if b.nheld == 0 {
+		return
+	}
+	for i := range b.refs {
+		ref := &b.refs[i]
+		if ref.held == nil {
+			continue
+		}
+		rl := b.ld.ResourceLogs().At(ref.rl)
+		sl := rl.ScopeLogs().At(ref.sl)
+		h := ref.held
+		h.ld = plog.NewLogs()
+		hrl := h.ld.ResourceLogs().AppendEmpty()
+		rl.Resource().CopyTo(hrl.Resource())
+		hrl.SetSchemaUrl(rl.SchemaUrl())
+		hsl := hrl.ScopeLogs().AppendEmpty()
+		sl.Scope().CopyTo(hsl.Scope())
+		hsl.SetSchemaUrl(sl.SchemaUrl())
+		ref.r.CopyTo(hsl.LogRecords().AppendEmpty())
+		h.filled.Unlock()
+	}
 }
 
 // processLogs pairs the tool calls of a batch of log records, as processTraces does for
@@ -245,6 +270,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 	}
 
 	b.res = p.engine.Process(b.events, b.hold, b.res)
+	b.fillHeld()
 	out := output{curLogs: p.next, logs: ld}
 	p.apply(b.res, &out, b)
 	b.removeMarked()
@@ -258,7 +284,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 
 // removeMarked removes the log records marked for removal, and the groups left empty.
 func (b *logBatch) removeMarked() {
-	if !slices.ContainsFunc(b.refs, func(r logRef) bool { return r.held || (r.dropped && !r.kept) }) {
+	if !slices.ContainsFunc(b.refs, func(r logRef) bool { return r.held != nil || (r.dropped && !r.kept) }) {
 		return
 	}
 	rls := b.ld.ResourceLogs()
@@ -275,7 +301,7 @@ func (b *logBatch) removeMarked() {
 				if next < len(b.refs) {
 					r := b.refs[next]
 					if r.rl == i && r.sl == j && r.lr == k {
-						return r.held || (r.dropped && !r.kept)
+						return r.held != nil || (r.dropped && !r.kept)
 					}
 				}
 				return false

@@ -291,9 +291,11 @@ func (s *shared) apply(res []pairing.Resolution, out *output, b inBatch) {
 		if r.ResultPayload != nil && !drop {
 			switch h := r.ResultPayload.(type) {
 			case *heldSpan:
+				h.wait()
 				synth.MarkResult(h.span().Attributes(), r)
 				h.td.ResourceSpans().MoveAndAppendTo(out.tracesFor(h.next).ResourceSpans())
 			case *heldLog:
+				h.wait()
 				synth.MarkResult(h.record().Attributes(), r)
 				h.ld.ResourceLogs().MoveAndAppendTo(out.logsFor(h.next).ResourceLogs())
 			}
@@ -325,20 +327,38 @@ func (s *shared) apply(res []pairing.Resolution, out *output, b inBatch) {
 }
 
 // heldSpan is a result span held while it waits for its use: a Traces holding just that
-// span under copies of its resource and scope, and the pipeline it came through.
+// span under copies of its resource and scope, and the pipeline it came through. The engine
+// keeps it from the hold callback on, under its lock, but the span is copied in after the
+// engine returns (spanBatch.fillHeld): filled stays locked until then, and whoever releases
+// it (another pipeline's call, the ticker, a shutdown) waits for it (wait) before reading td.
 type heldSpan struct {
-	td   ptrace.Traces
-	next consumer.Traces
+	filled sync.Mutex
+	td     ptrace.Traces
+	next   consumer.Traces
+}
+
+// wait returns once the span has been copied in.
+func (h *heldSpan) wait() {
+	h.filled.Lock()
+	h.filled.Unlock() //nolint:staticcheck // an empty critical section: only waits for fillHeld
 }
 
 func (h *heldSpan) span() ptrace.Span {
 	return h.td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
 }
 
-// heldLog is a result log record held while it waits for its use, with its pipeline.
+// heldLog is a result log record held while it waits for its use, with its pipeline; filled
+// as in heldSpan (logBatch.fillHeld).
 type heldLog struct {
-	ld   plog.Logs
-	next consumer.Logs
+	filled sync.Mutex
+	ld     plog.Logs
+	next   consumer.Logs
+}
+
+// wait returns once the record has been copied in.
+func (h *heldLog) wait() {
+	h.filled.Lock()
+	h.filled.Unlock() //nolint:staticcheck // an empty critical section: only waits for fillHeld
 }
 
 func (h *heldLog) record() plog.LogRecord {

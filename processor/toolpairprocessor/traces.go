@@ -81,10 +81,11 @@ type spanRef struct {
 	// results counts the record's result items: a record resolving several calls is never
 	// held (it would be released once per call).
 	results int
-	// held: the record was copied out to wait for its use; dropped/kept: the outcomes of its
-	// results asked to drop it / to keep it. It leaves the batch when held, or when dropped
-	// and not kept.
-	held, dropped, kept bool
+	// held: the engine holds the record while it waits for its use (copied out by fillHeld);
+	// dropped/kept: the outcomes of its results asked to drop it / to keep it. It leaves the
+	// batch when held, or when dropped and not kept.
+	held          *heldSpan
+	dropped, kept bool
 }
 
 // spanBatch is the per-call scratch state of processTraces, pooled.
@@ -97,9 +98,11 @@ type spanBatch struct {
 	res    []pairing.Resolution
 	found  dialect.Found
 	hex    traceHex
+	nheld  int // refs with held set
 }
 
 func (b *spanBatch) reset() {
+	b.nheld = 0
 	b.td, b.next = ptrace.Traces{}, nil
 	b.refs = b.refs[:0]
 	clear(b.events) // drop payload references
@@ -121,24 +124,47 @@ func (b *spanBatch) dropResult(ref int32) {
 	b.refs[ref].dropped = true
 }
 
-// hold copies a result span, with its resource and scope, out of the batch.
+// hold is the engine's hold callback, called under the engine's lock: it only makes the
+// empty heldSpan of a result span that must wait for its use (locked until filled); fillHeld
+// copies the span into it once the engine has returned, so that no copy is made while the
+// engine is locked against the component's other pipelines and its ticker.
 func (b *spanBatch) hold(ev *pairing.Event) any {
 	ref := &b.refs[ev.Ref]
 	if ref.results > 1 {
 		return nil
 	}
-	rs := b.td.ResourceSpans().At(ref.rs)
-	ss := rs.ScopeSpans().At(ref.ss)
-	h := &heldSpan{td: ptrace.NewTraces(), next: b.next}
-	hrs := h.td.ResourceSpans().AppendEmpty()
-	rs.Resource().CopyTo(hrs.Resource())
-	hrs.SetSchemaUrl(rs.SchemaUrl())
-	hss := hrs.ScopeSpans().AppendEmpty()
-	ss.Scope().CopyTo(hss.Scope())
-	hss.SetSchemaUrl(ss.SchemaUrl())
-	ref.s.CopyTo(hss.Spans().AppendEmpty())
-	ref.held = true
+	h := &heldSpan{next: b.next}
+	h.filled.Lock()
+	ref.held = h
+	b.nheld++
 	return h
+}
+
+// fillHeld copies each span the engine holds, with its resource and scope, out of the
+// batch into its heldSpan, and unlocks it. It must run after Process and before anything
+// else reads or changes the batch.
+func (b *spanBatch) fillHeld() {
+	if b.nheld == 0 {
+		return
+	}
+	for i := range b.refs {
+		ref := &b.refs[i]
+		if ref.held == nil {
+			continue
+		}
+		rs := b.td.ResourceSpans().At(ref.rs)
+		ss := rs.ScopeSpans().At(ref.ss)
+		h := ref.held
+		h.td = ptrace.NewTraces()
+		hrs := h.td.ResourceSpans().AppendEmpty()
+		rs.Resource().CopyTo(hrs.Resource())
+		hrs.SetSchemaUrl(rs.SchemaUrl())
+		hss := hrs.ScopeSpans().AppendEmpty()
+		ss.Scope().CopyTo(hss.Scope())
+		hss.SetSchemaUrl(ss.SchemaUrl())
+		ref.s.CopyTo(hss.Spans().AppendEmpty())
+		h.filled.Unlock()
+	}
 }
 
 // processTraces pairs the tool calls of a batch: it extracts the calls each span announces
@@ -255,6 +281,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 	}
 
 	b.res = p.engine.Process(b.events, b.hold, b.res)
+	b.fillHeld()
 	out := output{curTraces: p.next, traces: td}
 	p.apply(b.res, &out, b)
 	b.removeMarked()
@@ -270,7 +297,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 // the scope and resource groups left empty by it. It must run after every other use of the
 // refs' indexes.
 func (b *spanBatch) removeMarked() {
-	if !slices.ContainsFunc(b.refs, func(r spanRef) bool { return r.held || (r.dropped && !r.kept) }) {
+	if !slices.ContainsFunc(b.refs, func(r spanRef) bool { return r.held != nil || (r.dropped && !r.kept) }) {
 		return
 	}
 	rss := b.td.ResourceSpans()
@@ -287,7 +314,7 @@ func (b *spanBatch) removeMarked() {
 				if next < len(b.refs) {
 					r := b.refs[next]
 					if r.rs == i && r.ss == j && r.span == k {
-						return r.held || (r.dropped && !r.kept)
+						return r.held != nil || (r.dropped && !r.kept)
 					}
 				}
 				return false

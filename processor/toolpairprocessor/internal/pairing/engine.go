@@ -22,7 +22,8 @@
 // durations and synthetic record times.
 //
 // The engine never calls anything outside itself while holding its lock, except the hold
-// callback given to Process, which must only copy the record.
+// callback given to Process, which must be quick: the processor's only allocates the holder
+// of the record there, and copies the record into it after Process returns.
 package pairing
 
 import (
@@ -496,9 +497,12 @@ func (e *Engine) step(s string) *string {
 
 // Process applies a batch of events in order and appends the outcomes it decided to out,
 // which it returns. Each event's Verdict is set. For each result that must wait for its use,
-// hold is called once, under the engine's lock, and returns a copy of the record, which the
-// caller then removes from its batch; or nil when the record cannot wait (then the result
-// is settled at once as orphan or standalone). hold itself may be nil.
+// hold is called once, under the engine's lock, and returns the caller's holder of the
+// record (the engine hands it back as a ResultPayload when it releases the result, possibly
+// from another goroutine's call), which the caller then removes from its batch; or nil when
+// the record cannot wait (then the result is settled at once as orphan or standalone). hold
+// must be quick: it runs under the lock that serialises the engine's callers. hold itself
+// may be nil.
 func (e *Engine) Process(events []Event, hold func(*Event) any, out []Resolution) []Resolution {
 	e.mu.Lock()
 	defer e.mu.Unlock()
