@@ -280,9 +280,9 @@ func consModel(sc *consScenario) consOut {
 				case r.reject && (cs.st == 0 || cs.st == 2):
 					s.UsesSeen++
 					s.Rejected++
-					if cs.st == 2 {
-						out.results[c] = append(out.results[c], "orphan")
-						s.Orphan++
+					if cs.st == 2 { // its held result: a duplicate, as if it came after
+						out.results[c] = append(out.results[c], "duplicate")
+						s.Duplicate++
 					}
 					cs.st = 3
 				case r.reject && cs.st == 1:

@@ -775,6 +775,22 @@ func TestContractS2Outcomes(t *testing.T) {
 			r.logRecords(ctClaudeDecision("toolu_r", "reject", 100))
 			r.logRecords(ctClaudeResult("toolu_r", 300))
 		}, want: map[string][]string{"toolu_r": {"log:duplicate"}}},
+		{name: "rejected: the result of a refused call is kept, marked duplicate, whether it comes after the refusal", run: func(r *ctRig) {
+			r.logRecords(ctCodexDecision("call_d", "denied", 100))
+			r.logRecords(ctCodexResult("call_d", 110))
+			r.logRecords(ctCodexResult("call_d", 110)) // an export retry: dropped
+			r.spans(ctCodexToolSpan("call_d", 100, 110, false))
+			r.advance(31 * time.Second)
+			assert.Len(t, r.outLogs(), 2)
+		}, want: map[string][]string{"call_d": {"log:duplicate", "span:duplicate"}}},
+		{name: "rejected: ... or before it", run: func(r *ctRig) {
+			r.logRecords(ctCodexResult("call_d", 110))
+			r.spans(ctCodexToolSpan("call_d", 100, 110, false))
+			r.logRecords(ctCodexDecision("call_d", "denied", 100))
+			r.logRecords(ctCodexResult("call_d", 110)) // an export retry: dropped
+			r.advance(31 * time.Second)
+			assert.Len(t, r.outLogs(), 2)
+		}, want: map[string][]string{"call_d": {"log:duplicate", "span:duplicate"}}},
 		{name: "orphan: no use within orphan_grace, in a scope where uses are visible", run: func(r *ctRig) {
 			r.spans(ctChat(1, 1, 0, 0, 100, "c1"), ctTool(1, 2, 0, "c1", 110, 150), ctTool(1, 3, 0, "ghost", 110, 160))
 			r.advance(29 * time.Second)

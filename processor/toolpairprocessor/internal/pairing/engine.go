@@ -73,7 +73,9 @@ const (
 	// orphan, never a duplicate.
 	KindEcho
 	// KindReject announces a call the agent refused to run (for example a tool decision
-	// "reject"). The call is resolved as rejected; no synthetic record is due.
+	// "reject"). The call is resolved as rejected; no synthetic record is due. A result of
+	// the refused call, before or after the refusal, is a duplicate with SameSource false
+	// (the first of each Source; later copies are retries).
 	KindReject
 	// KindBoundary says the agent began its next model request in the scope of Key (CallID is
 	// ignored) at Time, for the step Step. Every call of the scope still pending that was
@@ -174,9 +176,9 @@ type Resolution struct {
 	// not held). The caller must emit it.
 	ResultPayload any
 	// SameSource is set on duplicates: true when the call was resolved by a result of the
-	// same Source, or without a result (interrupted, rejected); false when the duplicate is
-	// the first result seen in its own Source (an agent that reports a call both as a span
-	// and as a log event).
+	// same Source, or without a result (interrupted); false when the duplicate is the first
+	// result seen in its own Source (an agent that reports a call both as a span and as a log
+	// event, or a result of a refused call).
 	SameSource bool
 }
 
@@ -280,7 +282,11 @@ type entry struct {
 	source     uint8 // Source of the result that resolved or is held, 0 when none
 	aborted    bool  // waiting: the held result says its call was aborted
 	companion  bool  // waiting: the held result is a companion (KindCompanion)
-	step       *string
+	// rejected: resolved by a refusal (KindReject). The first result record of each Source
+	// that arrives for it is kept (SameSource false): it is that source's only record of the
+	// refused call.
+	rejected bool
+	step     *string
 	// sprev and snext link the pending entries of one scope.
 	sprev, snext *entry
 }
@@ -680,6 +686,15 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 			// export retry): either way this record is not a new answer.
 			ev.Verdict = VerdictResolved
 			e.stats.Duplicate++
+			same := ent.source == 0 || ent.source == ev.Source
+			if ent.rejected && ent.source == 0 {
+				// The first result of a refused call: no result resolved it, and this record
+				// is its source's only record of the call (Codex answers a denied call with
+				// "exec command rejected by user"). Later copies from the same source are
+				// retries.
+				same = false
+				ent.source = ev.Source
+			}
 			return append(out, Resolution{
 				Outcome:    OutcomeDuplicate,
 				Key:        ev.Key,
@@ -688,7 +703,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 				ResultTime: ev.Time,
 				UseRef:     -1,
 				ResultRef:  ev.Ref,
-				SameSource: ent.source == 0 || ent.source == ev.Source,
+				SameSource: same,
 			})
 		}
 	}
@@ -836,6 +851,7 @@ func (e *Engine) reject(ev *Event, now int64, out []Resolution) []Resolution {
 			r.ToolName = firstNonEmpty(ent.tool(), ev.ToolName)
 			r.UseTime = ent.useTime
 			r.UsePayload = ent.payload
+			ent.rejected = true
 			e.toResolved(ent, now)
 			return append(out, r)
 		case statePendingHeld:
@@ -844,12 +860,29 @@ func (e *Engine) reject(ev *Event, now int64, out []Resolution) []Resolution {
 			e.stats.UsesRepeated++
 			return e.settleCompanion(ent, now, out)
 		case stateWaiting:
-			// A result for a refused call: it answers no call that ran.
+			// A result held before the refusal: released as what it would be after it, a
+			// duplicate kept as its source's only record of the refused call, so the order
+			// of arrival does not change the outcome (CONTRACT section 2).
 			e.stats.UsesSeen++
 			e.stats.Rejected++
 			ev.Verdict = VerdictResolved
 			out = append(out, r)
-			return e.releaseWaiting(ent, now, out)
+			e.waiting.remove(ent)
+			e.stats.Waiting--
+			e.stats.Duplicate++
+			out = append(out, Resolution{
+				Outcome:       OutcomeDuplicate,
+				Key:           ent.key(),
+				ToolName:      firstNonEmpty(ent.tool(), ev.ToolName),
+				UseTime:       ev.Time,
+				ResultTime:    ent.resultTime,
+				UseRef:        -1,
+				ResultRef:     -1,
+				ResultPayload: ent.payload,
+			})
+			ent.rejected = true
+			e.toResolved(ent, now)
+			return out
 		}
 	}
 	e.stats.UsesSeen++
@@ -857,7 +890,7 @@ func (e *Engine) reject(ev *Event, now int64, out []Resolution) []Resolution {
 	ev.Verdict = VerdictResolved
 	sc := e.scope(ev.Key.ScopeKey(), now)
 	sc.usesSeen = true
-	e.insertResolved(&entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName), useTime: ev.Time}, now)
+	e.insertResolved(&entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName), useTime: ev.Time, rejected: true}, now)
 	return append(out, r)
 }
 

@@ -676,6 +676,13 @@ func (r *propRun) account(res *Resolution, kind propOpKind, batch []Event, now i
 		}
 		return r.release(res)
 	case OutcomeDuplicate:
+		if res.ResultRef == -1 && res.ResultPayload != nil {
+			// A held result released as a duplicate: its call was rejected while it waited.
+			if res.SameSource {
+				return fmt.Errorf("a released duplicate with SameSource")
+			}
+			return r.release(res)
+		}
 		return r.resultEvent(res)
 	default:
 		return fmt.Errorf("unknown outcome %d", res.Outcome)
@@ -828,6 +835,7 @@ func propModel(sc *propScenario) ([]Verdict, map[propOutcome]int) {
 	// orphan, standalone) or is held; 0 when the call was resolved without a result.
 	source := map[Key]uint8{}
 	usesSeen := map[ScopeKey]bool{} // a use or reject was seen in the scope
+	rejected := map[Key]bool{}      // resolved by a reject
 	useTime := map[Key]int64{}      // of pending calls
 	useStep := map[Key]string{}     // of pending calls
 	out := map[propOutcome]int{}
@@ -883,12 +891,12 @@ func propModel(sc *propScenario) ([]Verdict, map[propOutcome]int) {
 			usesSeen[k.ScopeKey()] = true
 			switch state[k] {
 			case propNone, propPending:
-				v, state[k] = VerdictResolved, propResolved
+				v, state[k], rejected[k] = VerdictResolved, propResolved, true
 				out[propOutcome{Key: k, Outcome: OutcomeRejected}]++
-			case propWaiting: // the call is rejected, its held result answers nothing
-				v, state[k] = VerdictResolved, propResolved
+			case propWaiting: // the call is rejected; its held result is a kept duplicate, as after it
+				v, state[k], rejected[k] = VerdictResolved, propResolved, true
 				out[propOutcome{Key: k, Outcome: OutcomeRejected}]++
-				out[propOutcome{Key: k, Outcome: unmatched(k)}]++
+				out[propOutcome{Key: k, Outcome: OutcomeDuplicate}]++
 			default:
 				v = VerdictRepeated
 			}
@@ -900,6 +908,9 @@ func propModel(sc *propScenario) ([]Verdict, map[propOutcome]int) {
 			case propWaiting, propResolved: // a second copy of a waiting result, or a late one
 				v = VerdictResolved
 				same := source[k] == 0 || source[k] == ev.Source
+				if rejected[k] && source[k] == 0 { // the first result of a refused call: kept
+					same, source[k] = false, ev.Source
+				}
 				out[propOutcome{Key: k, Outcome: OutcomeDuplicate, SameSource: same}]++
 			default:
 				source[k] = ev.Source
