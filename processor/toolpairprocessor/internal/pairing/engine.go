@@ -221,7 +221,10 @@ type Config struct {
 	// an event. Zero means PairingTimeout.
 	ResolvedRetention time.Duration
 	// MaxResolved bounds the remembered resolved calls; the oldest are forgotten first
-	// (silently: forgetting is not an outcome). Zero means MaxPending.
+	// (silently: forgetting is not an outcome). It also bounds the scopes remembered as having
+	// seen a use once every entry of theirs is forgotten (8-byte hashes, oldest forgotten
+	// first), so that a later unmatched result there is an orphan, not standalone. Zero means
+	// MaxPending.
 	MaxResolved int
 	// CloseDelay is how long a step boundary or session end waits before it closes the
 	// pending calls of its scope, so that results (and uses) that arrive after it, out of
@@ -406,6 +409,9 @@ type Engine struct {
 	closings       []closing
 	closingsHead   int
 	closingsQueued int
+	// usedScopes remembers the scopes forgotten (their last entry dropped) after they saw a
+	// use, so that a later unmatched result in one is still an orphan (CONTRACT section 2).
+	usedScopes scopeMemory
 	// companions holds the companion records held for pending calls (statePendingHeld), by
 	// entry: they are rare, and a field of their own would push every entry out of its size
 	// class.
@@ -443,7 +449,45 @@ func New(cfg Config) (*Engine, error) {
 		scopes:     make(map[ScopeKey]*scopeState),
 		names:      make(map[string]*string),
 		companions: make(map[*entry]any),
+		usedScopes: scopeMemory{max: cfg.MaxResolved},
 	}, nil
+}
+
+// scopeHash is the hash of a scope key in usedScopes (never narrowed by hashMask: a
+// collision there would make a standalone result an orphan).
+func (e *Engine) scopeHash(k ScopeKey) uint64 {
+	return maphash.Comparable(e.seed, k)
+}
+
+// scopeMemory is a bounded set of scope key hashes: the oldest added is forgotten first once
+// it holds max. The zero value with max 0 holds nothing.
+type scopeMemory struct {
+	max  int
+	set  map[uint64]struct{}
+	ring []uint64 // in order of addition, a ring once full
+	next int      // the oldest, once full
+}
+
+func (m *scopeMemory) has(h uint64) bool {
+	_, ok := m.set[h]
+	return ok
+}
+
+func (m *scopeMemory) add(h uint64) {
+	if m.max <= 0 || m.has(h) {
+		return
+	}
+	if m.set == nil {
+		m.set = make(map[uint64]struct{})
+	}
+	if len(m.ring) < m.max {
+		m.ring = append(m.ring, h)
+	} else {
+		delete(m.set, m.ring[m.next])
+		m.ring[m.next] = h
+		m.next = (m.next + 1) % m.max
+	}
+	m.set[h] = struct{}{}
 }
 
 // maxNames bounds the interned tool names; names beyond it are copied per call.
@@ -545,7 +589,7 @@ func (e *Engine) scope(k ScopeKey, now int64) *scopeState {
 	s := e.scopes[k]
 	if s == nil {
 		k = ScopeKey{Tenant: strings.Clone(k.Tenant), Scope: strings.Clone(k.Scope)}
-		s = &scopeState{key: k}
+		s = &scopeState{key: k, usesSeen: e.usedScopes.has(e.scopeHash(k))}
 		e.scopes[k] = s
 	}
 	e.last = s
@@ -553,8 +597,12 @@ func (e *Engine) scope(k ScopeKey, now int64) *scopeState {
 	return s
 }
 
-// forgetScope removes a scope from the store.
+// forgetScope removes a scope from the store; a scope that saw a use is remembered in
+// usedScopes.
 func (e *Engine) forgetScope(sc *scopeState) {
+	if sc.usesSeen {
+		e.usedScopes.add(e.scopeHash(sc.key))
+	}
 	if e.scopes[sc.key] == sc {
 		delete(e.scopes, sc.key)
 	}
