@@ -24,16 +24,16 @@
 //
 // Lines without a top-level sessionId are read as pi/OpenClaw entries (see pi.go).
 //
-// Only these fields are decoded (with github.com/buger/jsonparser); tool inputs and outputs
-// are skipped. A line that is neither (not a JSON object, another entry type) is not a
+// Only these fields are decoded (package jsonscan, one pass over a Claude Code line and its
+// content blocks); tool inputs and outputs are skipped. A line that is neither (not a JSON object, another entry type) is not a
 // transcript line.
 // A tool block whose ID is missing, empty or not a string is skipped and reported as
-// malformed, and so is a transcript line that is not valid JSON.
+// malformed, and so is a transcript line that is not valid JSON where it is read (the blocks
+// of message.content before the first invalid one still count).
 package transcript
 
 import (
 	"bytes"
-	"errors"
 	"strings"
 	"time"
 	"unsafe"
@@ -115,40 +115,48 @@ func extractJSON(data []byte, lr plog.LogRecord, f *dialect.Found) bool {
 		// its message.id, so only a new message closes the calls of earlier ones.
 		f.AddStep(pairing.KindBoundary, "", "", t, ScopeAttr, scope, l.messageID)
 	}
-	_, err := jsonparser.ArrayEach(content, func(block []byte, dt jsonparser.ValueType, _ int, e error) {
-		if e != nil || dt != jsonparser.Object {
-			return
+	var sc jsonscan.Scanner
+	sc.Reset(content)
+	sc.Enter(jsonscan.Array)
+	for first := true; sc.Elem(first); first = false {
+		if sc.Peek() != jsonscan.Object {
+			if !sc.Skip() {
+				break
+			}
+			continue
 		}
-		bt, err := jsonparser.GetUnsafeString(block, "type")
-		if err != nil || bt != string(want) {
-			return
+		b, ok := readBlock(&sc, kind == pairing.KindResult)
+		if !ok {
+			break
 		}
-		idKey, name := "id", ""
-		if kind == pairing.KindResult {
-			idKey = "tool_use_id"
-		} else if v, err := jsonparser.GetString(block, "name"); err == nil {
-			name = v
+		if !b.hasType || string(b.typ) != string(want) {
+			continue
 		}
-		v, vt, _, err := jsonparser.Get(block, idKey)
 		switch {
-		case errors.Is(err, jsonparser.KeyPathNotFoundError):
+		case !b.hasID:
 			f.Skip(dialect.ReasonMissingCallID)
-		case err != nil || vt != jsonparser.String:
+		case b.idKind != jsonscan.String:
 			f.Skip(dialect.ReasonInvalidCallID)
 		default:
-			id := str(v, vt)
-			if id == "" {
+			id, err := jsonscan.Unquote(b.id, b.idEsc)
+			if err != nil || id == "" {
 				f.Skip(dialect.ReasonMissingCallID)
-				return
+				continue
+			}
+			name := ""
+			if b.hasName {
+				if v, err := jsonscan.Unquote(b.name, b.nameEsc); err == nil {
+					name = v
+				}
 			}
 			k := kind
-			if kind == pairing.KindResult && interruptedJSON(block) {
+			if kind == pairing.KindResult && interruptedContent(b.content, b.contentKind) {
 				k = pairing.KindAbort
 			}
 			f.AddStep(k, id, name, t, ScopeAttr, scope, l.messageID)
 		}
-	})
-	if err != nil {
+	}
+	if sc.Err() != nil {
 		f.Skip(dialect.ReasonInvalidJSON)
 	}
 	return len(f.Items)+len(f.Malformed) > n
@@ -281,6 +289,114 @@ func readMessage(sc *jsonscan.Scanner, l *line) (content []byte, kind jsonscan.K
 	}
 }
 
+// block is what the dialect reads of one content block: the first "type", call ID ("id", or
+// "tool_use_id" in a result), "name" and "content" members, raw (strings between their
+// quotes, escapes not decoded).
+type block struct {
+	typ, id, name, content  []byte
+	idKind, contentKind     jsonscan.Kind
+	idEsc, nameEsc          bool
+	hasType, hasID, hasName bool
+	seenName, hasContent    bool
+}
+
+// readBlock reads the content block object at the cursor (of a user line when result), in
+// one pass. ok is false on a syntax error.
+func readBlock(sc *jsonscan.Scanner, result bool) (b block, ok bool) {
+	idKey := "id"
+	if result {
+		idKey = "tool_use_id"
+	}
+	sc.Enter(jsonscan.Object)
+	for first := true; ; first = false {
+		key, esc, more := sc.Key(first)
+		if !more {
+			return b, sc.Err() == nil
+		}
+		if esc {
+			k, err := jsonscan.Unquote(key, true)
+			if err != nil {
+				k = "" // a key with a bad escape is none of ours, as in lineKey
+			}
+			key = []byte(k)
+		}
+		switch {
+		case !b.hasType && string(key) == "type":
+			b.hasType = true
+			if sc.Peek() == jsonscan.String {
+				if b.typ, _, ok = sc.String(); !ok {
+					return b, false
+				}
+				continue
+			}
+		case !b.hasID && string(key) == idKey:
+			b.hasID = true
+			b.idKind = sc.Peek()
+			if b.idKind == jsonscan.String {
+				if b.id, b.idEsc, ok = sc.String(); !ok {
+					return b, false
+				}
+				continue
+			}
+		case !result && !b.seenName && string(key) == "name":
+			b.seenName = true
+			if sc.Peek() == jsonscan.String {
+				if b.name, b.nameEsc, ok = sc.String(); !ok {
+					return b, false
+				}
+				b.hasName = true
+				continue
+			}
+		case result && !b.hasContent && string(key) == "content":
+			b.hasContent = true
+			if b.content, b.contentKind, ok = sc.Raw(); !ok {
+				return b, false
+			}
+			if b.contentKind == jsonscan.String {
+				b.content = b.content[1 : len(b.content)-1]
+			}
+			continue
+		}
+		if !sc.Skip() {
+			return b, false
+		}
+	}
+}
+
+// interruptedContent reports whether a tool_result block's content (raw, see block: a
+// string, or text blocks of which the first counts) starts with InterruptMarker.
+func interruptedContent(content []byte, kind jsonscan.Kind) bool {
+	switch kind {
+	case jsonscan.String:
+		return bytes.HasPrefix(content, interruptMarker)
+	case jsonscan.Array:
+		var sc jsonscan.Scanner
+		sc.Reset(content)
+		sc.Enter(jsonscan.Array)
+		if !sc.Elem(true) || sc.Peek() != jsonscan.Object {
+			return false
+		}
+		sc.Enter(jsonscan.Object)
+		for first := true; ; first = false {
+			key, esc, more := sc.Key(first)
+			if !more {
+				return false
+			}
+			if jsonscan.Equal(key, esc, "text") {
+				if sc.Peek() != jsonscan.String {
+					return false
+				}
+				text, _, ok := sc.String()
+				return ok && bytes.HasPrefix(text, interruptMarker)
+			}
+			if !sc.Skip() {
+				return false
+			}
+		}
+	}
+	return false
+}
+
 // lineKey returns the key raw when it is one readLine looks at, else "".
 func lineKey(raw []byte, escaped bool) string {
 	if escaped {
@@ -381,24 +497,7 @@ const InterruptMarker = "[Request interrupted by user"
 
 var interruptMarker = []byte(InterruptMarker)
 
-// interruptedJSON reports whether a tool_result block's content (a string, or text blocks of
-// which the first counts) starts with InterruptMarker.
-func interruptedJSON(block []byte) bool {
-	v, dt, _, err := jsonparser.Get(block, "content")
-	if err != nil {
-		return false
-	}
-	switch dt {
-	case jsonparser.String:
-		return bytes.HasPrefix(v, interruptMarker)
-	case jsonparser.Array:
-		text, dt, _, err := jsonparser.Get(v, "[0]", "text")
-		return err == nil && dt == jsonparser.String && bytes.HasPrefix(text, interruptMarker)
-	}
-	return false
-}
-
-// interruptedMap is interruptedJSON for a block of a parsed map body.
+// interruptedMap is interruptedContent for a block of a parsed map body.
 func interruptedMap(block pcommon.Map) bool {
 	v, ok := block.Get("content")
 	if !ok {
