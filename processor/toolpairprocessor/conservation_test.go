@@ -238,8 +238,9 @@ type consOut struct {
 // rejections are applied first, then results; step boundaries and session ends wait for the
 // window's end. At a window's end, the scope's boundaries and session ends apply in record
 // time order, then held results are released (orphan when the scope saw a use, else
-// standalone). A timeout gap then expires every pending call and forgets every resolved call
-// and every scope left without calls.
+// standalone). A timeout gap then expires every pending call and forgets every resolved call;
+// a scope that saw a use is remembered as such (the engine keeps a bounded memory of them,
+// far larger than these scenarios).
 func consModel(sc *consScenario) consOut {
 	type callState struct {
 		st      uint8 // 0 none, 1 pending, 2 waiting, 3 resolved
@@ -363,20 +364,15 @@ func consModel(sc *consScenario) consOut {
 		}
 		release()
 		if sc.timeout[w] {
-			kept := make([]bool, sc.scopes)
 			for c := range st {
 				switch st[c].st {
 				case 1:
 					st[c].st = 3
 					out.synthetic[c] = append(out.synthetic[c], "expired")
 					s.Interrupted[pairing.ReasonExpired]++
-					kept[sc.calls[c].scope] = true
 				case 3:
 					st[c].st = 0 // forgotten
 				}
-			}
-			for i := range usesSeen {
-				usesSeen[i] = usesSeen[i] && kept[i]
 			}
 		}
 	}
