@@ -60,9 +60,8 @@ import (
 //   - export retries of chat spans and decisions, results of calls already resolved,
 //     results of calls never announced (orphans, or standalone in a scope without uses).
 //
-// Two record combinations depend on arrival order by design (CONTRACT section 2), so the
-// generator keeps them in different windows: a rejection and a result of the same call, and
-// a rejection and a use of the same call.
+// A rejection and a result of the same call may share a window: the result is a kept
+// duplicate in either order.
 
 var (
 	toolpairLong = flag.Bool("toolpair.long", false, "run 1,000,000 conservation sequences instead of 10,000")
@@ -147,9 +146,6 @@ func consGenerate(seed uint64) *consScenario {
 		return len(sc.calls) - 1
 	}
 	var sent []consRecord // uses sent so far, for retries
-	// The windows with a rejection, and with a result, of each call: never both in one.
-	type callWindow struct{ call, window int }
-	rejectedIn, resultIn := map[callWindow]bool{}, map[callWindow]bool{}
 	nWindows := 1 + rng.IntN(5)
 	for w := 0; w < nWindows; w++ {
 		var win []consRecord
@@ -167,9 +163,6 @@ func consGenerate(seed uint64) *consScenario {
 				r := newRecord(consDecision, s)
 				r.calls = []int{newCall(s, true)}
 				r.reject = rng.IntN(6) == 0
-				if r.reject {
-					rejectedIn[callWindow{r.calls[0], w}] = true
-				}
 				win = append(win, r)
 				sent = append(sent, r)
 			case p < 72: // a result of a call announced so far
@@ -177,10 +170,6 @@ func consGenerate(seed uint64) *consScenario {
 					continue
 				}
 				c := rng.IntN(len(sc.calls))
-				if rejectedIn[callWindow{c, w}] {
-					continue
-				}
-				resultIn[callWindow{c, w}] = true
 				kind := consExec
 				if rng.IntN(2) == 0 {
 					kind = consLogResult
@@ -201,12 +190,6 @@ func consGenerate(seed uint64) *consScenario {
 					continue
 				}
 				o := sent[rng.IntN(len(sent))]
-				if o.reject {
-					if resultIn[callWindow{o.calls[0], w}] {
-						continue
-					}
-					rejectedIn[callWindow{o.calls[0], w}] = true
-				}
 				rec++
 				o.id = rec
 				win = append(win, o)

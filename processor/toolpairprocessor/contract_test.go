@@ -763,6 +763,12 @@ func TestContractS2Outcomes(t *testing.T) {
 				ctLine("/oc/a.jsonl", ctPiResult("e2", "call_oc", 200, map[string]any{"openclawSyntheticMissingToolResult": true})))
 			r.shutdown()
 		}, want: map[string][]string{"call_oc": {"log:interrupted/aborted"}}},
+		{name: "interrupted aborted: the aborted result arriving before its use", run: func(r *ctRig) {
+			r.logRecords(ctLine("/p/s1.jsonl", ctClaudeResultLine("s1", "", "toolu_9", "[Request interrupted by user for tool use]", 200)))
+			r.advance(10 * time.Second)
+			r.logRecords(ctLine("/p/s1.jsonl", ctClaudeUse("s1", "", "msg_1", "toolu_9", 100)))
+			r.shutdown()
+		}, want: map[string][]string{"toolu_9": {"log:interrupted/aborted"}}},
 		{name: "rejected: Claude Code decision reject, no synthetic even at shutdown", run: func(r *ctRig) {
 			r.logRecords(ctClaudeDecision("toolu_r", "reject", 100))
 			r.shutdown()
