@@ -27,6 +27,7 @@ package inflight
 
 import (
 	"errors"
+	"hash/maphash"
 	"strings"
 	"sync"
 	"time"
@@ -68,7 +69,13 @@ type Tracker struct {
 
 	mu     sync.Mutex
 	scopes map[pairing.ScopeKey]*scope
-	calls  map[callKey]*op
+	// calls indexes the tool calls by a 64-bit hash of their scope and call ID (see
+	// callHash); a call whose hash is already taken by another goes to collide.
+	calls   map[uint64]*op
+	collide map[callKey]*op
+	seed    maphash.Seed
+	mask    uint64 // all ones; tests narrow it to force collisions
+	scopeID uint64 // the last scope.id given
 	// order lists every operation in the order first recorded (for MaxOperations), resolved
 	// the resolved ones in the order resolved (for Retention); both are intrusive lists.
 	order, resolved list
@@ -92,8 +99,9 @@ type callKey struct {
 
 type scope struct {
 	key       pairing.ScopeKey
-	ops       list // this scope's operations
-	intervals int  // model calls and compactions among them
+	id        uint64 // unique over the tracker's life, for callHash
+	ops       list   // this scope's operations
+	intervals int    // model calls and compactions among them
 }
 
 // list is an intrusive doubly linked list of ops through one of their link pairs.
@@ -108,8 +116,9 @@ type op struct {
 	scope      *scope
 	callID     string
 	tool       string
-	start, end int64 // Unix ns; 0: unknown (start) / not resolved (end)
-	resolvedAt int64 // tracker clock, Unix ns, when end was first set
+	hash       uint64 // of a call: callHash(scope, callID)
+	start, end int64  // Unix ns; 0: unknown (start) / not resolved (end)
+	resolvedAt int64  // tracker clock, Unix ns, when end was first set
 	live       bool
 
 	inOrder, inScope, inResolved link
@@ -157,7 +166,15 @@ func New(cfg Config) (*Tracker, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Tracker{cfg: cfg, scopes: map[pairing.ScopeKey]*scope{}, calls: map[callKey]*op{}, names: map[string]string{}}, nil
+	return &Tracker{
+		cfg:     cfg,
+		scopes:  map[pairing.ScopeKey]*scope{},
+		calls:   map[uint64]*op{},
+		collide: map[callKey]*op{},
+		seed:    maphash.MakeSeed(),
+		mask:    ^uint64(0),
+		names:   map[string]string{},
+	}, nil
 }
 
 // Len returns the number of operations kept.
@@ -174,7 +191,8 @@ func (t *Tracker) scope(k pairing.ScopeKey) *scope {
 	sc := t.scopes[k]
 	if sc == nil {
 		k = pairing.ScopeKey{Tenant: strings.Clone(k.Tenant), Scope: strings.Clone(k.Scope)}
-		sc = &scope{key: k}
+		t.scopeID++
+		sc = &scope{key: k, id: t.scopeID}
 		t.scopes[k] = sc
 	}
 	t.last = sc
@@ -204,16 +222,33 @@ func (t *Tracker) add(sc *scope, o *op) {
 	}
 }
 
+// callHash is the index hash of call callID of scope sc: the call ID's hash mixed with the
+// scope's id, so that no string of the scope key is hashed again.
+func (t *Tracker) callHash(sc *scope, callID string) uint64 {
+	return (maphash.String(t.seed, callID) ^ (sc.id * 0x9e3779b97f4a7c15)) & t.mask
+}
+
 // call returns the op of a call, creating it, and records its tool name if not known yet.
 func (t *Tracker) call(k pairing.ScopeKey, callID, tool string) *op {
 	sc := t.scope(k)
 	o := t.lastCall
 	if o == nil || o.scope != sc || o.callID != callID {
-		o = t.calls[callKey{sc, callID}]
+		h := t.callHash(sc, callID)
+		o = t.calls[h]
+		if o == nil || o.scope != sc || o.callID != callID {
+			o = nil
+			if len(t.collide) > 0 {
+				o = t.collide[callKey{sc, callID}]
+			}
+		}
 		if o == nil {
-			o = &op{kind: Call, callID: strings.Clone(callID)}
+			o = &op{kind: Call, callID: strings.Clone(callID), hash: h}
 			t.add(sc, o)
-			t.calls[callKey{sc, o.callID}] = o
+			if t.calls[h] == nil {
+				t.calls[h] = o
+			} else {
+				t.collide[callKey{sc, o.callID}] = o
+			}
 		}
 		t.lastCall = o
 	}
@@ -375,7 +410,11 @@ func (t *Tracker) forget(o *op) {
 	sc.ops.remove(o, scopeLink)
 	t.n--
 	if o.kind == Call {
-		delete(t.calls, callKey{sc, o.callID})
+		if t.calls[o.hash] == o {
+			delete(t.calls, o.hash)
+		} else {
+			delete(t.collide, callKey{sc, o.callID})
+		}
 	} else {
 		sc.intervals--
 	}

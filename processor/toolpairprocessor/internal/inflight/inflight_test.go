@@ -288,3 +288,35 @@ func TestNewRefusesBadBounds(t *testing.T) {
 	_, err = New(Config{Retention: time.Second, MaxOperations: 0})
 	assert.Error(t, err)
 }
+
+// TestCollidingHashes: with the call index narrowed to two hashes, nearly every call goes to
+// the collision map, and the tracker answers exactly as one with the full hash, while calls
+// are announced, resolved and forgotten (by the MaxOperations bound) in several scopes.
+func TestCollidingHashes(t *testing.T) {
+	c := &clock{now: time.Unix(1_700_000_000, 0)}
+	full, narrow := newTracker(t, c, 50), newTracker(t, c, 50)
+	narrow.mask = 1
+	scopes := []pairing.ScopeKey{scopeA, {Tenant: "svc", Scope: "session-b"}, {Tenant: "other", Scope: "session-a"}}
+	for i := range 400 {
+		k := scopes[i%len(scopes)]
+		id := fmt.Sprintf("call_%d", i%97)
+		var u Update
+		switch i % 4 {
+		case 0, 1:
+			u = Update{Op: OpAnnounce, Scope: k, CallID: id, Tool: "Bash", Start: int64(1000+i) * ms}
+		case 2:
+			u = Update{Op: OpResolve, Scope: k, CallID: id, End: int64(1000+i) * ms}
+		default:
+			u = Update{Op: OpInterval, Kind: Model, Scope: k, Start: int64(1000+i) * ms, End: int64(1001+i) * ms}
+		}
+		full.Apply([]Update{u})
+		narrow.Apply([]Update{u})
+		require.Equal(t, full.Len(), narrow.Len())
+		for _, q := range scopes {
+			for at := int64(990); at < int64(1000+i+2); at += 7 {
+				require.Equal(t, full.At(q, at*ms), narrow.At(q, at*ms), "after update %d, scope %v, at %d", i, q, at)
+			}
+		}
+	}
+	require.NotEmpty(t, narrow.collide)
+}
