@@ -62,6 +62,8 @@ test: build $(JAEGER)
 	cd test/dashboard && OTELCOL_AGENT_BIN=$(CURDIR)/$(BINARY) go test -race -count=1 ./...
 	# Bounded memory under 5x10^6 never-resolved calls: without -race, which multiplies memory.
 	go test -run='^TestBoundedMemory$$' -count=1 ./processor/toolpairprocessor/
+	# Every benchmark once, so a benchmark that breaks fails here (`make bench` gives the figures).
+	go test -run='^$$' -bench=. -benchtime=1x -count=1 ./processor/toolpairprocessor/...
 	go test -run='^$$' -fuzz=FuzzScan -fuzztime=5s ./processor/toolpairprocessor/internal/messages/
 	go test -run='^$$' -fuzz=FuzzScanner -fuzztime=3s ./processor/toolpairprocessor/internal/jsonscan/
 	go test -run='^$$' -fuzz=FuzzExtractLog -fuzztime=3s ./processor/toolpairprocessor/internal/dialect/transcript/
