@@ -525,8 +525,8 @@ func floorLogs(ld plog.Logs) int {
 }
 
 // benchComponent is one toolpair component with the defaults, in a traces and a logs
-// pipeline whose next consumers discard.
-func benchComponent(b *testing.B, classifyTimeouts bool) (processor.Traces, processor.Logs) {
+// pipeline whose next consumers discard, and the function that shuts it down.
+func benchComponent(b *testing.B, classifyTimeouts bool) (processor.Traces, processor.Logs, func()) {
 	b.Helper()
 	f := NewFactory()
 	cfg := f.CreateDefaultConfig()
@@ -546,16 +546,15 @@ func benchComponent(b *testing.B, classifyTimeouts bool) (processor.Traces, proc
 	if err := lp.Start(context.Background(), componenttest.NewNopHost()); err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() {
+	return tp, lp, func() {
 		_ = tp.Shutdown(context.Background())
 		_ = lp.Shutdown(context.Background())
-	})
-	return tp, lp
+	}
 }
 
 var floorSink int
 
-// benchWarmup is the number of batches runAgainstFloor feeds the floor and the processor
+// benchWarmup is the number of batches warmUp feeds the floor and the processor
 // before it measures. Every batch brings new calls and scopes, so the engine's and the
 // tracker's FIFOs and maps grow towards their default bounds (100,000 entries) first: in the
 // traces workload (about 200 queued closings a batch) the closings queue fills at batch 500,
@@ -565,17 +564,8 @@ var floorSink int
 // -toolpair.benchwarmup=0 for the cold figures.
 var benchWarmup = flag.Int("toolpair.benchwarmup", 1000, "batches fed to the floor and the processor before a processor benchmark measures")
 
-// runAgainstFloor feeds benchWarmup batches from next through the floor and the processor,
-// then runs b.N batches through the floor and then through process, timing each, and reports
-// the per-record metrics described above. Only process runs with the benchmark timer on, so
-// ns/op and allocs/op are the processor's per batch.
-func runAgainstFloor[T any](b *testing.B, next func() (T, int), count func(T) int, floor func(T) int, process func(T) error) {
-	var ms runtime.MemStats
-	var procNs, floorNs time.Duration
-	var allocs uint64
-	records, tools := 0, 0
-	b.ReportAllocs()
-	b.StopTimer()
+// warmUp feeds benchWarmup batches from next through the floor and the processor, unmeasured.
+func warmUp[T any](b *testing.B, next func() (T, int), floor func(T) int, process func(T) error) {
 	for range *benchWarmup {
 		batch, _ := next()
 		floorSink += floor(batch)
@@ -584,6 +574,39 @@ func runAgainstFloor[T any](b *testing.B, next func() (T, int), count func(T) in
 		}
 	}
 	runtime.GC()
+}
+
+// floorBench runs the sub-benchmark name of one processor against the floor. setup makes its
+// workload and component (next batch, process a batch, shut down); they are made and warmed up
+// (warmUp) on the first run of the sub-benchmark and kept for the later ones, as the testing
+// package runs a benchmark function with b.N = 1 before the measured run, and shut down when
+// the sub-benchmark ends.
+func floorBench[T any](b *testing.B, name string, setup func(*testing.B) (func() (T, int), func(T) error, func()), count, floor func(T) int) {
+	var next func() (T, int)
+	var process func(T) error
+	var stop func()
+	b.Run(name, func(b *testing.B) {
+		if next == nil {
+			next, process, stop = setup(b)
+			warmUp(b, next, floor, process)
+		}
+		runAgainstFloor(b, next, count, floor, process)
+	})
+	if stop != nil {
+		stop()
+	}
+}
+
+// runAgainstFloor runs b.N batches from next through the floor and then through process,
+// timing each, and reports the per-record metrics described above. Only process runs with
+// the benchmark timer on, so ns/op and allocs/op are the processor's per batch.
+func runAgainstFloor[T any](b *testing.B, next func() (T, int), count func(T) int, floor func(T) int, process func(T) error) {
+	var ms runtime.MemStats
+	var procNs, floorNs time.Duration
+	var allocs uint64
+	records, tools := 0, 0
+	b.ReportAllocs()
+	b.StopTimer()
 	for i := 0; i < b.N; i++ {
 		batch, t := next()
 		records += count(batch)
@@ -626,26 +649,24 @@ var benchConfigs = []struct {
 // tool spans, among Codex's other spans.
 func BenchmarkTracesAgainstFloor(b *testing.B) {
 	for _, c := range benchConfigs {
-		b.Run(c.name, func(b *testing.B) {
+		floorBench(b, c.name, func(b *testing.B) (func() (ptrace.Traces, int), func(ptrace.Traces) error, func()) {
 			w := newSpanWorkload(b)
-			tp, _ := benchComponent(b, c.classifyTimeouts)
+			tp, _, stop := benchComponent(b, c.classifyTimeouts)
 			ctx := context.Background()
-			runAgainstFloor(b, w.batch, ptrace.Traces.SpanCount, floorTraces,
-				func(td ptrace.Traces) error { return tp.ConsumeTraces(ctx, td) })
-		})
+			return w.batch, func(td ptrace.Traces) error { return tp.ConsumeTraces(ctx, td) }, stop
+		}, ptrace.Traces.SpanCount, floorTraces)
 	}
 }
 
 // BenchmarkLogsAgainstFloor: Claude Code and Codex log events, 30% tool events.
 func BenchmarkLogsAgainstFloor(b *testing.B) {
 	for _, c := range benchConfigs {
-		b.Run(c.name, func(b *testing.B) {
+		floorBench(b, c.name, func(b *testing.B) (func() (plog.Logs, int), func(plog.Logs) error, func()) {
 			w := newLogWorkload(b)
-			_, lp := benchComponent(b, c.classifyTimeouts)
+			_, lp, stop := benchComponent(b, c.classifyTimeouts)
 			ctx := context.Background()
-			runAgainstFloor(b, w.batch, plog.Logs.LogRecordCount, floorLogs,
-				func(ld plog.Logs) error { return lp.ConsumeLogs(ctx, ld) })
-		})
+			return w.batch, func(ld plog.Logs) error { return lp.ConsumeLogs(ctx, ld) }, stop
+		}, plog.Logs.LogRecordCount, floorLogs)
 	}
 }
 
@@ -653,12 +674,11 @@ func BenchmarkLogsAgainstFloor(b *testing.B) {
 // file order (the transcripts' own share of tool lines).
 func BenchmarkTranscriptAgainstFloor(b *testing.B) {
 	for _, c := range benchConfigs {
-		b.Run(c.name, func(b *testing.B) {
+		floorBench(b, c.name, func(b *testing.B) (func() (plog.Logs, int), func(plog.Logs) error, func()) {
 			w := newTranscriptWorkload(b)
-			_, lp := benchComponent(b, c.classifyTimeouts)
+			_, lp, stop := benchComponent(b, c.classifyTimeouts)
 			ctx := context.Background()
-			runAgainstFloor(b, w.batch, plog.Logs.LogRecordCount, floorLogs,
-				func(ld plog.Logs) error { return lp.ConsumeLogs(ctx, ld) })
-		})
+			return w.batch, func(ld plog.Logs) error { return lp.ConsumeLogs(ctx, ld) }, stop
+		}, plog.Logs.LogRecordCount, floorLogs)
 	}
 }
