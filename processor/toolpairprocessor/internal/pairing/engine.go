@@ -404,10 +404,8 @@ type Engine struct {
 	seq      uint64
 	stats    Stats
 	// closings is the FIFO of step boundaries and session ends waiting for CloseDelay (see
-	// deferClose); closingsHead indexes its oldest entry. closingsQueued counts the closings
-	// waiting in the scopes' lists.
-	closings       []closing
-	closingsHead   int
+	// deferClose). closingsQueued counts the closings waiting in the scopes' lists.
+	closings       closingQueue
 	closingsQueued int
 	// usedScopes remembers the scopes forgotten (their last entry dropped) after they saw a
 	// use, so that a later unmatched result in one is still an orphan (CONTRACT section 2).
@@ -425,6 +423,61 @@ type closing struct {
 	time     int64
 	deadline int64
 }
+
+// closingChunk is the number of entries in a chunk of a closingQueue (96 KiB).
+const closingChunk = 4096
+
+// closingQueue is a FIFO of closings stored in fixed chunks of closingChunk entries. It grows
+// by one chunk at a time and never copies its entries; the chunk emptied last is kept for the
+// next growth, so a queue that takes as many entries as it gives allocates nothing.
+// (It replaced a slice reclaimed by copying and grown by doubling: at the default bound of
+// 100,000 closings that slice reached 224,000 entries, 5 MiB of pointers the GC scanned.)
+type closingQueue struct {
+	chunks [][]closing // chunks[0][head:], chunks[1], ...: oldest first
+	head   int
+	spare  []closing // an emptied chunk, length 0, or nil
+}
+
+// empty reports whether the queue holds no closing.
+func (q *closingQueue) empty() bool { return len(q.chunks) == 0 }
+
+// front returns the oldest closing. The queue must not be empty.
+func (q *closingQueue) front() *closing { return &q.chunks[0][q.head] }
+
+// push appends c.
+func (q *closingQueue) push(c closing) {
+	n := len(q.chunks)
+	if n == 0 || len(q.chunks[n-1]) == closingChunk {
+		chunk := q.spare
+		q.spare = nil
+		if chunk == nil {
+			chunk = make([]closing, 0, closingChunk)
+		}
+		q.chunks = append(q.chunks, chunk)
+		n++
+	}
+	q.chunks[n-1] = append(q.chunks[n-1], c)
+}
+
+// pop removes and returns the oldest closing. The queue must not be empty.
+func (q *closingQueue) pop() closing {
+	first := q.chunks[0]
+	c := first[q.head]
+	first[q.head] = closing{}
+	q.head++
+	if q.head == len(first) {
+		// The first chunk is used up (only the last chunk can be short): it becomes the spare.
+		q.head = 0
+		q.spare = first[:0]
+		n := copy(q.chunks, q.chunks[1:])
+		q.chunks[n] = nil
+		q.chunks = q.chunks[:n]
+	}
+	return c
+}
+
+// reset empties the queue and releases its storage.
+func (q *closingQueue) reset() { *q = closingQueue{} }
 
 // New returns an engine. It returns an error when cfg does not validate.
 func New(cfg Config) (*Engine, error) {
@@ -1034,7 +1087,7 @@ func (e *Engine) deferClose(ev *Event, now int64, out []Resolution) []Resolution
 		return out
 	}
 	ev.Verdict = VerdictPending
-	for e.closingsQueued >= e.cfg.MaxPending && e.closingsHead < len(e.closings) {
+	for e.closingsQueued >= e.cfg.MaxPending && !e.closings.empty() {
 		out = e.applyClosing(now, out)
 	}
 	sc := e.scope(ev.Key.ScopeKey(), now)
@@ -1054,23 +1107,14 @@ func (e *Engine) deferClose(ev *Event, now int64, out []Resolution) []Resolution
 	sc.closings = slices.Insert(sc.closings, i, queuedClosing{kind: ev.Kind, time: ev.Time, step: e.step(ev.Step)})
 	sc.refs++
 	e.closingsQueued++
-	if e.closingsHead > 0 && e.closingsHead >= len(e.closings)/2 {
-		// Reclaim the applied half of the FIFO.
-		m := copy(e.closings, e.closings[e.closingsHead:])
-		clear(e.closings[m:])
-		e.closings = e.closings[:m]
-		e.closingsHead = 0
-	}
-	e.closings = append(e.closings, closing{scope: sc, time: ev.Time, deadline: now + int64(e.cfg.CloseDelay)})
+	e.closings.push(closing{scope: sc, time: ev.Time, deadline: now + int64(e.cfg.CloseDelay)})
 	return out
 }
 
 // applyClosing takes the oldest entry of the closings FIFO and applies the closings of its
 // scope up to its record time.
 func (e *Engine) applyClosing(now int64, out []Resolution) []Resolution {
-	c := e.closings[e.closingsHead]
-	e.closings[e.closingsHead] = closing{}
-	e.closingsHead++
+	c := e.closings.pop()
 	sc := c.scope
 	n := 0
 	for n < len(sc.closings) && sc.closings[n].time <= c.time {
@@ -1267,7 +1311,7 @@ func (e *Engine) Tick(out []Resolution) []Resolution {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	now := e.cfg.Clock.Now().UnixNano()
-	for e.closingsHead < len(e.closings) && e.closings[e.closingsHead].deadline <= now {
+	for !e.closings.empty() && e.closings.front().deadline <= now {
 		out = e.applyClosing(now, out)
 	}
 	for p := e.pending.head; p != nil && p.deadline <= now; p = e.pending.head {
@@ -1297,10 +1341,11 @@ func (e *Engine) Shutdown(out []Resolution) []Resolution {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	now := e.cfg.Clock.Now().UnixNano()
-	for e.closingsHead < len(e.closings) {
+	for !e.closings.empty() {
 		out = e.applyClosing(now, out)
 	}
-	e.closings, e.closingsHead, e.closingsQueued = nil, 0, 0
+	e.closings.reset()
+	e.closingsQueued = 0
 	for p := e.pending.head; p != nil; p = e.pending.head {
 		out = e.interruptPending(p, ReasonShutdown, now, now, out)
 	}
