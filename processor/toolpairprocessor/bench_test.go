@@ -577,18 +577,25 @@ func warmUp[T any](b *testing.B, next func() (T, int), floor func(T) int, proces
 }
 
 // floorBench runs the sub-benchmark name of one processor against the floor. setup makes its
-// workload and component (next batch, process a batch, shut down); they are made and warmed up
-// (warmUp) on the first run of the sub-benchmark and kept for the later ones, as the testing
-// package runs a benchmark function with b.N = 1 before the measured run, and shut down when
-// the sub-benchmark ends.
+// workload and component (next batch, process a batch, shut down) on the first run of the
+// sub-benchmark; they are kept for the later runs and shut down when the sub-benchmark ends.
+// They are warmed up (warmUp, with the timer stopped) before the first run with b.N > 1: the
+// testing package runs every benchmark function with b.N = 1 first, whose figures are only
+// reported with -benchtime=1x, and `make test` runs the benchmarks that way as a smoke test,
+// which needs no warm-up.
 func floorBench[T any](b *testing.B, name string, setup func(*testing.B) (func() (T, int), func(T) error, func()), count, floor func(T) int) {
 	var next func() (T, int)
 	var process func(T) error
 	var stop func()
+	warm := false
 	b.Run(name, func(b *testing.B) {
+		b.StopTimer()
 		if next == nil {
 			next, process, stop = setup(b)
+		}
+		if !warm && b.N > 1 {
 			warmUp(b, next, floor, process)
+			warm = true
 		}
 		runAgainstFloor(b, next, count, floor, process)
 	})
