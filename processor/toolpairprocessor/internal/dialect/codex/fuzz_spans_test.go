@@ -1,10 +1,10 @@
 package codex
 
 import (
-	"slices"
 	"testing"
 
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
@@ -14,24 +14,10 @@ import (
 // find nothing in a span it does not claim, and find the same items when run twice.
 func FuzzExtractSpan(f *testing.F) {
 	dialecttest.SeedSpans(f, "codex/*/traces.json")
-	f.Fuzz(func(t *testing.T, data []byte) {
-		spans, ok := dialecttest.Spans(data)
-		if !ok {
-			return
-		}
-		for _, s := range spans {
-			var first, second dialect.Found
-			claimed := ExtractSpan(s, &first)
-			dialecttest.CheckFound(t, &first, len(data))
-			if !claimed && !first.Empty() {
-				t.Fatal("a span not claimed yielded items")
-			}
-			if len(first.Items) > 1 || (len(first.Items) == 1 && first.Items[0].Kind != pairing.KindResult && first.Items[0].Kind != pairing.KindAbort) {
-				t.Fatalf("a tool span is one result, got %v", first.Items)
-			}
-			if ExtractSpan(s, &second) != claimed || !slices.Equal(first.Items, second.Items) || !slices.Equal(first.Malformed, second.Malformed) {
-				t.Fatal("a second extraction of the same span differs")
-			}
+	dialecttest.FuzzSpans(f, func(t *testing.T, s ptrace.Span, inputLen int) {
+		_, found := dialecttest.Extract(t, s, ExtractSpan, inputLen)
+		if items := found.Items; len(items) > 1 || (len(items) == 1 && items[0].Kind != pairing.KindResult && items[0].Kind != pairing.KindAbort) {
+			t.Fatalf("a tool span is one result, got %v", items)
 		}
 	})
 }

@@ -7,6 +7,7 @@ package dialecttest
 import (
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
@@ -184,4 +185,51 @@ func CheckFound(t *testing.T, f *dialect.Found, inputLen int) {
 	if n := len(f.Items) + len(f.Malformed); n > 1+inputLen/4 {
 		t.Fatalf("%d items and malformed reasons from %d bytes of input", n, inputLen)
 	}
+}
+
+// Extract runs extract on rec twice and fails t unless the first run's findings are
+// well-formed (CheckFound, for an input of inputLen bytes), a record extract does not claim
+// yields nothing, and the second run claims and finds exactly what the first did (an
+// extractor reads its record, never changes it). It returns the first run's claim and
+// findings.
+func Extract[R any](t *testing.T, rec R, extract func(R, *dialect.Found) bool, inputLen int) (bool, *dialect.Found) {
+	t.Helper()
+	var first, second dialect.Found
+	claimed := extract(rec, &first)
+	CheckFound(t, &first, inputLen)
+	if !claimed && !first.Empty() {
+		t.Fatal("a record not claimed yielded items")
+	}
+	if extract(rec, &second) != claimed || !slices.Equal(first.Items, second.Items) || !slices.Equal(first.Malformed, second.Malformed) {
+		t.Fatal("a second extraction of the same record differs")
+	}
+	return claimed, &first
+}
+
+// FuzzLogs is the fuzz function of a log extractor: every record of an input that is a
+// valid OTLP logs request goes through Extract.
+func FuzzLogs(f *testing.F, extract func(plog.LogRecord, *dialect.Found) bool) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		records, ok := LogRecords(data)
+		if !ok {
+			return
+		}
+		for _, lr := range records {
+			Extract(t, lr, extract, len(data))
+		}
+	})
+}
+
+// FuzzSpans is the fuzz function of span extractors: check runs on every span of an input
+// that is a valid OTLP traces request, with the input's length for Extract.
+func FuzzSpans(f *testing.F, check func(t *testing.T, s ptrace.Span, inputLen int)) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		spans, ok := Spans(data)
+		if !ok {
+			return
+		}
+		for _, s := range spans {
+			check(t, s, len(data))
+		}
+	})
 }
