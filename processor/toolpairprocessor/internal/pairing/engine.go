@@ -34,6 +34,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 )
 
 // Key identifies one tool call (CONTRACT section 1). Two records pair only when their Keys
@@ -391,9 +392,11 @@ type Engine struct {
 	index      map[uint64]*entry
 	collisions map[Key]*entry
 	scopes     map[ScopeKey]*scopeState
-	// names interns tool names (a small, fixed vocabulary per agent), bounded by maxNames;
-	// lastStep is the step of the latest use, shared by the calls of one model request.
+	// names interns tool names (a small, fixed vocabulary per agent) and tenants the scopes'
+	// tenants, each bounded by maxNames; lastStep is the step of the latest use, shared by
+	// the calls of one model request.
 	names    map[string]*string
+	tenants  map[string]string
 	lastStep *string
 	// last is the scope most recently looked up by scope: a batch's events come in runs
 	// of one scope. It is cleared when its scope is forgotten.
@@ -501,6 +504,7 @@ func New(cfg Config) (*Engine, error) {
 		collisions: make(map[Key]*entry),
 		scopes:     make(map[ScopeKey]*scopeState),
 		names:      make(map[string]*string),
+		tenants:    make(map[string]string),
 		companions: make(map[*entry]any),
 		usedScopes: scopeMemory{max: cfg.MaxResolved},
 	}, nil
@@ -543,7 +547,8 @@ func (m *scopeMemory) add(h uint64) {
 	m.set[h] = struct{}{}
 }
 
-// maxNames bounds the interned tool names; names beyond it are copied per call.
+// maxNames bounds the interned tool names, and the interned tenants; names beyond it are
+// copied per call, tenants per scope.
 const maxNames = 4096
 
 // hash returns the index hash of a call key.
@@ -585,6 +590,19 @@ func (e *Engine) name(s string) *string {
 	return &c
 }
 
+// tenant returns the engine's copy of a tenant, interned while there are fewer than maxNames:
+// a component sees a few tenants, each in many scopes.
+func (e *Engine) tenant(s string) string {
+	if c, ok := e.tenants[s]; ok {
+		return c
+	}
+	c := strings.Clone(s)
+	if len(e.tenants) < maxNames {
+		e.tenants[c] = c
+	}
+	return c
+}
+
 // step returns the engine's copy of a step ID (nil for ""). Consecutive uses of one model
 // request share one copy.
 func (e *Engine) step(s string) *string {
@@ -592,10 +610,45 @@ func (e *Engine) step(s string) *string {
 		return nil
 	}
 	if e.lastStep == nil || *e.lastStep != s {
-		c := strings.Clone(s)
-		e.lastStep = &c
+		e.lastStep = cloneBoxed(s)
 	}
 	return e.lastStep
+}
+
+// cloneBoxed returns a pointer to a copy of s made in one allocation, the string header
+// followed by its bytes, where a separate header and copy would take two: step IDs (span IDs
+// in hex, message IDs) are a few dozen bytes. The object takes at most 8 bytes more than the
+// two would.
+func cloneBoxed(s string) *string {
+	switch n := len(s); {
+	case n <= 16:
+		return boxed[[16]byte](s)
+	case n <= 32:
+		return boxed[[32]byte](s)
+	case n <= 48:
+		return boxed[[48]byte](s)
+	case n <= 64:
+		return boxed[[64]byte](s)
+	case n <= 80:
+		return boxed[[80]byte](s)
+	case n <= 96:
+		return boxed[[96]byte](s)
+	case n <= 112:
+		return boxed[[112]byte](s)
+	}
+	c := strings.Clone(s)
+	return &c
+}
+
+// boxed is cloneBoxed for a string that fits in B, a byte array.
+func boxed[B any](s string) *string {
+	x := new(struct {
+		s string
+		b B
+	})
+	b := unsafe.Slice((*byte)(unsafe.Pointer(&x.b)), unsafe.Sizeof(x.b))
+	x.s = unsafe.String(&b[0], copy(b, s))
+	return &x.s
 }
 
 // Process applies a batch of events in order and appends the outcomes it decided to out,
@@ -641,7 +694,7 @@ func (e *Engine) scope(k ScopeKey, now int64) *scopeState {
 	}
 	s := e.scopes[k]
 	if s == nil {
-		k = ScopeKey{Tenant: strings.Clone(k.Tenant), Scope: strings.Clone(k.Scope)}
+		k = ScopeKey{Tenant: e.tenant(k.Tenant), Scope: strings.Clone(k.Scope)}
 		s = &scopeState{key: k, usesSeen: e.usedScopes.has(e.scopeHash(k))}
 		e.scopes[k] = s
 	}
@@ -1104,6 +1157,11 @@ func (e *Engine) deferClose(ev *Event, now int64, out []Resolution) []Resolution
 	}
 	// The uses of the model request whose start this is share its step: e.step keeps one
 	// copy for both.
+	if sc.closings == nil {
+		// A scope's closings come a few at a time (the steps of a turn, its end): room for
+		// four in one allocation rather than growing by one, two, then four.
+		sc.closings = make([]queuedClosing, 0, 4)
+	}
 	sc.closings = slices.Insert(sc.closings, i, queuedClosing{kind: ev.Kind, time: ev.Time, step: e.step(ev.Step)})
 	sc.refs++
 	e.closingsQueued++

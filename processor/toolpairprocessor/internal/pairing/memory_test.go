@@ -1,6 +1,7 @@
 package pairing
 
 import (
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -49,4 +50,34 @@ func TestToolNamesInterned(t *testing.T) {
 		e.name(string(rune('a'+i%26)) + string(rune(i)))
 	}
 	assert.Len(t, e.names, maxNames)
+}
+
+// TestCloneBoxed checks that the engine's step copies equal their originals, alias none of
+// their bytes, and take one allocation up to 112 bytes.
+func TestCloneBoxed(t *testing.T) {
+	buf := []byte(strings.Repeat("0123456789abcdef", 10))
+	for n := 1; n <= len(buf); n++ {
+		s := unsafe.String(&buf[0], n)
+		c := cloneBoxed(s)
+		require.Equal(t, s, *c)
+		assert.NotSame(t, unsafe.StringData(s), unsafe.StringData(*c), "length %d", n)
+		want := 1.0
+		if n > 112 {
+			want = 2
+		}
+		assert.Equal(t, want, testing.AllocsPerRun(10, func() { cloneBoxed(s) }), "length %d", n)
+	}
+}
+
+// TestTenantsInterned checks that the scopes of one tenant share one copy of it, and that
+// the interning table stays bounded.
+func TestTenantsInterned(t *testing.T) {
+	e, err := New(Config{PairingTimeout: time.Hour, OrphanGrace: time.Minute, MaxPending: 10 * maxNames, Clock: newFakeClock()})
+	require.NoError(t, err)
+	a, b := e.scope(ScopeKey{Tenant: string([]byte("svc")), Scope: "s1"}, 0), e.scope(ScopeKey{Tenant: string([]byte("svc")), Scope: "s2"}, 0)
+	assert.Equal(t, unsafe.StringData(a.key.Tenant), unsafe.StringData(b.key.Tenant))
+	for i := range 2 * maxNames {
+		e.tenant(string(rune('a'+i%26)) + string(rune(i)))
+	}
+	assert.Len(t, e.tenants, maxNames)
 }
