@@ -57,6 +57,7 @@ type timeoutBatch struct {
 	updates []inflight.Update
 	pending []pendingTimeout
 	scopes  []string // logs: the scope a dialect gave each ref
+	keys    []refKey // traces: the scope key of each ref's events
 	hex     traceHex
 	fed     int // events fed so far (see feed)
 }
@@ -68,8 +69,17 @@ func (b *timeoutBatch) reset() {
 	b.pending = b.pending[:0]
 	clear(b.scopes)
 	b.scopes = b.scopes[:0]
+	clear(b.keys)
+	b.keys = b.keys[:0]
 	b.hex = traceHex{}
 	b.fed = 0
+}
+
+// refKey is the scope key of a record's events, and whether its strings are the engine's
+// (pairing.Event.Owned).
+type refKey struct {
+	key   pairing.ScopeKey
+	owned bool
 }
 
 // pendingTimeout is a timeout record of the batch, classified once every operation of the
@@ -110,7 +120,7 @@ func newTimeouts(cfg *TimeoutClassificationConfig, keys *keyer, tel *telemetry, 
 func (b *timeoutBatch) feed(events []pairing.Event, ref int32, start func(ref int32) int64) {
 	for ; b.fed < len(events) && (ref < 0 || events[b.fed].Ref <= ref); b.fed++ {
 		ev := &events[b.fed]
-		u := inflight.Update{Scope: ev.Key.ScopeKey(), CallID: ev.Key.CallID, Tool: ev.ToolName}
+		u := inflight.Update{Scope: ev.Key.ScopeKey(), CallID: ev.Key.CallID, Tool: ev.ToolName, Owned: ev.Owned}
 		switch ev.Kind {
 		case pairing.KindUse:
 			u.Op, u.Start = inflight.OpAnnounce, ev.Time
@@ -145,11 +155,20 @@ func (t *timeouts) resolved(res []pairing.Resolution) {
 }
 
 // traces classifies the timeout spans of td, after recording the batch's tool calls
-// (events, whose Refs index refs) and its model-call and compaction spans.
+// (events, whose Refs index refs) and its model-call and compaction spans. The events have
+// been through the engine: the tracker keeps the engine's copies of their keys.
 func (t *timeouts) traces(ctx context.Context, td ptrace.Traces, events []pairing.Event, refs []spanRef) {
 	b := t.pool.Get().(*timeoutBatch)
 	defer func() { b.reset(); t.pool.Put(b) }()
 	start := func(ref int32) int64 { return int64(refs[ref].s.StartTimestamp()) }
+	// The scope key of each span with tool items, the engine's copy when it kept one: the
+	// same key as tenant and scopeHex give the span.
+	b.keys = slices.Grow(b.keys, len(refs))[:len(refs)]
+	for i := range events {
+		if k := &b.keys[events[i].Ref]; !k.owned {
+			*k = refKey{key: events[i].Key.ScopeKey(), owned: events[i].Owned}
+		}
+	}
 	next := 0 // cursor into refs, which are in batch order
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
@@ -166,13 +185,19 @@ func (t *timeouts) traces(ctx context.Context, td ptrace.Traces, events []pairin
 				for next < len(refs) && before(refs[next].rs, refs[next].ss, refs[next].span, i, j, k) {
 					next++
 				}
+				var rk *refKey
 				if next < len(refs) && refs[next].rs == i && refs[next].ss == j && refs[next].span == k {
 					b.feed(events, int32(next), start)
 					if refs[next].results > 0 {
 						rec.Kind = timeout.KindTool // a dialect found a tool result in it
 					}
+					rk = &b.keys[next]
 				}
 				if !rec.Timeout && rec.Kind != timeout.KindModel && rec.Kind != timeout.KindCompaction {
+					continue
+				}
+				if rk != nil {
+					b.addOwned(span.Attributes(), rec, rk.key, rk.owned)
 					continue
 				}
 				if !tenantDone {
@@ -250,11 +275,17 @@ func (t *timeouts) logs(ctx context.Context, ld plog.Logs, events []pairing.Even
 // add records a model call or compaction record as an interval of its scope, and a timeout
 // record for classification.
 func (b *timeoutBatch) add(attrs pcommon.Map, rec timeout.Record, key pairing.ScopeKey) {
+	b.addOwned(attrs, rec, key, false)
+}
+
+// addOwned is add for a key whose strings may be kept as they are when owned is set
+// (inflight.Update.Owned).
+func (b *timeoutBatch) addOwned(attrs pcommon.Map, rec timeout.Record, key pairing.ScopeKey, owned bool) {
 	switch rec.Kind {
 	case timeout.KindModel:
-		b.updates = append(b.updates, inflight.Update{Op: inflight.OpInterval, Kind: inflight.Model, Scope: key, Start: rec.Start, End: rec.End})
+		b.updates = append(b.updates, inflight.Update{Op: inflight.OpInterval, Kind: inflight.Model, Scope: key, Start: rec.Start, End: rec.End, Owned: owned})
 	case timeout.KindCompaction:
-		b.updates = append(b.updates, inflight.Update{Op: inflight.OpInterval, Kind: inflight.Compaction, Scope: key, Start: rec.Start, End: rec.End})
+		b.updates = append(b.updates, inflight.Update{Op: inflight.OpInterval, Kind: inflight.Compaction, Scope: key, Start: rec.Start, End: rec.End, Owned: owned})
 	}
 	if rec.Timeout {
 		b.pending = append(b.pending, pendingTimeout{attrs: attrs, rec: rec, key: key})

@@ -141,8 +141,9 @@ func (b *spanBatch) hold(ev *pairing.Event) any {
 }
 
 // fillHeld copies each span the engine holds, with its resource and scope, out of the
-// batch into its heldSpan, and unlocks it. It must run after Process and before anything
-// else reads or changes the batch.
+// batch into its heldSpan, and unlocks it. It must run after Process and the timeout
+// classifier (whose attributes the copy keeps), and before anything else reads or changes
+// the batch.
 func (b *spanBatch) fillHeld() {
 	if b.nheld == 0 {
 		return
@@ -272,15 +273,18 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 	}
 	b.events = append(b.events, b.late...)
 	p.tel.unrecognized(ctx, synth.Traces, unrecognized)
+	if len(b.events) > 0 {
+		b.res = p.engine.Process(b.events, b.hold, b.res)
+	}
 	if p.tmo != nil {
-		// Before the engine runs: a result span it holds leaves as a copy.
+		// After the engine, whose copies of the keys the tracker keeps (Event.Owned), and
+		// before fillHeld: a result span the engine holds leaves as a copy, with what the
+		// classifier wrote on it.
 		p.tmo.traces(ctx, td, b.events, b.refs)
 	}
 	if len(b.events) == 0 {
 		return td, nil
 	}
-
-	b.res = p.engine.Process(b.events, b.hold, b.res)
 	b.fillHeld()
 	out := output{curTraces: p.next, traces: td}
 	p.apply(b.res, &out, b)

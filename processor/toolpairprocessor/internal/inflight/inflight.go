@@ -22,7 +22,8 @@
 // the tracker's clock), and at most MaxOperations operations are kept in all; beyond that the
 // oldest (first recorded) is forgotten first. A call never resolved is forgotten only by the
 // bound; the processor resolves every call the pairing engine interrupts. The tracker keeps
-// its own copies of the strings it is given.
+// its own copies of the strings it is given, unless an Update says they are copies already
+// (Update.Owned).
 package inflight
 
 import (
@@ -80,8 +81,10 @@ type Tracker struct {
 	// the resolved ones in the order resolved (for Retention); both are intrusive lists.
 	order, resolved list
 	n               int
-	// names interns tool names (a small vocabulary per agent), bounded by maxNames.
-	names map[string]string
+	// names interns tool names (a small vocabulary per agent), and tenants the scopes'
+	// tenants, each bounded by maxNames.
+	names   map[string]string
+	tenants map[string]string
 	// last is the scope most recently looked up, and lastCall the call: a batch's updates
 	// come in runs of one scope (and a result's announcement and resolution are adjacent),
 	// so most lookups end here. forget clears them.
@@ -89,7 +92,8 @@ type Tracker struct {
 	lastCall *op
 }
 
-// maxNames bounds the interned tool names; names beyond it are copied per call.
+// maxNames bounds the interned tool names, and the interned tenants; names beyond it are
+// copied per call, tenants per scope.
 const maxNames = 4096
 
 type callKey struct {
@@ -174,6 +178,7 @@ func New(cfg Config) (*Tracker, error) {
 		seed:    maphash.MakeSeed(),
 		mask:    ^uint64(0),
 		names:   map[string]string{},
+		tenants: map[string]string{},
 	}, nil
 }
 
@@ -184,13 +189,17 @@ func (t *Tracker) Len() int {
 	return t.n
 }
 
-func (t *Tracker) scope(k pairing.ScopeKey) *scope {
+// scope returns the scope of key k, creating it; owned says that k's strings may be kept as
+// they are (Update.Owned).
+func (t *Tracker) scope(k pairing.ScopeKey, owned bool) *scope {
 	if sc := t.last; sc != nil && sc.key == k {
 		return sc
 	}
 	sc := t.scopes[k]
 	if sc == nil {
-		k = pairing.ScopeKey{Tenant: strings.Clone(k.Tenant), Scope: strings.Clone(k.Scope)}
+		if !owned {
+			k = pairing.ScopeKey{Tenant: intern(t.tenants, k.Tenant), Scope: strings.Clone(k.Scope)}
+		}
 		t.scopeID++
 		sc = &scope{key: k, id: t.scopeID}
 		t.scopes[k] = sc
@@ -199,15 +208,15 @@ func (t *Tracker) scope(k pairing.ScopeKey) *scope {
 	return sc
 }
 
-// name returns the tracker's copy of a tool name, interned while there are fewer than
-// maxNames.
-func (t *Tracker) name(s string) string {
-	if c, ok := t.names[s]; ok {
+// intern returns the tracker's copy of s from table, a copy interned there while it holds
+// fewer than maxNames (tool names, tenants).
+func intern(table map[string]string, s string) string {
+	if c, ok := table[s]; ok {
 		return c
 	}
 	c := strings.Clone(s)
-	if len(t.names) < maxNames {
-		t.names[c] = c
+	if len(table) < maxNames {
+		table[c] = c
 	}
 	return c
 }
@@ -228,9 +237,11 @@ func (t *Tracker) callHash(sc *scope, callID string) uint64 {
 	return (maphash.String(t.seed, callID) ^ (sc.id * 0x9e3779b97f4a7c15)) & t.mask
 }
 
-// call returns the op of a call, creating it, and records its tool name if not known yet.
-func (t *Tracker) call(k pairing.ScopeKey, callID, tool string) *op {
-	sc := t.scope(k)
+// call returns the op of a call of update u, creating it, and records its tool name if not
+// known yet.
+func (t *Tracker) call(u *Update) *op {
+	callID := u.CallID
+	sc := t.scope(u.Scope, u.Owned)
 	o := t.lastCall
 	if o == nil || o.scope != sc || o.callID != callID {
 		h := t.callHash(sc, callID)
@@ -242,7 +253,10 @@ func (t *Tracker) call(k pairing.ScopeKey, callID, tool string) *op {
 			}
 		}
 		if o == nil {
-			o = &op{kind: Call, callID: strings.Clone(callID), hash: h}
+			if !u.Owned {
+				callID = strings.Clone(callID)
+			}
+			o = &op{kind: Call, callID: callID, hash: h}
 			t.add(sc, o)
 			if t.calls[h] == nil {
 				t.calls[h] = o
@@ -252,8 +266,8 @@ func (t *Tracker) call(k pairing.ScopeKey, callID, tool string) *op {
 		}
 		t.lastCall = o
 	}
-	if o.tool == "" && tool != "" {
-		o.tool = t.name(tool)
+	if o.tool == "" && u.Tool != "" {
+		o.tool = intern(t.names, u.Tool)
 	}
 	return o
 }
@@ -281,6 +295,10 @@ type Update struct {
 	Tool string
 	// Start and End in Unix ns.
 	Start, End int64
+	// Owned says that the strings of Scope and CallID are copies the tracker may keep as
+	// they are: they alias no buffer of the caller and never change (the pairing engine's
+	// copies, pairing.Event.Owned). Otherwise the tracker copies what it keeps of them.
+	Owned bool
 }
 
 // Apply records updates in order under one lock (a batch's worth):
@@ -306,7 +324,7 @@ func (t *Tracker) Apply(updates []Update) {
 			if u.CallID == "" || u.Start <= 0 {
 				continue
 			}
-			o := t.call(u.Scope, u.CallID, u.Tool)
+			o := t.call(u)
 			if o.start == 0 || u.Start < o.start {
 				o.start = u.Start
 			}
@@ -314,7 +332,7 @@ func (t *Tracker) Apply(updates []Update) {
 			if u.CallID == "" || u.End <= 0 {
 				continue
 			}
-			t.setEnd(t.call(u.Scope, u.CallID, u.Tool), u.End, now)
+			t.setEnd(t.call(u), u.End, now)
 		case OpInterval:
 			t.interval(u, now)
 		}
@@ -360,7 +378,7 @@ func (t *Tracker) interval(u *Update, now int64) {
 	if start <= 0 || start > end {
 		start = end
 	}
-	sc := t.scope(u.Scope)
+	sc := t.scope(u.Scope, u.Owned)
 	settle := int64(t.cfg.Settle)
 	for o := sc.ops.tail; o != nil; o = o.inScope.prev {
 		if o.kind != kind {
@@ -388,7 +406,7 @@ func (t *Tracker) interval(u *Update, now int64) {
 				break
 			}
 		}
-		sc = t.scope(u.Scope) // forgetting may have dropped an empty scope
+		sc = t.scope(u.Scope, u.Owned) // forgetting may have dropped an empty scope
 	}
 	o := &op{kind: kind, start: start}
 	t.add(sc, o)

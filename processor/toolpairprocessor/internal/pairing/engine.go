@@ -152,6 +152,12 @@ type Event struct {
 
 	// Verdict is set by Process.
 	Verdict Verdict
+	// Owned is set by Process when it replaced the strings of Key with the engine's own
+	// copies of them: for an event of a call the engine keeps, whatever its Verdict, and for
+	// a step boundary or session end without a CallID whose scope it keeps. Those copies
+	// alias no buffer of the caller and never change, so the caller may keep them without
+	// copying them again (the processor's in-flight tracker does).
+	Owned bool
 }
 
 // Resolution is one outcome decided by the engine.
@@ -652,7 +658,8 @@ func boxed[B any](s string) *string {
 }
 
 // Process applies a batch of events in order and appends the outcomes it decided to out,
-// which it returns. Each event's Verdict is set. For each result that must wait for its use,
+// which it returns. Each event's Verdict is set, and its Key replaced by the engine's copy
+// when it keeps one (see Event.Owned). For each result that must wait for its use,
 // hold is called once, under the engine's lock, and returns the caller's holder of the
 // record (the engine hands it back as a ResultPayload when it releases the result, possibly
 // from another goroutine's call), which the caller then removes from its batch; or nil when
@@ -720,6 +727,7 @@ func (e *Engine) forgetScope(sc *scopeState) {
 func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 	ent, h := e.find(ev.Key)
 	if ent != nil {
+		own(ev, ent)
 		ent.scope.lastSeen = now
 		ent.scope.usesSeen = true
 		if ent.state == stateWaiting && ent.companion {
@@ -786,10 +794,25 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 		step:     e.step(ev.Step),
 	}
 	e.insertHashed(ent, &e.pending, h)
+	own(ev, ent)
 	e.stats.Pending++
 	e.linkScope(ent)
 	ev.Verdict = VerdictPending
 	return out
+}
+
+// own replaces the key of ev, an event of the call of ent, with the engine's copy (see
+// Event.Owned).
+func own(ev *Event, ent *entry) {
+	ev.Key = ent.key()
+	ev.Owned = true
+}
+
+// ownScope replaces the scope part of the key of ev, a step boundary or session end of
+// scope sc, with the engine's copy (see Event.Owned).
+func ownScope(ev *Event, sc *scopeState) {
+	ev.Key.Tenant, ev.Key.Scope = sc.key.Tenant, sc.key.Scope
+	ev.Owned = ev.Key.CallID == ""
 }
 
 // linkScope adds a pending entry to its scope's pending list.
@@ -807,6 +830,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 	companion := ev.Kind == KindCompanion
 	ent, h := e.find(ev.Key)
 	if ent != nil {
+		own(ev, ent)
 		ent.scope.lastSeen = now
 		switch {
 		case ent.state == statePending && companion:
@@ -870,6 +894,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 		e.settleUnmatched(&r, sc)
 		ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName), resultTime: ev.Time, source: ev.Source}
 		e.insertResolved(ent, now)
+		own(ev, ent)
 		return append(out, r)
 	}
 	// Make room before looking the scope up: an eviction may forget the scope.
@@ -877,6 +902,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 	sc := e.scope(ev.Key.ScopeKey(), now)
 	ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName)}
 	e.insertHashed(ent, nil, h)
+	own(ev, ent)
 	e.holdResult(ent, ev, held, now)
 	e.stats.Waiting++
 	return out
@@ -990,6 +1016,7 @@ func (e *Engine) reject(ev *Event, now int64, out []Resolution) []Resolution {
 	}
 	ent := e.lookup(ev.Key)
 	if ent != nil {
+		own(ev, ent)
 		ent.scope.lastSeen = now
 		ent.scope.usesSeen = true
 		switch ent.state {
@@ -1044,12 +1071,17 @@ func (e *Engine) reject(ev *Event, now int64, out []Resolution) []Resolution {
 	ev.Verdict = VerdictResolved
 	sc := e.scope(ev.Key.ScopeKey(), now)
 	sc.usesSeen = true
-	e.insertResolved(&entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName), useTime: ev.Time, rejected: true}, now)
+	ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName), useTime: ev.Time, rejected: true}
+	e.insertResolved(ent, now)
+	own(ev, ent)
 	return append(out, r)
 }
 
 func (e *Engine) echo(ev *Event, now int64, out []Resolution) []Resolution {
 	ent := e.lookup(ev.Key)
+	if ent != nil {
+		own(ev, ent)
+	}
 	if ent == nil || ent.state != statePending {
 		ev.Verdict = VerdictIgnored
 		e.stats.EchoesIgnored++
@@ -1132,6 +1164,7 @@ func (e *Engine) deferClose(ev *Event, now int64, out []Resolution) []Resolution
 			ev.Verdict = VerdictIgnored
 			return out
 		}
+		ownScope(ev, sc)
 		out, closed := e.closeScope(sc, ev.Kind, ev.Time, ev.Step, now, out)
 		ev.Verdict = VerdictIgnored
 		if closed {
@@ -1144,6 +1177,7 @@ func (e *Engine) deferClose(ev *Event, now int64, out []Resolution) []Resolution
 		out = e.applyClosing(now, out)
 	}
 	sc := e.scope(ev.Key.ScopeKey(), now)
+	ownScope(ev, sc)
 	// Keep sc.closings sorted by Time; consecutive lines of one message (a transcript)
 	// repeat the same boundary, queued once.
 	i := len(sc.closings)

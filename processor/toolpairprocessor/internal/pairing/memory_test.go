@@ -81,3 +81,39 @@ func TestTenantsInterned(t *testing.T) {
 	}
 	assert.Len(t, e.tenants, maxNames)
 }
+
+// TestEngineHandsBackItsCopies checks that Process replaces the key of each event whose call
+// or scope it keeps with its own copy (Event.Owned), and leaves the others alone.
+func TestEngineHandsBackItsCopies(t *testing.T) {
+	e, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, CloseDelay: testGrace, Clock: newFakeClock()})
+	require.NoError(t, err)
+	buf := []byte("svc|s1|call_1|call_2")
+	str := func(from, to int) string { return unsafe.String(&buf[from], to-from) }
+	tenant, scope := str(0, 3), str(4, 6)
+	evs := []Event{
+		{Kind: KindBoundary, Key: Key{Tenant: tenant, Scope: scope}, Time: 1, Step: "m1"},
+		{Kind: KindUse, Key: Key{Tenant: tenant, Scope: scope, CallID: str(7, 13)}, Time: 2, Step: "m1"},
+		{Kind: KindUse, Key: Key{Tenant: tenant, Scope: scope, CallID: str(7, 13)}, Time: 3, Step: "m1"},
+		{Kind: KindResult, Key: Key{Tenant: tenant, Scope: scope, CallID: str(7, 13)}, Time: 4},
+		{Kind: KindEcho, Key: Key{Tenant: tenant, Scope: scope, CallID: str(14, 20)}, Time: 5},
+	}
+	e.Process(evs, nil, nil)
+	want := []Verdict{VerdictPending, VerdictPending, VerdictRepeated, VerdictResolved, VerdictIgnored}
+	for i := range evs {
+		assert.Equal(t, want[i], evs[i].Verdict, "event %d", i)
+	}
+	for i := range evs[:4] {
+		require.True(t, evs[i].Owned, "event %d", i)
+		assert.NotSame(t, unsafe.StringData(tenant), unsafe.StringData(evs[i].Key.Tenant), "event %d", i)
+		assert.NotSame(t, unsafe.StringData(scope), unsafe.StringData(evs[i].Key.Scope), "event %d", i)
+	}
+	for i := range evs[1:4] {
+		assert.Same(t, unsafe.StringData(evs[1].Key.CallID), unsafe.StringData(evs[1+i].Key.CallID), "one copy of the call ID")
+	}
+	assert.False(t, evs[4].Owned, "the echo of an unknown call")
+	assert.Same(t, &buf[14], unsafe.StringData(evs[4].Key.CallID))
+	for i := range buf {
+		buf[i] = '#'
+	}
+	assert.Equal(t, Key{Tenant: "svc", Scope: "s1", CallID: "call_1"}, evs[3].Key)
+}
