@@ -52,7 +52,11 @@ import (
 //
 //   - a GenAI chat span (traces) announcing 0-3 new calls in gen_ai.output.messages, under the
 //     scope's invoke_agent span: its start is a step boundary of its agent;
-//   - a GenAI execute_tool span or a Claude Code tool_result log event: a result;
+//   - a GenAI execute_tool span, a Claude Code claude_code.tool span or tool_result log
+//     event: a result;
+//   - a Claude Code claude_code.tool.execution span: a companion result
+//     (pairing.KindCompanion), which pairs only when no other result of its call comes within
+//     orphan_grace, and is a duplicate otherwise, whatever the order;
 //   - a Claude Code tool_decision log event: a use (accept) or a rejection (reject);
 //   - the end of the scope's invoke_agent span (session end of the chat spans' calls) or of a
 //     claude_code.interaction span in the scope's trace (session end of the log events'
@@ -81,6 +85,8 @@ const (
 	consExec                            // span: result
 	consInvokeEnd                       // span: session end of the chat spans' calls
 	consInteraction                     // span: session end of the log events' calls
+	consToolSpan                        // span: claude_code.tool, a result
+	consExecution                       // span: claude_code.tool.execution, a companion result
 	consDecision                        // log: use or rejection
 	consLogResult                       // log: result
 )
@@ -96,7 +102,13 @@ type consRecord struct {
 	spanID pcommon.SpanID
 }
 
-func (r *consRecord) traces() bool { return r.kind <= consInteraction }
+func (r *consRecord) traces() bool { return r.kind < consDecision }
+
+// consResultKind draws the kind of a result record: an execute_tool span, a claude_code.tool
+// span or a tool_result log event (one in four each), or a claude_code.tool.execution span.
+func consResultKind(rng *rand.Rand) consKind {
+	return [...]consKind{consExec, consToolSpan, consLogResult, consExecution}[rng.IntN(4)]
+}
 
 // consCall is one call ID.
 type consCall struct {
@@ -170,18 +182,11 @@ func consGenerate(seed uint64) *consScenario {
 					continue
 				}
 				c := rng.IntN(len(sc.calls))
-				kind := consExec
-				if rng.IntN(2) == 0 {
-					kind = consLogResult
-				}
-				r := newRecord(kind, sc.calls[c].scope)
+				r := newRecord(consResultKind(rng), sc.calls[c].scope)
 				r.calls = []int{c}
 				win = append(win, r)
 			case p < 78: // a result of a call never announced
-				kind := consExec
-				if rng.IntN(2) == 0 {
-					kind = consLogResult
-				}
+				kind := consResultKind(rng)
 				r := newRecord(kind, s)
 				r.calls = []int{newCall(s, kind == consLogResult)}
 				win = append(win, r)
@@ -209,7 +214,8 @@ func consGenerate(seed uint64) *consScenario {
 
 // consOut is what the model expects, and what a run observed.
 type consOut struct {
-	// results: per call, the outcomes of its result records, sorted.
+	// results: per call, the outcomes of its result records, sorted; the outcome of a
+	// companion record (claude_code.tool.execution) has the suffix "/companion".
 	results map[int][]string
 	// synthetic: per call, the reasons of its synthetic records in the signal that
 	// announced it, sorted.
@@ -218,7 +224,8 @@ type consOut struct {
 }
 
 // consModel is the reference model: windows applied as sets. In a window, uses and
-// rejections are applied first, then results; step boundaries and session ends wait for the
+// rejections are applied first, then results, then companion results (each settles as a
+// result would after every other result of the window); step boundaries and session ends wait for the
 // window's end. At a window's end, the scope's boundaries and session ends apply in record
 // time order, then held results are released (orphan when the scope saw a use, else
 // standalone). A timeout gap then expires every pending call and forgets every resolved call;
@@ -229,14 +236,22 @@ func consModel(sc *consScenario) consOut {
 		st      uint8 // 0 none, 1 pending, 2 waiting, 3 resolved
 		useTime int64
 		step    int // chat span record id for chat calls
-		held    int // waiting: how many results are held (only the first is; others are duplicates)
+		// heldCompanion: the result held (st 2) is a companion record.
+		heldCompanion bool
+	}
+	// suffix marks the outcome of a held companion record.
+	suffix := func(cs *callState) string {
+		if cs.heldCompanion {
+			return "/companion"
+		}
+		return ""
 	}
 	out := consOut{results: map[int][]string{}, synthetic: map[int][]string{}}
 	st := make([]callState, len(sc.calls))
 	usesSeen := make([]bool, sc.scopes)
 	s := &out.stats
 	for w, win := range sc.windows {
-		var uses, results, closings []consRecord
+		var uses, results, companions, closings []consRecord
 		for _, r := range win {
 			switch r.kind {
 			case consChat:
@@ -244,8 +259,10 @@ func consModel(sc *consScenario) consOut {
 				closings = append(closings, r)
 			case consDecision:
 				uses = append(uses, r)
-			case consExec, consLogResult:
+			case consExec, consToolSpan, consLogResult:
 				results = append(results, r)
+			case consExecution:
+				companions = append(companions, r)
 			default:
 				closings = append(closings, r)
 			}
@@ -265,7 +282,7 @@ func consModel(sc *consScenario) consOut {
 					s.UsesSeen++
 					s.Rejected++
 					if cs.st == 2 { // its held result: a duplicate, as if it came after
-						out.results[c] = append(out.results[c], "duplicate")
+						out.results[c] = append(out.results[c], "duplicate"+suffix(cs))
 						s.Duplicate++
 					}
 					cs.st = 3
@@ -277,7 +294,7 @@ func consModel(sc *consScenario) consOut {
 				case cs.st == 2:
 					s.UsesSeen++
 					s.Paired++
-					out.results[c] = append(out.results[c], "paired")
+					out.results[c] = append(out.results[c], "paired"+suffix(cs))
 					cs.st = 3
 				default:
 					s.UsesSeen++
@@ -288,20 +305,25 @@ func consModel(sc *consScenario) consOut {
 				}
 			}
 		}
-		for _, r := range results {
+		for _, r := range append(results, companions...) {
 			c := r.calls[0]
 			cs := &st[c]
 			s.ResultsSeen++
+			mark := ""
+			if r.kind == consExecution {
+				mark = "/companion"
+			}
 			switch cs.st {
 			case 1:
 				s.Paired++
-				out.results[c] = append(out.results[c], "paired")
+				out.results[c] = append(out.results[c], "paired"+mark)
 				cs.st = 3
 			case 2, 3:
 				s.Duplicate++
-				out.results[c] = append(out.results[c], "duplicate")
+				out.results[c] = append(out.results[c], "duplicate"+mark)
 			default:
 				cs.st = 2
+				cs.heldCompanion = r.kind == consExecution
 			}
 		}
 		// Window end: closings in record time order.
@@ -336,10 +358,10 @@ func consModel(sc *consScenario) consOut {
 				if st[c].st == 2 {
 					st[c].st = 3
 					if usesSeen[sc.calls[c].scope] {
-						out.results[c] = append(out.results[c], "orphan")
+						out.results[c] = append(out.results[c], "orphan"+suffix(&st[c]))
 						s.Orphan++
 					} else {
-						out.results[c] = append(out.results[c], "standalone")
+						out.results[c] = append(out.results[c], "standalone"+suffix(&st[c]))
 						s.Standalone++
 					}
 				}
@@ -453,6 +475,14 @@ func (r *consRun) appendSpan(td ptrace.Traces, rec *consRecord) {
 		a.PutStr("gen_ai.operation.name", "execute_tool")
 		a.PutStr("gen_ai.tool.name", "run_shell")
 		a.PutStr("gen_ai.tool.call.id", r.sc.calls[rec.calls[0]].id)
+	case consToolSpan, consExecution:
+		s.SetName("claude_code.tool")
+		if rec.kind == consExecution {
+			s.SetName("claude_code.tool.execution")
+		}
+		s.SetStartTimestamp(ts - pcommon.Timestamp(3*time.Millisecond))
+		a.PutStr("tool_use_id", r.sc.calls[rec.calls[0]].id)
+		a.PutStr("tool_name", "Bash")
 	case consInvokeEnd:
 		s.SetName("invoke_agent agent")
 		s.SetStartTimestamp(0)
@@ -541,7 +571,8 @@ func (r *consRun) observe() (consOut, error) {
 	}
 	seen := map[int64]int{}
 	var crossSignal []string
-	visit := func(a pcommon.Map, isTraces bool) error {
+	// visit reads one output record; companion says it is a claude_code.tool.execution span.
+	visit := func(a pcommon.Map, isTraces, companion bool) error {
 		if v, ok := a.Get(synth.AttrSynthetic); ok && v.Bool() {
 			id, _ := a.Get("gen_ai.tool.call.id")
 			c, ok := callOf[id.Str()]
@@ -571,14 +602,18 @@ func (r *consRun) observe() (consOut, error) {
 			if !ok1 || !ok2 {
 				return fmt.Errorf("outcome on record %d of no known call", rec.Int())
 			}
-			out.results[c] = append(out.results[c], o.Str())
+			outcome := o.Str()
+			if companion {
+				outcome += "/companion"
+			}
+			out.results[c] = append(out.results[c], outcome)
 		}
 		return nil
 	}
 	for _, td := range r.tsink.AllTraces() {
 		var err error
 		forEachSpan(td, func(_ pcommon.Resource, s ptrace.Span) {
-			if e := visit(s.Attributes(), true); e != nil && err == nil {
+			if e := visit(s.Attributes(), true, s.Name() == "claude_code.tool.execution"); e != nil && err == nil {
 				err = e
 			}
 		})
@@ -589,7 +624,7 @@ func (r *consRun) observe() (consOut, error) {
 	for _, ld := range r.lsink.AllLogs() {
 		var err error
 		forEachLog(ld, func(_ pcommon.Resource, lr plog.LogRecord) {
-			if e := visit(lr.Attributes(), false); e != nil && err == nil {
+			if e := visit(lr.Attributes(), false, false); e != nil && err == nil {
 				err = e
 			}
 		})
