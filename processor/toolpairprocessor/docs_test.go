@@ -5,8 +5,10 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -159,4 +161,105 @@ func TestReadmeNamesEveryMetric(t *testing.T) {
 		assert.Truef(t, strings.Contains(section, "| `otelcol_"+name+"` |"), "metric %s is not in the README's Telemetry table", name)
 	}
 	require.GreaterOrEqual(t, len(seen), 8, "the metrics of metadata.yaml were not found")
+}
+
+// sourceFields returns the source fields and values a dialect package's code reads (not its
+// tests): the string arguments of its Get and CallID calls (pcommon.Map and jsonparser
+// lookups, dialect.Found.CallID), literal or through a package-level constant or variable,
+// and the string cases of its switch statements (the transcript dialect's JSON keys and
+// line types).
+func sourceFields(t *testing.T, dir string) []string {
+	t.Helper()
+	pkgs, err := parser.ParseDir(token.NewFileSet(), dir, func(fi os.FileInfo) bool {
+		return !strings.HasSuffix(fi.Name(), "_test.go")
+	}, 0)
+	require.NoError(t, err)
+	named := map[string]string{} // package-level names bound to a string literal
+	var files []*ast.File
+	for _, pkg := range pkgs {
+		for _, file := range pkg.Files {
+			files = append(files, file)
+			for _, decl := range file.Decls {
+				gd, ok := decl.(*ast.GenDecl)
+				if !ok || (gd.Tok != token.CONST && gd.Tok != token.VAR) {
+					continue
+				}
+				for _, spec := range gd.Specs {
+					vs := spec.(*ast.ValueSpec)
+					for i, name := range vs.Names {
+						if i < len(vs.Values) {
+							if v, ok := stringLit(vs.Values[i]); ok {
+								named[name.Name] = v
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	seen := map[string]bool{}
+	add := func(e ast.Expr) {
+		if v, ok := stringLit(e); ok {
+			seen[v] = true
+		} else if id, ok := e.(*ast.Ident); ok && named[id.Name] != "" {
+			seen[named[id.Name]] = true
+		}
+	}
+	for _, file := range files {
+		ast.Inspect(file, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.CallExpr:
+				if sel, ok := n.Fun.(*ast.SelectorExpr); ok && (sel.Sel.Name == "Get" || sel.Sel.Name == "CallID") {
+					for _, arg := range n.Args {
+						add(arg)
+					}
+				}
+			case *ast.CaseClause:
+				for _, e := range n.List {
+					add(e)
+				}
+			}
+			return true
+		})
+	}
+	fields := make([]string, 0, len(seen))
+	for f := range seen {
+		fields = append(fields, f)
+	}
+	return fields
+}
+
+func stringLit(e ast.Expr) (string, bool) {
+	lit, ok := e.(*ast.BasicLit)
+	if !ok || lit.Kind != token.STRING {
+		return "", false
+	}
+	v, err := strconv.Unquote(lit.Value)
+	return v, err == nil
+}
+
+// TestReadmeNamesEverySourceFieldRead: every field name and value a dialect's code looks up
+// (see sourceFields) is named, between backquotes, in the README's "Source fields read"
+// section, alone or as part of a path or example.
+func TestReadmeNamesEverySourceFieldRead(t *testing.T) {
+	section := readmeSection(t, "## Source fields read")
+	var quoted []string
+	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(section, -1) {
+		quoted = append(quoted, m[1])
+	}
+	dirs, err := filepath.Glob("internal/dialect/*")
+	require.NoError(t, err)
+	checked := 0
+	for _, dir := range dirs {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || strings.HasSuffix(dir, "dialecttest") {
+			continue
+		}
+		for _, field := range sourceFields(t, dir) {
+			checked++
+			assert.Truef(t, slices.ContainsFunc(quoted, func(q string) bool { return strings.Contains(q, field) }),
+				"%s reads %q, which the README's Source fields read section does not name", dir, field)
+		}
+	}
+	t.Logf("%d fields checked", checked)
+	require.GreaterOrEqual(t, checked, 40, "the dialects' source fields were not found")
 }
