@@ -190,8 +190,13 @@ func Equal(raw []byte, escaped bool, want string) bool {
 func (s *Scanner) Skip() bool {
 	switch s.Peek() {
 	case String:
-		_, _, ok := s.String()
-		return ok
+		// Not s.String: a skipped string needs no search for escapes.
+		end, ok := stringEnd(s.data, s.pos+1)
+		if !ok {
+			return s.fail()
+		}
+		s.pos = end + 1
+		return true
 	case Object, Array:
 		return s.skipContainer()
 	case Number:
