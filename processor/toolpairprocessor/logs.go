@@ -105,7 +105,10 @@ type logBatch struct {
 	events []pairing.Event
 	res    []pairing.Resolution
 	found  dialect.Found
-	nheld  int // refs with held set
+	// lines holds what the dialects told of each record of the batch, in batch order, for
+	// the timeout classifier (only when it is enabled).
+	lines []dialect.Line
+	nheld int // refs with held set
 }
 
 func (b *logBatch) reset() {
@@ -117,6 +120,7 @@ func (b *logBatch) reset() {
 	clear(b.res)
 	b.res = b.res[:0]
 	b.found.Reset()
+	b.lines = b.lines[:0]
 }
 
 func (b *logBatch) markResult(ref int32, r *pairing.Resolution) {
@@ -175,7 +179,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 	if len(p.dialects) == 0 {
 		p.tel.unrecognized(ctx, synth.Logs, ld.LogRecordCount())
 		if p.tmo != nil {
-			p.tmo.logs(ctx, ld, nil, nil)
+			p.tmo.logs(ctx, ld, nil, nil, nil)
 		}
 		return ld, nil
 	}
@@ -203,6 +207,9 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 						d = &p.dialects[n]
 						break
 					}
+				}
+				if p.tmo != nil {
+					b.lines = append(b.lines, b.found.Line)
 				}
 				if d == nil {
 					unrecognized++
@@ -263,7 +270,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 	p.tel.unrecognized(ctx, synth.Logs, unrecognized)
 	if p.tmo != nil {
 		// Before the engine runs: a result record it holds leaves as a copy.
-		p.tmo.logs(ctx, ld, b.events, b.refs)
+		p.tmo.logs(ctx, ld, b.events, b.refs, b.lines)
 	}
 	if len(b.events) == 0 {
 		return ld, nil

@@ -213,8 +213,10 @@ func (t *timeouts) traces(ctx context.Context, td ptrace.Traces, events []pairin
 	t.classify(ctx, b.pending)
 }
 
-// logs classifies the timeout log records of ld, as traces does for spans.
-func (t *timeouts) logs(ctx context.Context, ld plog.Logs, events []pairing.Event, refs []logRef) {
+// logs classifies the timeout log records of ld, as traces does for spans. lines holds what
+// the dialects told of each record's body (dialect.Line), in batch order; it may be shorter
+// than the batch (nil when no dialect ran), the records past its end being unread.
+func (t *timeouts) logs(ctx context.Context, ld plog.Logs, events []pairing.Event, refs []logRef, lines []dialect.Line) {
 	b := t.pool.Get().(*timeoutBatch)
 	defer func() { b.reset(); t.pool.Put(b) }()
 	start := func(ref int32) int64 { return logStart(refs[ref].r) }
@@ -223,7 +225,7 @@ func (t *timeouts) logs(ctx context.Context, ld plog.Logs, events []pairing.Even
 	for i := range events {
 		b.scopes[events[i].Ref] = events[i].Key.Scope
 	}
-	next := 0
+	next, n := 0, 0 // n: the record's index in the batch, into lines
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
 		rl := rls.At(i)
@@ -235,7 +237,12 @@ func (t *timeouts) logs(ctx context.Context, ld plog.Logs, events []pairing.Even
 			lrs := sls.At(j).LogRecords()
 			for k := 0; k < lrs.Len(); k++ {
 				lr := lrs.At(k)
-				rec := t.names.Log(lr)
+				line := dialect.LineUnread
+				if n < len(lines) {
+					line = lines[n]
+				}
+				n++
+				rec := t.names.LogLine(lr, line)
 				for next < len(refs) && before(refs[next].rl, refs[next].sl, refs[next].lr, i, j, k) {
 					next++
 				}

@@ -46,12 +46,40 @@ type Found struct {
 	Items []Item
 	// Malformed lists one reason per piece of tool input skipped as malformed.
 	Malformed []string
+	// Line is what a dialect that read the record's body as a transcript line in full learned
+	// of it for the timeout classifier (package timeout), whether or not the line has tool
+	// items; LineUnread when none did.
+	Line Line
 }
+
+// Line is what a dialect tells the timeout classifier of a log record's body, a transcript
+// line, once it has read it: whether the classifier must read the line itself. The dialect
+// decides it from the fields the classifier decides from, read as the classifier's JSON
+// reader reads them (the first of repeated keys), and only on a line it read whole as JSON;
+// on any other line it says LineUnread. The classification of a record is the same whatever
+// the dialect says; only its cost changes.
+type Line uint8
+
+const (
+	// LineUnread: no dialect read the body as a transcript line in full (not a JSON object,
+	// a map body, invalid or repeated where it matters, or not a dialect that tells): the
+	// classifier reads it as it would without a dialect.
+	LineUnread Line = iota
+	// LineNoTimeout: the line cannot be a timeout line (CONTRACT section 4: a line type that
+	// never is, a user line without a tool_result marked is_error, a system line other than
+	// an api_error, an assistant line not marked isApiErrorMessage): the classifier does not
+	// read it.
+	LineNoTimeout
+	// LineMayTimeout: the line may be a timeout line (a tool_result marked is_error, an API
+	// error line, a pi or OpenClaw message): the classifier reads it.
+	LineMayTimeout
+)
 
 // Reset empties f, keeping its storage.
 func (f *Found) Reset() {
 	f.Items = f.Items[:0]
 	f.Malformed = f.Malformed[:0]
+	f.Line = LineUnread
 }
 
 // Add appends an item.

@@ -5,8 +5,8 @@
 //
 // The scanner checks the structure it walks (brackets, colons, commas, string ends) and fails
 // on any input that is not JSON there; inside values it skips, it only matches brackets and
-// string ends, so some invalid JSON inside a skipped value is accepted. On valid JSON it
-// reads exactly what encoding/json would.
+// string ends, so some invalid JSON inside a skipped value is accepted (Loose tells when it
+// was). On valid JSON it reads exactly what encoding/json would.
 package jsonscan
 
 import (
@@ -36,9 +36,10 @@ const (
 
 // Scanner is a cursor over JSON text. The zero value scans nothing; use Reset.
 type Scanner struct {
-	data []byte
-	pos  int
-	err  error
+	data  []byte
+	pos   int
+	err   error
+	loose bool
 }
 
 // Reset makes s scan data from its start.
@@ -48,6 +49,15 @@ func (s *Scanner) Reset(data []byte) {
 
 // Err returns the first syntax error met, or nil.
 func (s *Scanner) Err() error { return s.err }
+
+// Loose reports whether a value skipped so far (by Skip or Raw) was accepted although it is
+// not JSON in a way that can change where another reader finds its end or the members around
+// it: a number holding bytes no number has (`1"a"`), or a container whose brackets do not pair
+// (`{"a":[}]`, or nested deeper than 64 levels, which are not checked). Inside a container only
+// brackets and string ends are looked at. When s is not loose, a reader that skips strings and
+// containers as it does (as github.com/buger/jsonparser does) finds the same members at the
+// levels s walked.
+func (s *Scanner) Loose() bool { return s.loose }
 
 // Offset returns the cursor's offset in the input.
 func (s *Scanner) Offset() int { return s.pos }
@@ -239,20 +249,33 @@ func (s *Scanner) IsNull() bool {
 func (s *Scanner) skipScalar() bool {
 	start := s.pos
 	for s.pos < len(s.data) {
-		switch s.data[s.pos] {
+		switch c := s.data[s.pos]; c {
 		case ',', '}', ']', ' ', '\t', '\n', '\r':
 			return s.pos > start || s.fail()
+		default:
+			if !numberByte(c) {
+				s.loose = true
+			}
 		}
 		s.pos++
 	}
 	return s.pos > start || s.fail()
 }
 
-// skipContainer skips an object or array by matching brackets, skipping strings whole.
+// numberByte reports whether c may appear in a JSON number.
+func numberByte(c byte) bool {
+	return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
+}
+
+// skipContainer skips an object or array by matching brackets, skipping strings whole. A
+// closing bracket of the other kind than its opening one still closes it, but makes s loose,
+// as does nesting deeper than the 64 levels whose kinds it keeps (in open, one bit a level:
+// 1 for an object).
 func (s *Scanner) skipContainer() bool {
 	depth := 0
+	var open uint64
 	for s.pos < len(s.data) {
-		switch s.data[s.pos] {
+		switch c := s.data[s.pos]; c {
 		case '"':
 			end, ok := stringEnd(s.data, s.pos+1)
 			if !ok {
@@ -261,8 +284,16 @@ func (s *Scanner) skipContainer() bool {
 			s.pos = end + 1
 			continue
 		case '{', '[':
+			if depth == 64 {
+				s.loose = true
+			}
+			open = open<<1 | uint64(c>>5&1) // '{' is 0x7b, '[' 0x5b
 			depth++
 		case '}', ']':
+			if depth <= 64 && open&1 != uint64(c>>5&1) {
+				s.loose = true
+			}
+			open >>= 1
 			depth--
 			if depth == 0 {
 				s.pos++

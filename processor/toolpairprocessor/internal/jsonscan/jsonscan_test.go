@@ -2,6 +2,7 @@ package jsonscan
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -128,4 +129,40 @@ func FuzzScanner(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLoose: Skip accepts a number holding other bytes and brackets that do not pair, as it
+// did, and says so; valid JSON is never loose below 64 levels.
+func TestLoose(t *testing.T) {
+	for _, tt := range []struct {
+		in    string
+		loose bool
+	}{
+		{`{"a":[1,-2.5e+3,{"b":[]}],"c":"]}{["}`, false},
+		{`[1e5, 0.5, -1]`, false},
+		{`1"a"`, true},
+		{`{"a":[}]`, true},
+		{`[{]}`, true},
+		{`{"x":{"y":[}, "type":"user"]}`, true},
+		{strings.Repeat("[", 64) + strings.Repeat("]", 64), false},
+		{strings.Repeat("[", 65) + strings.Repeat("]", 65), true},
+	} {
+		var s Scanner
+		s.Reset([]byte(tt.in))
+		require.True(t, s.Skip(), tt.in)
+		require.Equal(t, tt.loose, s.Loose(), tt.in)
+		if !tt.loose {
+			require.True(t, json.Valid([]byte(tt.in)), tt.in)
+		}
+		s.Reset(nil)
+		require.False(t, s.Loose(), "Reset clears it")
+	}
+	// A number walked to as a member's value.
+	var s Scanner
+	s.Reset([]byte(`{"a":1"b":2}`))
+	require.True(t, s.Enter(Object))
+	_, _, more := s.Key(true)
+	require.True(t, more)
+	require.True(t, s.Skip())
+	require.True(t, s.Loose())
 }

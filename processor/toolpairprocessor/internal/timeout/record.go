@@ -273,7 +273,13 @@ func eventNames(lr plog.LogRecord, attr string) [3]string {
 
 // Log reads a log record: whether it is a timeout, what kind of operation it is, and its
 // time. Transcript lines in its body are read by TranscriptLine.
-func (n *Names) Log(lr plog.LogRecord) Record {
+func (n *Names) Log(lr plog.LogRecord) Record { return n.LogLine(lr, dialect.LineUnread) }
+
+// LogLine is Log of a record whose body a dialect has read as a transcript line and found to
+// be line (dialect.Line): the body of a dialect.LineNoTimeout record is not read at all (not
+// even by TranscriptLine's prefilter), that of any other record is read as Log reads it. The
+// record read is the same as Log's whenever the dialect tells the truth.
+func (n *Names) LogLine(lr plog.LogRecord, line dialect.Line) Record {
 	sc := scanAttrs(lr.Attributes())
 	r := Record{End: dialect.LogTime(lr), Timeout: sc.timeout}
 	for _, name := range eventNames(lr, sc.eventName) {
@@ -287,7 +293,7 @@ func (n *Names) Log(lr plog.LogRecord) Record {
 			r.Start = r.End - ms*1e6
 		}
 	}
-	if !r.Timeout {
+	if !r.Timeout && line != dialect.LineNoTimeout {
 		if t, ok := TranscriptLine(lr.Body()); ok {
 			t.End = transcriptTime(lr, t.End)
 			return t

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/buger/jsonparser"
@@ -77,6 +78,7 @@ func piTime(lr plog.LogRecord, ms int64, iso string) int64 {
 // no sessionId-led Claude Code shape. It reports whether the line is a pi tool line.
 func extractPiJSON(data []byte, lr plog.LogRecord, f *dialect.Found) bool {
 	if typ, err := jsonparser.GetUnsafeString(data, "type"); err != nil || typ != "message" {
+		f.Line = piTimeoutLine(typ, err)
 		return false
 	}
 	var l piLine
@@ -122,6 +124,7 @@ func extractPiJSON(data []byte, lr plog.LogRecord, f *dialect.Found) bool {
 		f.Skip(dialect.ReasonInvalidJSON)
 		return true
 	}
+	f.Line = dialect.LineMayTimeout // the classifier reads the message's role and error itself
 	switch l.role {
 	case "assistant", "toolResult":
 	default:
@@ -164,6 +167,24 @@ func extractPiJSON(data []byte, lr plog.LogRecord, f *dialect.Found) bool {
 		f.Skip(dialect.ReasonInvalidJSON)
 	}
 	return true
+}
+
+// piTimeoutLine is what the classifier is told of a line that is not a pi message entry,
+// from the type member as the classifier reads it (the same jsonparser lookup, which it
+// unescapes): LineNoTimeout when there is none or it is none of the line types the
+// classifier reads, LineUnread otherwise (a Claude Code line without a sessionId, or an
+// escaped value).
+func piTimeoutLine(typ string, err error) dialect.Line {
+	if err != nil {
+		return dialect.LineNoTimeout
+	}
+	switch {
+	case strings.IndexByte(typ, '\\') >= 0:
+		return dialect.LineUnread
+	case typ == "user", typ == "system", typ == "assistant", typ == "message":
+		return dialect.LineUnread
+	}
+	return dialect.LineNoTimeout
 }
 
 func addPiResult(f *dialect.Found, l *piLine, t int64, scopeAttr, scope string) {

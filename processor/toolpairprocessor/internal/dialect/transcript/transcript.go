@@ -27,6 +27,14 @@
 // Only these fields are decoded (package jsonscan, one pass over a Claude Code line and its
 // content blocks); tool inputs and outputs are skipped. A line that is neither (not a JSON object, another entry type) is not a
 // transcript line.
+//
+// In the same pass the dialect tells the timeout classifier (package timeout), in
+// dialect.Found.Line, whether the line can be a timeout line, from the fields the classifier
+// decides from as its reader (github.com/buger/jsonparser) reads them: the line's type, the
+// first subtype and isApiErrorMessage, and the first type and is_error of each content block
+// of a user line; of a pi/OpenClaw line, the type (the classifier reads pi messages itself).
+// A Claude Code line is told LineUnread unless it is one JSON object read without a loose
+// value (jsonscan.Scanner.Loose), without escaped keys, and with one type and one message.
 // A tool block whose ID is missing, empty or not a string is skipped and reported as
 // malformed, and so is a transcript line that is not valid JSON where it is read (the blocks
 // of message.content before the first invalid one still count).
@@ -63,11 +71,29 @@ var (
 // line is what the dialect needs of one transcript line.
 type line struct {
 	typ, sessionID, agentID, timestamp, messageID string
+	tmo                                           lineTimeout
+}
+
+// lineTimeout is what readLine reads of a Claude Code line for the timeout classifier (see
+// dialect.Line), as the classifier's reader (github.com/buger/jsonparser) reads it: the first
+// "subtype" and "isApiErrorMessage" members, and how many "type" and "message" members the
+// line has (the dialect and the classifier read the same one only when there is one).
+type lineTimeout struct {
+	types, messages int
+	subtype         string
+	hasSubtype      bool
+	apiError        bool // the first isApiErrorMessage is true
+	hasAPIError     bool
+	// strict: the line is one JSON object (nothing but white space after it) that the scanner
+	// read without a loose value (jsonscan.Scanner.Loose), and none of the members it read has
+	// an escaped key or, for type and subtype, an escaped value.
+	strict bool
 }
 
 // ExtractLog appends to f the tool calls a transcript log record announces or resolves, and
 // the step boundary an assistant line is, and reports whether it found any of these (or a
 // malformed tool block).
+// It sets f.Line for a string body it reads (see dialect.Line), whatever it reports.
 func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 	body := lr.Body()
 	switch body.Type() {
@@ -100,6 +126,7 @@ func extractJSON(data []byte, lr plog.LogRecord, f *dialect.Found) bool {
 	if l.sessionID == "" {
 		return extractPiJSON(data, lr, f) // a sessionId nested deeper (OpenClaw custom entries)
 	}
+	f.Line = l.timeoutLine()
 	if contentType != jsonscan.Array {
 		return false
 	}
@@ -128,6 +155,12 @@ func extractJSON(data []byte, lr plog.LogRecord, f *dialect.Found) bool {
 		b, ok := readBlock(&sc, kind == pairing.KindResult)
 		if !ok {
 			break
+		}
+		switch {
+		case b.escKey:
+			f.Line = dialect.LineUnread
+		case f.Line == dialect.LineNoTimeout && kind == pairing.KindResult && b.isError && (b.typEsc || string(b.typ) == string(typeToolResult)):
+			f.Line = dialect.LineMayTimeout // a tool_result marked is_error
 		}
 		if !b.hasType || string(b.typ) != string(want) {
 			continue
@@ -159,7 +192,38 @@ func extractJSON(data []byte, lr plog.LogRecord, f *dialect.Found) bool {
 	if sc.Err() != nil {
 		f.Skip(dialect.ReasonInvalidJSON)
 	}
+	if sc.Err() != nil || sc.Loose() {
+		f.Line = dialect.LineUnread
+	}
 	return len(f.Items)+len(f.Malformed) > n
+}
+
+// timeoutLine is what the classifier is told of a Claude Code line read by readLine, before
+// its content blocks are: LineNoTimeout for a line of a type that is never a timeout, a
+// system line other than an api_error, an assistant line not marked isApiErrorMessage, and
+// (until a block says otherwise) a user line; LineMayTimeout for the others; LineUnread when
+// the line was not read strictly or repeats its type or message.
+func (l *line) timeoutLine() dialect.Line {
+	t := &l.tmo
+	if !t.strict || t.types != 1 || t.messages > 1 {
+		return dialect.LineUnread
+	}
+	switch l.typ {
+	case "user":
+		return dialect.LineNoTimeout // until a tool_result block marked is_error
+	case "system":
+		if !t.hasSubtype || t.subtype != "api_error" {
+			return dialect.LineNoTimeout
+		}
+	case "assistant":
+		if !t.hasAPIError || !t.apiError {
+			return dialect.LineNoTimeout
+		}
+	case "message":
+	default:
+		return dialect.LineNoTimeout
+	}
+	return dialect.LineMayTimeout
 }
 
 func extractMap(m pcommon.Map, lr plog.LogRecord, f *dialect.Found) bool {
@@ -237,15 +301,30 @@ func readLine(data []byte) (l line, content []byte, contentKind jsonscan.Kind, o
 	if !sc.Enter(jsonscan.Object) {
 		return l, nil, jsonscan.Invalid, false
 	}
+	escaped := false // a key or a type or subtype value
 	for first := true; ; first = false {
 		key, esc, more := sc.Key(first)
 		if !more {
 			break
 		}
+		escaped = escaped || esc
 		var dst *string
 		switch lineKey(key, esc) {
 		case "type":
+			l.tmo.types++
+			escaped = escaped || escapedString(&sc)
 			dst = &l.typ
+		case "subtype":
+			if !l.tmo.hasSubtype {
+				l.tmo.hasSubtype = true
+				escaped = escaped || escapedString(&sc)
+				dst = &l.tmo.subtype
+			}
+		case "isApiErrorMessage":
+			if !l.tmo.hasAPIError {
+				l.tmo.hasAPIError = true
+				l.tmo.apiError = sc.Peek() == jsonscan.True
+			}
 		case "sessionId":
 			dst = &l.sessionID
 		case "agentId":
@@ -253,8 +332,11 @@ func readLine(data []byte) (l line, content []byte, contentKind jsonscan.Kind, o
 		case "timestamp":
 			dst = &l.timestamp
 		case "message":
+			l.tmo.messages++
 			if sc.Peek() == jsonscan.Object {
-				content, contentKind = readMessage(&sc, &l)
+				var escKey bool
+				content, contentKind, escKey = readMessage(&sc, &l)
+				escaped = escaped || escKey
 				continue
 			}
 		}
@@ -264,18 +346,32 @@ func readLine(data []byte) (l line, content []byte, contentKind jsonscan.Kind, o
 			sc.Skip()
 		}
 	}
+	l.tmo.strict = sc.Err() == nil && !sc.Loose() && !escaped && sc.Offset() == len(data)
 	return l, content, contentKind, sc.Err() == nil
 }
 
-// readMessage reads message.id into l and returns the raw message.content.
-func readMessage(sc *jsonscan.Scanner, l *line) (content []byte, kind jsonscan.Kind) {
+// escapedString reports whether the next value is a string holding an escape, without
+// consuming it.
+func escapedString(sc *jsonscan.Scanner) bool {
+	if sc.Peek() != jsonscan.String {
+		return false
+	}
+	probe := *sc
+	_, esc, _ := probe.String()
+	return esc
+}
+
+// readMessage reads message.id into l and returns the raw message.content, and whether a key
+// of the message is escaped.
+func readMessage(sc *jsonscan.Scanner, l *line) (content []byte, kind jsonscan.Kind, escKey bool) {
 	sc.Enter(jsonscan.Object)
 	seenContent, seenID := false, false
 	for first := true; ; first = false {
 		key, esc, more := sc.Key(first)
 		if !more {
-			return content, kind
+			return content, kind, escKey
 		}
+		escKey = escKey || esc
 		switch k := lineKey(key, esc); {
 		case k == "content" && !seenContent:
 			seenContent = true
@@ -291,13 +387,16 @@ func readMessage(sc *jsonscan.Scanner, l *line) (content []byte, kind jsonscan.K
 
 // block is what the dialect reads of one content block: the first "type", call ID ("id", or
 // "tool_use_id" in a result), "name" and "content" members, raw (strings between their
-// quotes, escapes not decoded).
+// quotes, escapes not decoded), and for the timeout classifier the first "is_error" of a
+// result, whether the type is escaped, and whether a key is.
 type block struct {
 	typ, id, name, content  []byte
 	idKind, contentKind     jsonscan.Kind
 	idEsc, nameEsc          bool
 	hasType, hasID, hasName bool
 	seenName, hasContent    bool
+	typEsc, escKey          bool
+	seenIsError, isError    bool
 }
 
 // readBlock reads the content block object at the cursor (of a user line when result), in
@@ -314,6 +413,7 @@ func readBlock(sc *jsonscan.Scanner, result bool) (b block, ok bool) {
 			return b, sc.Err() == nil
 		}
 		if esc {
+			b.escKey = true
 			k, err := jsonscan.Unquote(key, true)
 			if err != nil {
 				k = "" // a key with a bad escape is none of ours, as in lineKey
@@ -324,11 +424,14 @@ func readBlock(sc *jsonscan.Scanner, result bool) (b block, ok bool) {
 		case !b.hasType && string(key) == "type":
 			b.hasType = true
 			if sc.Peek() == jsonscan.String {
-				if b.typ, _, ok = sc.String(); !ok {
+				if b.typ, b.typEsc, ok = sc.String(); !ok {
 					return b, false
 				}
 				continue
 			}
+		case result && !b.seenIsError && string(key) == "is_error":
+			b.seenIsError = true
+			b.isError = sc.Peek() == jsonscan.True
 		case !b.hasID && string(key) == idKey:
 			b.hasID = true
 			b.idKind = sc.Peek()
@@ -415,6 +518,10 @@ func lineKey(raw []byte, escaped bool) string {
 		return "agentId"
 	case "timestamp":
 		return "timestamp"
+	case "subtype":
+		return "subtype"
+	case "isApiErrorMessage":
+		return "isApiErrorMessage"
 	case "message":
 		return "message"
 	case "content":
