@@ -209,6 +209,8 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 					}
 				}
 				if p.tmo != nil {
+					// Told before the normalization below, which only sets values to
+					// integers: that never makes a line a timeout line.
 					b.lines = append(b.lines, b.found.Line)
 				}
 				if d == nil {

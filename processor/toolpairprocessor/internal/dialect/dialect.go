@@ -54,16 +54,17 @@ type Found struct {
 
 // Line is what a dialect tells the timeout classifier of a log record's body, a transcript
 // line, once it has read it: whether the classifier must read the line itself. The dialect
-// decides it from the fields the classifier decides from, read as the classifier's JSON
-// reader reads them (the first of repeated keys), and only on a line it read whole as JSON;
-// on any other line it says LineUnread. The classification of a record is the same whatever
-// the dialect says; only its cost changes.
+// decides it from the fields the classifier decides from, read as the classifier reads them
+// (in a string body the first of repeated keys, as its JSON reader does, and only in a line
+// read whole as JSON; in a map body the last, as in the JSON text it is read as); on any
+// other body it says LineUnread. The classification of a record is the same whatever the
+// dialect says; only its cost changes.
 type Line uint8
 
 const (
 	// LineUnread: no dialect read the body as a transcript line in full (not a JSON object,
-	// a map body, invalid or repeated where it matters, or not a dialect that tells): the
-	// classifier reads it as it would without a dialect.
+	// invalid or repeated where it matters, or not a dialect that tells): the classifier
+	// reads it as it would without a dialect.
 	LineUnread Line = iota
 	// LineNoTimeout: the line cannot be a timeout line (CONTRACT section 4: a line type that
 	// never is, a user line without a tool_result marked is_error, a system line other than

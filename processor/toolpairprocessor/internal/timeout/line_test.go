@@ -2,12 +2,14 @@ package timeout
 
 import (
 	"bufio"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
@@ -36,11 +38,27 @@ func requireSameRecord(t *testing.T, n *Names, lr plog.LogRecord) (Record, diale
 	t.Helper()
 	line := lineFacts(lr)
 	want := n.Log(lr)
-	require.Equal(t, want, n.LogLine(lr, line), "facts %d: %.300s", line, lr.Body().Str())
-	if want.Timeout && want.Transcript {
-		require.NotEqual(t, dialect.LineNoTimeout, line, "a timeout line: %.300s", lr.Body().Str())
+	if got := n.LogLine(lr, line); got != want {
+		t.Fatalf("facts %d: %+v, without them %+v: %.300s", line, got, want, lr.Body().AsString())
+	}
+	if want.Timeout && want.Transcript && line == dialect.LineNoTimeout {
+		t.Fatalf("a timeout line told LineNoTimeout: %.300s", lr.Body().AsString())
 	}
 	return want, line
+}
+
+// mapRecord is lineRecord with the line parsed into a map body (the filelog receiver's
+// json_parser with parse_to: body), and false when the line is not a JSON object.
+func mapRecord(line string) (plog.LogRecord, bool) {
+	var raw map[string]any
+	if json.Unmarshal([]byte(line), &raw) != nil || raw == nil {
+		return plog.LogRecord{}, false
+	}
+	lr := lineRecord("")
+	if lr.Body().SetEmptyMap().FromRaw(raw) != nil {
+		return plog.LogRecord{}, false
+	}
+	return lr, true
 }
 
 // TestLogLineOnTranscripts: on every line of every real transcript of testdata (Claude Code
@@ -97,7 +115,7 @@ func TestLogLineOnTranscripts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			lines := readLines(t, filepath.Join(root, filepath.FromSlash(tt.file)))
-			timeouts, spared := 0, 0
+			timeouts, spared, mapTimeouts, mapSpared := 0, 0, 0, 0
 			for _, line := range lines {
 				r, facts := requireSameRecord(t, n, lineRecord(line))
 				if r.Timeout {
@@ -106,11 +124,22 @@ func TestLogLineOnTranscripts(t *testing.T) {
 				if facts == dialect.LineNoTimeout {
 					spared++
 				}
+				lr, ok := mapRecord(line)
+				require.True(t, ok, line)
+				r, facts = requireSameRecord(t, n, lr)
+				if r.Timeout {
+					mapTimeouts++
+				}
+				if facts == dialect.LineNoTimeout {
+					mapSpared++
+				}
 			}
-			t.Logf("%d lines, %d timeouts, %d spared", len(lines), timeouts, spared)
+			t.Logf("%d lines, %d timeouts, %d spared; as maps %d timeouts, %d spared", len(lines), timeouts, spared, mapTimeouts, mapSpared)
 			require.Len(t, lines, tt.lines)
 			require.Equal(t, tt.timeouts, timeouts)
 			require.GreaterOrEqual(t, spared, tt.spared)
+			require.Equal(t, tt.timeouts, mapTimeouts)
+			require.GreaterOrEqual(t, mapSpared, tt.spared)
 		})
 	}
 }
@@ -197,8 +226,8 @@ func TestLogLineCrafted(t *testing.T) {
 	}
 }
 
-// FuzzLogLine: on any line, the classifier reads the same Record with the transcript
-// dialect's facts as without them.
+// FuzzLogLine: on any line, as a string body and parsed into a map body, the classifier reads
+// the same Record with the transcript dialect's facts as without them.
 func FuzzLogLine(f *testing.F) {
 	for _, tt := range logLineCases {
 		f.Add(tt.line)
@@ -225,5 +254,45 @@ func FuzzLogLine(f *testing.F) {
 		if want, got := n.Log(lr), n.LogLine(lr, facts); want != got {
 			t.Fatalf("facts %d: %+v, without them %+v: %q", facts, got, want, line)
 		}
+		if lr, ok := mapRecord(line); ok {
+			facts := lineFacts(lr)
+			if want, got := n.Log(lr), n.LogLine(lr, facts); want != got {
+				t.Fatalf("map body, facts %d: %+v, without them %+v: %q", facts, got, want, line)
+			}
+		}
 	})
+}
+
+// TestLogLineMapRepeatedKeys: a map body may repeat a key (an OTLP kvlist is a list); the
+// classifier reads its JSON text, where the last wins, and so does the dialect's telling.
+func TestLogLineMapRepeatedKeys(t *testing.T) {
+	n := defaultNames(t)
+	str := func(k, v string) string { return `{"key":"` + k + `","value":{"stringValue":"` + v + `"}}` }
+	kv := func(k, v string) string { return `{"key":"` + k + `","value":` + v + `}` }
+	kvlist := func(kvs ...string) string { return `{"kvlistValue":{"values":[` + strings.Join(kvs, ",") + `]}}` }
+	block := func(kvs ...string) string { return kvlist(kvs...) }
+	timedOut := block(str("type", "tool_result"), str("tool_use_id", "t"), kv("is_error", `{"boolValue":true}`), str("content", "Command timed out after 2s"))
+	for _, tt := range []struct {
+		name    string
+		body    string
+		facts   dialect.Line
+		timeout bool
+	}{
+		{"last type is user", kvlist(str("type", "progress"), str("sessionId", "s"), str("type", "user"), kv("message", kvlist(kv("content", `{"arrayValue":{"values":[`+timedOut+`]}}`)))), dialect.LineMayTimeout, true},
+		{"last type is progress", kvlist(str("type", "user"), str("sessionId", "s"), str("type", "progress"), kv("message", kvlist(kv("content", `{"arrayValue":{"values":[`+timedOut+`]}}`)))), dialect.LineNoTimeout, false},
+		{"last content", kvlist(str("type", "user"), str("sessionId", "s"), kv("message", kvlist(kv("content", `{"arrayValue":{"values":[]}}`), kv("content", `{"arrayValue":{"values":[`+timedOut+`]}}`)))), dialect.LineMayTimeout, true},
+		{"last is_error", kvlist(str("type", "user"), str("sessionId", "s"), kv("message", kvlist(kv("content", `{"arrayValue":{"values":[`+block(str("type", "tool_result"), kv("is_error", `{"boolValue":true}`), kv("is_error", `{"boolValue":false}`), str("content", "Command timed out"))+`]}}`)))), dialect.LineNoTimeout, false},
+		{"last subtype", kvlist(str("type", "system"), str("subtype", "turn_duration"), str("subtype", "api_error"), kv("error", kvlist(str("message", "Request timed out.")))), dialect.LineMayTimeout, true},
+		{"is_error as a string", kvlist(str("type", "user"), kv("message", kvlist(kv("content", `{"arrayValue":{"values":[`+block(str("type", "tool_result"), str("is_error", "true"), str("content", "Command timed out"))+`]}}`)))), dialect.LineNoTimeout, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ld, err := (&plog.JSONUnmarshaler{}).UnmarshalLogs([]byte(`{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"body":` + tt.body + `}]}]}]}`))
+			require.NoError(t, err)
+			lr := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0)
+			require.Equal(t, pcommon.ValueTypeMap, lr.Body().Type())
+			r, facts := requireSameRecord(t, n, lr)
+			require.Equal(t, tt.facts, facts)
+			require.Equal(t, tt.timeout, r.Timeout)
+		})
+	}
 }

@@ -34,7 +34,8 @@
 // first subtype and isApiErrorMessage, and the first type and is_error of each content block
 // of a user line; of a pi/OpenClaw line, the type (the classifier reads pi messages itself).
 // A Claude Code line is told LineUnread unless it is one JSON object read without a loose
-// value (jsonscan.Scanner.Loose), without escaped keys, and with one type and one message.
+// value (jsonscan.Scanner.Loose), without escaped keys, and with one type and one message. A
+// map body is told from the same fields, read from the map (see mapTimeoutLine).
 // A tool block whose ID is missing, empty or not a string is skipped and reported as
 // malformed, and so is a transcript line that is not valid JSON where it is read (the blocks
 // of message.content before the first invalid one still count).
@@ -93,7 +94,7 @@ type lineTimeout struct {
 // ExtractLog appends to f the tool calls a transcript log record announces or resolves, and
 // the step boundary an assistant line is, and reports whether it found any of these (or a
 // malformed tool block).
-// It sets f.Line for a string body it reads (see dialect.Line), whatever it reports.
+// It sets f.Line for the bodies it reads (see dialect.Line), whatever it reports.
 func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 	body := lr.Body()
 	switch body.Type() {
@@ -104,10 +105,94 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 		}
 		return extractJSON(unsafe.Slice(unsafe.StringData(s), len(s)), lr, f)
 	case pcommon.ValueTypeMap:
+		f.Line = mapTimeoutLine(body.Map())
 		return extractMap(body.Map(), lr, f)
 	default:
 		return false
 	}
+}
+
+// mapTimeoutLine is what the timeout classifier is told of a map body (see dialect.Line). The
+// classifier reads a map body as its JSON text (pcommon.Value.AsString, where the last of
+// repeated keys wins and keys are unique), so the members are taken as that text holds them:
+// the last of each, and only values whose JSON is the string or the true the classifier looks
+// for.
+func mapTimeoutLine(m pcommon.Map) dialect.Line {
+	typ, ok := m.Get("type")
+	if !ok {
+		return dialect.LineNoTimeout // the classifier reads no map body without a type
+	}
+	var sub, apiErr, msg pcommon.Value
+	hasSub, hasAPIErr, hasMsg := false, false, false
+	m.Range(func(k string, v pcommon.Value) bool {
+		switch k {
+		case "type":
+			typ = v
+		case "subtype":
+			sub, hasSub = v, true
+		case "isApiErrorMessage":
+			apiErr, hasAPIErr = v, true
+		case "message":
+			msg, hasMsg = v, true
+		}
+		return true
+	})
+	if typ.Type() != pcommon.ValueTypeStr {
+		return dialect.LineNoTimeout
+	}
+	switch typ.Str() {
+	case "user":
+		if hasMsg && msg.Type() == pcommon.ValueTypeMap && mapToolError(msg.Map()) {
+			return dialect.LineMayTimeout
+		}
+	case "system":
+		if hasSub && sub.Type() == pcommon.ValueTypeStr && sub.Str() == "api_error" {
+			return dialect.LineMayTimeout
+		}
+	case "assistant":
+		if hasAPIErr && apiErr.Type() == pcommon.ValueTypeBool && apiErr.Bool() {
+			return dialect.LineMayTimeout
+		}
+	case "message":
+		return dialect.LineMayTimeout
+	}
+	return dialect.LineNoTimeout
+}
+
+// mapToolError reports whether a message map's content (the last) holds a map block whose
+// type (the last) is "tool_result" and whose is_error (the last) is true.
+func mapToolError(msg pcommon.Map) bool {
+	var content pcommon.Value
+	found := false
+	msg.Range(func(k string, v pcommon.Value) bool {
+		if k == "content" {
+			content, found = v, true
+		}
+		return true
+	})
+	if !found || content.Type() != pcommon.ValueTypeSlice {
+		return false
+	}
+	blocks := content.Slice()
+	for i := 0; i < blocks.Len(); i++ {
+		if blocks.At(i).Type() != pcommon.ValueTypeMap {
+			continue
+		}
+		var isResult, isError bool
+		blocks.At(i).Map().Range(func(k string, v pcommon.Value) bool {
+			switch k {
+			case "type":
+				isResult = v.Type() == pcommon.ValueTypeStr && v.Str() == "tool_result"
+			case "is_error":
+				isError = v.Type() == pcommon.ValueTypeBool && v.Bool()
+			}
+			return true
+		})
+		if isResult && isError {
+			return true
+		}
+	}
+	return false
 }
 
 func extractJSON(data []byte, lr plog.LogRecord, f *dialect.Found) bool {
