@@ -70,12 +70,15 @@ type Tracker struct {
 
 	mu     sync.Mutex
 	scopes map[pairing.ScopeKey]*scope
-	// calls indexes the tool calls by a 64-bit hash of their scope and call ID (see
-	// callHash); a call whose hash is already taken by another goes to collide.
+	// calls indexes the tool calls of the scopes that hold many (see scope.indexed) by a
+	// 64-bit hash of their scope and call ID (see callHash); a call whose hash is already
+	// taken by another goes to collide. The calls of the other scopes are found by scanning
+	// the scope's operations.
 	calls   map[uint64]*op
 	collide map[callKey]*op
 	seed    maphash.Seed
 	mask    uint64 // all ones; tests narrow it to force collisions
+	scan    int    // scanCalls; tests lower it to index every scope
 	scopeID uint64 // the last scope.id given
 	// order lists every operation in the order first recorded (for MaxOperations), resolved
 	// the resolved ones in the order resolved (for Retention); both are intrusive lists.
@@ -106,7 +109,17 @@ type scope struct {
 	id        uint64 // unique over the tracker's life, for callHash
 	ops       list   // this scope's operations
 	intervals int    // model calls and compactions among them
+	calls     int    // tool calls among them
+	// indexed: the scope's calls are in the tracker's index, since it once held more than
+	// scanCalls calls; until then they are found by scanning ops.
+	indexed bool
 }
+
+// scanCalls is how many tool calls a scope holds before they are indexed: a scope of a few
+// calls (a trace, a short session) finds them faster by scanning its operations, most
+// recent first, than through a map of every call, and spares the map its inserts and
+// deletes.
+const scanCalls = 8
 
 // list is an intrusive doubly linked list of ops through one of their link pairs.
 type list struct {
@@ -120,7 +133,7 @@ type op struct {
 	scope      *scope
 	callID     string
 	tool       string
-	hash       uint64 // of a call: callHash(scope, callID)
+	hash       uint64 // of a call of an indexed scope: callHash(scope, callID)
 	start, end int64  // Unix ns; 0: unknown (start) / not resolved (end)
 	resolvedAt int64  // tracker clock, Unix ns, when end was first set
 	live       bool
@@ -177,6 +190,7 @@ func New(cfg Config) (*Tracker, error) {
 		collide: map[callKey]*op{},
 		seed:    maphash.MakeSeed(),
 		mask:    ^uint64(0),
+		scan:    scanCalls,
 		names:   map[string]string{},
 		tenants: map[string]string{},
 	}, nil
@@ -228,7 +242,49 @@ func (t *Tracker) add(sc *scope, o *op) {
 	t.n++
 	if o.kind != Call {
 		sc.intervals++
+		return
 	}
+	sc.calls++
+	switch {
+	case sc.indexed:
+		t.index(o)
+	case sc.calls > t.scan:
+		sc.indexed = true
+		for c := sc.ops.head; c != nil; c = c.inScope.next {
+			if c.kind == Call {
+				t.index(c)
+			}
+		}
+	}
+}
+
+// index adds a call of an indexed scope to the call index.
+func (t *Tracker) index(o *op) {
+	o.hash = t.callHash(o.scope, o.callID)
+	if t.calls[o.hash] == nil {
+		t.calls[o.hash] = o
+	} else {
+		t.collide[callKey{o.scope, o.callID}] = o
+	}
+}
+
+// findCall returns the op of call callID of scope sc, or nil.
+func (t *Tracker) findCall(sc *scope, callID string) *op {
+	if !sc.indexed {
+		for o := sc.ops.tail; o != nil; o = o.inScope.prev {
+			if o.kind == Call && o.callID == callID {
+				return o
+			}
+		}
+		return nil
+	}
+	if o := t.calls[t.callHash(sc, callID)]; o != nil && o.scope == sc && o.callID == callID {
+		return o
+	}
+	if len(t.collide) == 0 {
+		return nil
+	}
+	return t.collide[callKey{sc, callID}]
 }
 
 // callHash is the index hash of call callID of scope sc: the call ID's hash mixed with the
@@ -244,25 +300,13 @@ func (t *Tracker) call(u *Update) *op {
 	sc := t.scope(u.Scope, u.Owned)
 	o := t.lastCall
 	if o == nil || o.scope != sc || o.callID != callID {
-		h := t.callHash(sc, callID)
-		o = t.calls[h]
-		if o == nil || o.scope != sc || o.callID != callID {
-			o = nil
-			if len(t.collide) > 0 {
-				o = t.collide[callKey{sc, callID}]
-			}
-		}
+		o = t.findCall(sc, callID)
 		if o == nil {
 			if !u.Owned {
 				callID = strings.Clone(callID)
 			}
-			o = &op{kind: Call, callID: callID, hash: h}
+			o = &op{kind: Call, callID: callID}
 			t.add(sc, o)
-			if t.calls[h] == nil {
-				t.calls[h] = o
-			} else {
-				t.collide[callKey{sc, o.callID}] = o
-			}
 		}
 		t.lastCall = o
 	}
@@ -427,14 +471,18 @@ func (t *Tracker) forget(o *op) {
 	sc := o.scope
 	sc.ops.remove(o, scopeLink)
 	t.n--
-	if o.kind == Call {
+	switch {
+	case o.kind != Call:
+		sc.intervals--
+	case sc.indexed:
+		sc.calls--
 		if t.calls[o.hash] == o {
 			delete(t.calls, o.hash)
 		} else {
 			delete(t.collide, callKey{sc, o.callID})
 		}
-	} else {
-		sc.intervals--
+	default:
+		sc.calls--
 	}
 	if sc.ops.head == nil && t.scopes[sc.key] == sc {
 		delete(t.scopes, sc.key)
