@@ -59,6 +59,9 @@ type logsProcessor struct {
 	next     consumer.Logs
 	dialects []logDialect
 	pool     sync.Pool // *logBatch
+	// resources makes the resources of the batches' origins, one copy for as long as the
+	// batches' resources stay the same.
+	resources synth.ResourceCache
 }
 
 func newLogsProcessor(s *shared, next consumer.Logs) *logsProcessor {
@@ -250,7 +253,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 					if it.Kind == pairing.KindUse || it.Kind == pairing.KindReject {
 						if origin == nil {
 							if res == nil {
-								res = synth.NewResource(rl.Resource())
+								res = p.resources.Get(rl.Resource())
 							}
 							origin = &synth.Origin{
 								Next:       p.next,

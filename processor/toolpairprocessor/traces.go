@@ -49,6 +49,9 @@ type tracesProcessor struct {
 	next     consumer.Traces
 	dialects []spanDialect
 	pool     sync.Pool // *spanBatch
+	// resources makes the resources of the batches' origins, one copy for as long as the
+	// batches' resources stay the same.
+	resources synth.ResourceCache
 }
 
 func newTracesProcessor(s *shared, next consumer.Traces) *tracesProcessor {
@@ -189,7 +192,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 		rs := rss.At(i)
 		tenant := p.keys.tenant(rs.Resource())
 		rscope := p.keys.resourceScope(rs.Resource())
-		var res *synth.Resource // copied once per resource, when it announces a call
+		var res *synth.Resource // once per resource, when it announces a call (p.resources)
 		sss := rs.ScopeSpans()
 		for j := 0; j < sss.Len(); j++ {
 			spans := sss.At(j).Spans()
@@ -247,7 +250,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 					if it.Kind == pairing.KindUse {
 						if origin == nil {
 							if res == nil {
-								res = synth.NewResource(rs.Resource())
+								res = p.resources.Get(rs.Resource())
 							}
 							origin = &synth.Origin{
 								Next:         p.next,

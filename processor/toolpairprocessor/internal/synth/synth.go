@@ -56,10 +56,13 @@ const (
 	Logs
 )
 
-// Resource is a resource shared by the origins of one batch's resource group. It is
-// read-only once made.
+// Resource is a resource shared by the origins of one batch's resource group, or of several
+// batches' equal ones (see ResourceCache). It is read-only once made.
 type Resource struct {
 	Resource pcommon.Resource
+	// attrs are the attributes of Resource as ResourceCache compares them, nil when it does
+	// not (see comparableAttrs).
+	attrs []attr
 }
 
 // NewResource copies res.
