@@ -150,8 +150,9 @@ func (b *logBatch) hold(ev *pairing.Event) any {
 }
 
 // fillHeld copies each log record the engine holds, with its resource and scope, out of the
-// batch into its heldLog, and unlocks it. It must run after Process and before anything else
-// reads or changes the batch.
+// batch into its heldLog, and unlocks it. It must run after Process and the timeout
+// classifier (whose attributes the copy keeps), and before anything else reads or changes
+// the batch.
 func (b *logBatch) fillHeld() {
 	if b.nheld == 0 {
 		return
@@ -273,15 +274,18 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 		}
 	}
 	p.tel.unrecognized(ctx, synth.Logs, unrecognized)
+	if len(b.events) > 0 {
+		b.res = p.engine.Process(b.events, b.hold, b.res)
+	}
 	if p.tmo != nil {
-		// Before the engine runs: a result record it holds leaves as a copy.
+		// After the engine, whose copies of the keys the tracker keeps (Event.Owned), and
+		// before fillHeld: a result record the engine holds leaves as a copy, with what the
+		// classifier wrote on it.
 		p.tmo.logs(ctx, ld, b.events, b.refs, b.lines)
 	}
 	if len(b.events) == 0 {
 		return ld, nil
 	}
-
-	b.res = p.engine.Process(b.events, b.hold, b.res)
 	b.fillHeld()
 	out := output{curLogs: p.next, logs: ld}
 	p.apply(b.res, &out, b)
