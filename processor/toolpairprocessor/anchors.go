@@ -57,6 +57,9 @@ type anchor struct {
 
 type scopeAnchors struct {
 	turns, calls []anchor
+	// first holds the first turn and the first model call of the scope, so that a scope
+	// with one of each (most) takes one allocation; more grow the lists out of it.
+	first [2]anchor
 }
 
 // anchorIndex remembers, per scope, the latest turn spans and model-call spans seen in the
@@ -69,6 +72,10 @@ type anchorIndex struct {
 	scopes map[pairing.ScopeKey]*scopeAnchors
 	order  []pairing.ScopeKey // insertion order, for the bound
 	head   int
+	// last is the scope most recently added to, under key lastKey: the anchor spans of a
+	// trace come together in a batch. (Evicting a scope always makes a new one the last.)
+	last    *scopeAnchors
+	lastKey pairing.ScopeKey
 }
 
 func newAnchorIndex() *anchorIndex {
@@ -80,7 +87,10 @@ func newAnchorIndex() *anchorIndex {
 func (x *anchorIndex) add(k pairing.ScopeKey, a anchor, turn bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	sa := x.scopes[k]
+	sa := x.last
+	if sa == nil || x.lastKey != k {
+		sa = x.scopes[k]
+	}
 	if sa == nil {
 		if len(x.order)-x.head >= maxAnchorScopes {
 			delete(x.scopes, x.order[x.head])
@@ -93,8 +103,10 @@ func (x *anchorIndex) add(k pairing.ScopeKey, a anchor, turn bool) {
 		}
 		x.order = append(x.order, k)
 		sa = &scopeAnchors{}
+		sa.turns, sa.calls = sa.first[0:0:1], sa.first[1:1:2]
 		x.scopes[k] = sa
 	}
+	x.last, x.lastKey = sa, k
 	list, limit := &sa.calls, maxCallsInScope
 	if turn {
 		list, limit = &sa.turns, maxTurnsInScope
