@@ -113,6 +113,10 @@ type scope struct {
 	// indexed: the scope's calls are in the tracker's index, since it once held more than
 	// scanCalls calls; until then they are found by scanning ops.
 	indexed bool
+	// stored: the scope is the one Tracker.scopes holds for its key (it is put there once,
+	// when made, and taken out once, when its last operation is forgotten), which spares
+	// forget a lookup.
+	stored bool
 }
 
 // scanCalls is how many tool calls a scope holds before they are indexed: a scope of a few
@@ -215,7 +219,7 @@ func (t *Tracker) scope(k pairing.ScopeKey, owned bool) *scope {
 			k = pairing.ScopeKey{Tenant: intern(t.tenants, k.Tenant), Scope: strings.Clone(k.Scope)}
 		}
 		t.scopeID++
-		sc = &scope{key: k, id: t.scopeID}
+		sc = &scope{key: k, id: t.scopeID, stored: true}
 		t.scopes[k] = sc
 	}
 	t.last = sc
@@ -484,8 +488,9 @@ func (t *Tracker) forget(o *op) {
 	default:
 		sc.calls--
 	}
-	if sc.ops.head == nil && t.scopes[sc.key] == sc {
+	if sc.ops.head == nil && sc.stored {
 		delete(t.scopes, sc.key)
+		sc.stored = false
 		if t.last == sc {
 			t.last = nil
 		}

@@ -365,6 +365,9 @@ type scopeState struct {
 	// usesSeen: at least one use was seen in the scope, so a result without its use is an
 	// orphan rather than standalone.
 	usesSeen bool
+	// stored: the scope is the one Engine.scopes holds for its key (it is put there once,
+	// when made, and taken out once, by forgetScope), which spares forgetScope a lookup.
+	stored bool
 	// lastSeen is the engine clock (Unix ns) of the scope's latest event.
 	lastSeen int64
 	// refs counts the entries of the scope; the scope is forgotten when it drops to zero.
@@ -702,7 +705,7 @@ func (e *Engine) scope(k ScopeKey, now int64) *scopeState {
 	s := e.scopes[k]
 	if s == nil {
 		k = ScopeKey{Tenant: e.tenant(k.Tenant), Scope: strings.Clone(k.Scope)}
-		s = &scopeState{key: k, usesSeen: e.usedScopes.has(e.scopeHash(k))}
+		s = &scopeState{key: k, usesSeen: e.usedScopes.has(e.scopeHash(k)), stored: true}
 		e.scopes[k] = s
 	}
 	e.last = s
@@ -716,8 +719,9 @@ func (e *Engine) forgetScope(sc *scopeState) {
 	if sc.usesSeen {
 		e.usedScopes.add(e.scopeHash(sc.key))
 	}
-	if e.scopes[sc.key] == sc {
+	if sc.stored {
 		delete(e.scopes, sc.key)
+		sc.stored = false
 	}
 	if e.last == sc {
 		e.last = nil
