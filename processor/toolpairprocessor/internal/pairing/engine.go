@@ -290,15 +290,39 @@ type entry struct {
 	prev, next *entry
 	state      state
 	source     uint8 // Source of the result that resolved or is held, 0 when none
-	aborted    bool  // waiting: the held result says its call was aborted
-	companion  bool  // waiting: the held result is a companion (KindCompanion)
-	// rejected: resolved by a refusal (KindReject). The first result record of each Source
-	// that arrives for it is kept (SameSource false): it is that source's only record of the
-	// refused call.
-	rejected bool
-	step     *string
+	flags      entryFlags
+	// hash is the key's index hash (Engine.hash), kept so that dropping the entry does not
+	// read its key's strings again.
+	hash uint32
+	step *string
 	// sprev and snext link the pending entries of one scope.
 	sprev, snext *entry
+}
+
+// entryFlags are an entry's flags (one byte, so that the entry keeps its size class).
+type entryFlags uint8
+
+const (
+	// flagAborted: waiting: the held result says its call was aborted.
+	flagAborted entryFlags = 1 << iota
+	// flagCompanion: waiting: the held result is a companion (KindCompanion).
+	flagCompanion
+	// flagRejected: resolved by a refusal (KindReject). The first result record of each
+	// Source that arrives for it is kept (SameSource false): it is that source's only record
+	// of the refused call.
+	flagRejected
+)
+
+// has reports whether the entry has flag f.
+func (ent *entry) has(f entryFlags) bool { return ent.flags&f != 0 }
+
+// set sets flag f of the entry to on.
+func (ent *entry) set(f entryFlags, on bool) {
+	if on {
+		ent.flags |= f
+	} else {
+		ent.flags &^= f
+	}
 }
 
 // key returns the entry's call key.
@@ -389,10 +413,11 @@ type queuedClosing struct {
 
 // Engine pairs tool calls. It is safe for concurrent use. Create it with New.
 //
-// The call index maps a 64-bit hash of the call key to its entry rather than the key itself:
-// a key is three strings (48 bytes of headers) and the entry already knows its key, so a
-// slot costs 16 bytes instead of 56. Keys whose hash is already taken by another key (about
-// one in 10^7 at 10^6 calls) go to a side map keyed by the full Key. See lookup.
+// The call index maps a 32-bit hash of the call key to its entry rather than the key itself:
+// a key is three strings (48 bytes of headers) and the entry already knows its key (and keeps
+// the hash in what would be padding), so a slot costs 16 bytes instead of 56. Keys whose hash
+// is already taken by another key (about one in 4,000 at 10^6 calls, one in 40,000 at the
+// default bound of 10^5) go to a side map keyed by the full Key. See lookup.
 type Engine struct {
 	mu         sync.Mutex
 	cfg        Config
@@ -560,9 +585,9 @@ func (m *scopeMemory) add(h uint64) {
 // copied per call, tenants per scope.
 const maxNames = 4096
 
-// hash returns the index hash of a call key.
+// hash returns the index hash of a call key: 32 bits of its maphash.
 func (e *Engine) hash(k Key) uint64 {
-	return maphash.Comparable(e.seed, k) & e.hashMask
+	return uint64(uint32(maphash.Comparable(e.seed, k))) & e.hashMask
 }
 
 // lookup returns the entry of call key k, or nil.
@@ -734,14 +759,14 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 		own(ev, ent)
 		ent.scope.lastSeen = now
 		ent.scope.usesSeen = true
-		if ent.state == stateWaiting && ent.companion {
+		if ent.state == stateWaiting && ent.has(flagCompanion) {
 			// Only a companion came first: the call is now pending, and the companion goes on
 			// waiting for the main result for the rest of its grace.
 			e.stats.UsesSeen++
 			e.stats.Pending++
 			e.companions[ent] = ent.payload
 			ent.state = statePendingHeld
-			ent.companion = false
+			ent.set(flagCompanion, false)
 			ent.payload = ev.Payload
 			ent.useTime = ev.Time
 			ent.step = e.step(ev.Step)
@@ -773,7 +798,7 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 		}
 		e.waiting.remove(ent)
 		e.stats.Waiting--
-		if ent.aborted {
+		if ent.has(flagAborted) {
 			e.countAborted(&r)
 		} else {
 			e.stats.Paired++
@@ -853,7 +878,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 				out = append(out, dup)
 			}
 			return out
-		case ent.state == stateWaiting && ent.companion && !companion:
+		case ent.state == stateWaiting && ent.has(flagCompanion) && !companion:
 			if held := callHold(hold, ev); held != nil {
 				// The main result takes the companion's place and waits for the use; the
 				// companion is a duplicate.
@@ -869,7 +894,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 			ev.Verdict = VerdictResolved
 			e.stats.Duplicate++
 			same := ent.source == 0 || ent.source == ev.Source
-			if ent.rejected && ent.source == 0 {
+			if ent.has(flagRejected) && ent.source == 0 {
 				// The first result of a refused call: no result resolved it, and this record
 				// is its source's only record of the call (Codex answers a denied call with
 				// "exec command rejected by user"). Later copies from the same source are
@@ -928,8 +953,8 @@ func (e *Engine) holdResult(ent *entry, ev *Event, held any, now int64) {
 	ent.resultTime = ev.Time
 	ent.deadline = now + int64(e.cfg.OrphanGrace)
 	ent.source = ev.Source
-	ent.aborted = ev.Kind == KindAbort
-	ent.companion = ev.Kind == KindCompanion
+	ent.set(flagAborted, ev.Kind == KindAbort)
+	ent.set(flagCompanion, ev.Kind == KindCompanion)
 	if ent.toolName == nil {
 		ent.toolName = e.name(ev.ToolName)
 	}
@@ -1036,7 +1061,7 @@ func (e *Engine) reject(ev *Event, now int64, out []Resolution) []Resolution {
 			r.ToolName = firstNonEmpty(ent.tool(), ev.ToolName)
 			r.UseTime = ent.useTime
 			r.UsePayload = ent.payload
-			ent.rejected = true
+			ent.set(flagRejected, true)
 			e.toResolved(ent, now)
 			return append(out, r)
 		case statePendingHeld:
@@ -1065,7 +1090,7 @@ func (e *Engine) reject(ev *Event, now int64, out []Resolution) []Resolution {
 				ResultRef:     -1,
 				ResultPayload: ent.payload,
 			})
-			ent.rejected = true
+			ent.set(flagRejected, true)
 			e.toResolved(ent, now)
 			return out
 		}
@@ -1075,7 +1100,7 @@ func (e *Engine) reject(ev *Event, now int64, out []Resolution) []Resolution {
 	ev.Verdict = VerdictResolved
 	sc := e.scope(ev.Key.ScopeKey(), now)
 	sc.usesSeen = true
-	ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName), useTime: ev.Time, rejected: true}
+	ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName), useTime: ev.Time, flags: flagRejected}
 	e.insertResolved(ent, now)
 	own(ev, ent)
 	return append(out, r)
@@ -1287,6 +1312,7 @@ func (e *Engine) insert(ent *entry, l *fifo) {
 func (e *Engine) insertHashed(ent *entry, l *fifo, h uint64) {
 	e.seq++
 	ent.seq = e.seq
+	ent.hash = uint32(h)
 	if e.index[h] == nil {
 		e.index[h] = ent
 	} else {
@@ -1331,7 +1357,7 @@ func (e *Engine) forget(ent *entry) {
 
 // drop removes an entry, already out of its list, from the index.
 func (e *Engine) drop(ent *entry) {
-	if h := e.hash(ent.key()); e.index[h] == ent {
+	if h := uint64(ent.hash); e.index[h] == ent {
 		delete(e.index, h)
 	} else {
 		delete(e.collisions, ent.key())
