@@ -80,38 +80,67 @@ type scan struct {
 	hasDur     bool
 }
 
+// scannedKeys are the attribute keys scanAttrs reads.
+var scannedKeys = []string{
+	keyErrorType, keyExceptionType, keyHTTPStatus, keyHTTPStatusOld, keyStatusCode,
+	keyErrorMessage, keyError, keyErrorClass, keyExceptionMessage, keyOperation,
+	keyOpenInferenceKind, keyTraceloopKind, keyLLMRequestType, keyToolCallID,
+	"gen_ai.tool.call_id", "call_id", "tool_use_id", "ai.toolCall.id", keyEventName, keyDurationMs,
+}
+
+// keyFilter has, at index l, bit b&31 set for each first byte b of a scanned key of length l:
+// most keys of a record are told apart from the scanned ones by their length and first byte,
+// without comparing strings.
+var keyFilter = func() (f [32]uint32) {
+	for _, k := range scannedKeys {
+		f[len(k)] |= 1 << (k[0] & 31)
+	}
+	return f
+}()
+
+// mayScan reports whether k may be a key scanAttrs reads (keyFilter).
+func mayScan(k string) bool {
+	return k != "" && len(k) < len(keyFilter) && keyFilter[len(k)]&(1<<(k[0]&31)) != 0
+}
+
 // scanAttrs reads a record's (or an exception event's) attributes in one pass: whether they
 // say it timed out, and the fields that say what kind of operation it is.
 func scanAttrs(attrs pcommon.Map) scan {
 	var sc scan
-	attrs.Range(func(k string, v pcommon.Value) bool {
-		switch k {
-		case keyErrorType, keyExceptionType:
-			sc.timeout = sc.timeout || ErrorType(str(v))
-		case keyHTTPStatus, keyHTTPStatusOld, keyStatusCode:
-			sc.timeout = sc.timeout || statusValue(v)
-		case keyErrorMessage, keyError, keyErrorClass, keyExceptionMessage:
-			sc.timeout = sc.timeout || (v.Type() == pcommon.ValueTypeStr && Message(v.Str()))
-		case keyOperation:
-			sc.op = str(v)
-		case keyOpenInferenceKind:
-			sc.openInference = str(v)
-		case keyTraceloopKind:
-			sc.traceloopTool = str(v) == "tool"
-		case keyLLMRequestType:
-			sc.llmRequest = true
-		case keyToolCallID, "gen_ai.tool.call_id", "call_id", "tool_use_id", "ai.toolCall.id":
-			sc.callID = true
-		case keyEventName:
-			if v.Type() == pcommon.ValueTypeStr {
-				sc.eventName = v.Str()
-			}
-		case keyDurationMs:
-			sc.durationMs, sc.hasDur = v, true
+	for k, v := range attrs.All() {
+		if mayScan(k) {
+			sc.read(k, v)
 		}
-		return true
-	})
+	}
 	return sc
+}
+
+// read notes what attribute k, v says.
+func (sc *scan) read(k string, v pcommon.Value) {
+	switch k {
+	case keyErrorType, keyExceptionType:
+		sc.timeout = sc.timeout || ErrorType(str(v))
+	case keyHTTPStatus, keyHTTPStatusOld, keyStatusCode:
+		sc.timeout = sc.timeout || statusValue(v)
+	case keyErrorMessage, keyError, keyErrorClass, keyExceptionMessage:
+		sc.timeout = sc.timeout || (v.Type() == pcommon.ValueTypeStr && Message(v.Str()))
+	case keyOperation:
+		sc.op = str(v)
+	case keyOpenInferenceKind:
+		sc.openInference = str(v)
+	case keyTraceloopKind:
+		sc.traceloopTool = str(v) == "tool"
+	case keyLLMRequestType:
+		sc.llmRequest = true
+	case keyToolCallID, "gen_ai.tool.call_id", "call_id", "tool_use_id", "ai.toolCall.id":
+		sc.callID = true
+	case keyEventName:
+		if v.Type() == pcommon.ValueTypeStr {
+			sc.eventName = v.Str()
+		}
+	case keyDurationMs:
+		sc.durationMs, sc.hasDur = v, true
+	}
 }
 
 // statusValue is StatusCode of a string or integer value (an integer without formatting it).
@@ -184,29 +213,34 @@ var modelSpanNames = map[string]bool{
 	"openclaw.model.call":          true,
 }
 
-// modelOperations are the GenAI operation names of a model call (semconv v1.37.0
-// gen_ai.operation.name, and Gemini CLI's llm_call).
-var modelOperations = map[string]bool{
-	"chat":             true,
-	"text_completion":  true,
-	"generate_content": true,
-	"embeddings":       true,
-	"llm_call":         true,
+// modelOperation reports whether op is the GenAI operation name of a model call (semconv
+// v1.37.0 gen_ai.operation.name, and Gemini CLI's llm_call).
+func modelOperation(op string) bool {
+	switch op {
+	case "chat", "text_completion", "generate_content", "embeddings", "llm_call":
+		return true
+	}
+	return false
 }
 
+// claudeToolPrefix starts the names of Claude Code's tool spans (claude_code.tool and its
+// children).
+const claudeToolPrefix = "claude_code.tool"
+
 func (n *Names) spanKind(name string, sc *scan) Kind {
+	nk := n.spanKinds.kind(name) // compaction, modelSpanNames, toolSpanNames, claudeToolPrefix
 	switch {
-	case n.CompactionSpan(name):
+	case nk == KindCompaction:
 		return KindCompaction
 	case sc.op == "execute_tool", sc.openInference == "TOOL":
 		return KindTool
-	case modelOperations[sc.op], sc.openInference == "LLM", sc.openInference == "EMBEDDING":
+	case modelOperation(sc.op), sc.openInference == "LLM", sc.openInference == "EMBEDDING":
 		return KindModel
 	case sc.traceloopTool:
 		return KindTool
-	case sc.llmRequest, modelSpanNames[name]:
+	case sc.llmRequest, nk == KindModel:
 		return KindModel
-	case toolSpanNames[name], strings.HasPrefix(name, "claude_code.tool"):
+	case nk == KindTool:
 		return KindTool
 	case sc.callID:
 		// A span that names one tool call is part of running it (Codex's span named after
@@ -246,19 +280,8 @@ var (
 )
 
 // eventKind is the kind a log event name says: a compaction event (configured), else a
-// model or tool event (modelEvents, toolEvents), else KindOther. The exact names of all
-// three are one lookup in n.eventKinds.
-func (n *Names) eventKind(name string) Kind {
-	if name == "" {
-		return KindOther
-	}
-	for _, re := range n.events.res {
-		if re.MatchString(name) {
-			return KindCompaction
-		}
-	}
-	return n.eventKinds[name]
-}
+// model or tool event (modelEvents, toolEvents), else KindOther.
+func (n *Names) eventKind(name string) Kind { return n.eventKinds.kind(name) }
 
 // eventNames returns the names a log record gives its event: the OTLP EventName, the
 // event.name attribute, and a string body that looks like an event name (Claude Code's

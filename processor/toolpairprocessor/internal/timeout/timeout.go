@@ -179,9 +179,10 @@ func Classify(k Kind, f InFlight) Phase {
 // matched as regular expressions.
 type Names struct {
 	spans, events patterns
-	// eventKinds maps the exact compaction event names, modelEvents and toolEvents to their
-	// kind (a compaction name first).
-	eventKinds map[string]Kind
+	// spanKinds and eventKinds say what a span name (compaction, modelSpanNames,
+	// toolSpanNames, the claude_code.tool prefix) and a log event name (compaction,
+	// modelEvents, toolEvents) make of a record, a compaction name first.
+	spanKinds, eventKinds *nameKinds
 }
 
 type patterns struct {
@@ -200,17 +201,21 @@ func NewNames(spanPatterns, eventPatterns []string) (*Names, error) {
 	if n.events, err = compile(eventPatterns); err != nil {
 		return nil, err
 	}
-	n.eventKinds = make(map[string]Kind, len(modelEvents)+len(toolEvents)+len(n.events.exact))
-	for name := range toolEvents {
-		n.eventKinds[name] = KindTool
-	}
-	for name := range modelEvents {
-		n.eventKinds[name] = KindModel
-	}
-	for name := range n.events.exact {
-		n.eventKinds[name] = KindCompaction
-	}
+	n.spanKinds = newNameKinds(n.spans, kinds(modelSpanNames, toolSpanNames), claudeToolPrefix)
+	n.eventKinds = newNameKinds(n.events, kinds(modelEvents, toolEvents), "")
 	return n, nil
+}
+
+// kinds maps the names of model and tool to KindModel and KindTool.
+func kinds(model, tool map[string]bool) map[string]Kind {
+	m := make(map[string]Kind, len(model)+len(tool))
+	for name := range tool {
+		m[name] = KindTool
+	}
+	for name := range model {
+		m[name] = KindModel
+	}
+	return m
 }
 
 // PatternError is a pattern that does not compile.

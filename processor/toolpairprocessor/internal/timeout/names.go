@@ -1,0 +1,135 @@
+package timeout
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// maxCachedNames bounds the names whose verdict a nameKinds remembers: span and event names
+// are a small vocabulary, and a stream of distinct names (a body that looks like an event
+// name, say) past the bound is matched every time, as if there were no cache.
+const maxCachedNames = 256
+
+// nameKinds answers the kind a span or event name says by itself: KindCompaction when a
+// compaction pattern matches it, else the kind of a known name (modelSpanNames, modelEvents,
+// ...), else KindTool when it starts with toolPrefix (when set), else KindOther.
+//
+// Known names and exact compaction patterns are one map lookup, skipped when no known name
+// has the name's length. Names the compaction regular expressions must be run on are matched
+// once and their verdict kept in a copy-on-write map (read with one atomic load), up to
+// maxCachedNames names.
+type nameKinds struct {
+	// exact maps the known names and the exact compaction names to their kind, a compaction
+	// pattern winning over a known kind.
+	exact map[string]Kind
+	// lens has bit l set when a name of exact has length l (bit 63: 63 or longer).
+	lens uint64
+	// res are the compaction patterns that are not exact.
+	res []*regexp.Regexp
+	// toolPrefix, when not "", is the prefix of tool names that are not exact.
+	toolPrefix string
+
+	mu    sync.Mutex // serialises writers of cache
+	cache atomic.Pointer[map[string]Kind]
+}
+
+// newNameKinds builds the verdicts of the known names (known) and the compaction patterns p.
+func newNameKinds(p patterns, known map[string]Kind, toolPrefix string) *nameKinds {
+	k := &nameKinds{
+		exact:      make(map[string]Kind, len(known)+len(p.exact)),
+		res:        p.res,
+		toolPrefix: toolPrefix,
+	}
+	for name, kind := range known {
+		k.exact[name] = kind
+	}
+	for name := range p.exact {
+		k.exact[name] = KindCompaction
+	}
+	for name := range k.exact {
+		if k.matchRes(name) {
+			k.exact[name] = KindCompaction
+		}
+		k.lens |= lenBit(len(name))
+	}
+	return k
+}
+
+// lenBit is the bit of nameKinds.lens of a name of length l.
+func lenBit(l int) uint64 { return 1 << min(l, 63) }
+
+// kind is the kind name says (see nameKinds).
+func (k *nameKinds) kind(name string) Kind {
+	if name == "" {
+		return KindOther
+	}
+	if k.lens&lenBit(len(name)) != 0 {
+		if kind, ok := k.exact[name]; ok {
+			return kind
+		}
+	}
+	if len(k.res) == 0 {
+		return k.rest(name)
+	}
+	if m := k.cache.Load(); m != nil {
+		if kind, ok := (*m)[name]; ok {
+			return kind
+		}
+	}
+	kind := KindCompaction
+	if !k.matchRes(name) {
+		kind = k.rest(name)
+	}
+	k.remember(name, kind)
+	return kind
+}
+
+// rest is the kind of a name that is neither known nor a compaction name.
+func (k *nameKinds) rest(name string) Kind {
+	if k.toolPrefix != "" && len(name) >= len(k.toolPrefix) && name[:len(k.toolPrefix)] == k.toolPrefix {
+		return KindTool
+	}
+	return KindOther
+}
+
+func (k *nameKinds) matchRes(name string) bool {
+	for _, re := range k.res {
+		if re.MatchString(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// remember keeps the verdict of name unless maxCachedNames names are kept already. The name
+// is copied: it may point into a batch's memory.
+func (k *nameKinds) remember(name string, kind Kind) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	var old map[string]Kind
+	if m := k.cache.Load(); m != nil {
+		old = *m
+	}
+	if len(old) >= maxCachedNames {
+		return
+	}
+	if _, ok := old[name]; ok {
+		return
+	}
+	m := make(map[string]Kind, len(old)+1)
+	for n, v := range old {
+		m[n] = v
+	}
+	m[strings.Clone(name)] = kind
+	k.cache.Store(&m)
+}
+
+// cached is the number of names whose verdict is kept, for tests.
+func (k *nameKinds) cached() int {
+	if m := k.cache.Load(); m != nil {
+		return len(*m)
+	}
+	return 0
+}
