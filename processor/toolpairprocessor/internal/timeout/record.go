@@ -283,15 +283,21 @@ var (
 // model or tool event (modelEvents, toolEvents), else KindOther.
 func (n *Names) eventKind(name string) Kind { return n.eventKinds.kind(name) }
 
-// eventNames returns the names a log record gives its event: the OTLP EventName, the
-// event.name attribute, and a string body that looks like an event name (Claude Code's
-// "claude_code.tool_result").
-func eventNames(lr plog.LogRecord, attr string) [3]string {
-	names := [3]string{lr.EventName(), attr}
-	if b := lr.Body(); b.Type() == pcommon.ValueTypeStr && len(b.Str()) <= 128 && !strings.ContainsAny(b.Str(), " {") {
-		names[2] = b.Str()
+// logKind is the kind the names a log record gives its event say, the first that says one:
+// the OTLP EventName, the event.name attribute (attr), and a string body that looks like an
+// event name (Claude Code's "claude_code.tool_result"). The body is looked at only when the
+// other two say nothing.
+func (n *Names) logKind(lr plog.LogRecord, attr string) Kind {
+	if k := n.eventKind(lr.EventName()); k != KindOther {
+		return k
 	}
-	return names
+	if k := n.eventKind(attr); k != KindOther {
+		return k
+	}
+	if b := lr.Body(); b.Type() == pcommon.ValueTypeStr && len(b.Str()) <= 128 && !strings.ContainsAny(b.Str(), " {") {
+		return n.eventKind(b.Str())
+	}
+	return KindOther
 }
 
 // Log reads a log record: whether it is a timeout, what kind of operation it is, and its
@@ -304,13 +310,7 @@ func (n *Names) Log(lr plog.LogRecord) Record { return n.LogLine(lr, dialect.Lin
 // record read is the same as Log's whenever the dialect tells the truth.
 func (n *Names) LogLine(lr plog.LogRecord, line dialect.Line) Record {
 	sc := scanAttrs(lr.Attributes())
-	r := Record{End: dialect.LogTime(lr), Timeout: sc.timeout}
-	for _, name := range eventNames(lr, sc.eventName) {
-		if k := n.eventKind(name); k != KindOther {
-			r.Kind = k
-			break
-		}
-	}
+	r := Record{Kind: n.logKind(lr, sc.eventName), End: dialect.LogTime(lr), Timeout: sc.timeout}
 	if r.Kind != KindOther && sc.hasDur {
 		if ms, err := intValue(sc.durationMs); err == nil && ms >= 0 && r.End > ms*1e6 {
 			r.Start = r.End - ms*1e6
