@@ -55,8 +55,8 @@ $(BINARY): $(DIST_DIR)/main.go $(BUILDER_CONFIG) $(PROCESSOR_SRCS) $(DIST_SRCS) 
 build: $(BUILDER) $(BINARY)
 
 # Every test, with the built collector and Jaeger for test/distribution and the dashboard test
-# module, then a few seconds of each fuzz target. CI=true (as CI sets it) makes a missing
-# binary an error.
+# module, then a few seconds of each fuzz target (a fixed number of executions). CI=true (as CI
+# sets it) makes a missing binary an error.
 test: build $(JAEGER)
 	OTELCOL_AGENT_BIN=$(CURDIR)/$(BINARY) JAEGER_BIN=$(CURDIR)/$(JAEGER) go test -race -count=1 ./...
 	cd test/dashboard && OTELCOL_AGENT_BIN=$(CURDIR)/$(BINARY) go test -race -count=1 ./...
@@ -64,15 +64,19 @@ test: build $(JAEGER)
 	go test -run='^TestBoundedMemory$$' -count=1 ./processor/toolpairprocessor/
 	# Every benchmark once, so a benchmark that breaks fails here (`make bench` gives the figures).
 	go test -run='^$$' -bench=. -benchtime=1x -count=1 ./processor/toolpairprocessor/...
-	go test -run='^$$' -fuzz=FuzzScan -fuzztime=5s ./processor/toolpairprocessor/internal/messages/
-	go test -run='^$$' -fuzz=FuzzScanner -fuzztime=3s ./processor/toolpairprocessor/internal/jsonscan/
-	go test -run='^$$' -fuzz=FuzzExtractLog -fuzztime=3s ./processor/toolpairprocessor/internal/dialect/transcript/
-	go test -run='^$$' -fuzz=FuzzExtractSpan -fuzztime=8s -fuzzminimizetime=1s ./processor/toolpairprocessor/internal/dialect/genai/
-	go test -run='^$$' -fuzz=FuzzExtractLog -fuzztime=8s -fuzzminimizetime=1s ./processor/toolpairprocessor/internal/dialect/claudecode/
-	go test -run='^$$' -fuzz=FuzzExtractLog -fuzztime=8s -fuzzminimizetime=1s ./processor/toolpairprocessor/internal/dialect/codex/
-	go test -run='^$$' -fuzz='^FuzzExtractSpan$$' -fuzztime=3s ./processor/toolpairprocessor/internal/dialect/claudecode/
-	go test -run='^$$' -fuzz='^FuzzExtractSpan$$' -fuzztime=3s ./processor/toolpairprocessor/internal/dialect/codex/
-	go test -run='^$$' -fuzz=FuzzExtractLog -fuzztime=3s ./processor/toolpairprocessor/internal/dialect/genaievents/
+	# Fuzz budgets are execution counts (Nx), a few seconds each here: a duration budget
+	# (-fuzztime=5s) can fail with a spurious "context deadline exceeded" when it expires while a
+	# worker is busy (golang/go#75804, fixed in Go 1.27), which a loaded CI machine makes likely.
+	go test -run='^$$' -fuzz=FuzzScan -fuzztime=60000x ./processor/toolpairprocessor/internal/messages/
+	go test -run='^$$' -fuzz=FuzzScanner -fuzztime=60000x ./processor/toolpairprocessor/internal/jsonscan/
+	go test -run='^$$' -fuzz=FuzzExtractLog -fuzztime=30000x ./processor/toolpairprocessor/internal/dialect/transcript/
+	go test -run='^$$' -fuzz=FuzzLogLine -fuzztime=20000x ./processor/toolpairprocessor/internal/timeout/
+	go test -run='^$$' -fuzz=FuzzExtractSpan -fuzztime=30000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/genai/
+	go test -run='^$$' -fuzz=FuzzExtractLog -fuzztime=30000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/claudecode/
+	go test -run='^$$' -fuzz=FuzzExtractLog -fuzztime=20000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/codex/
+	go test -run='^$$' -fuzz='^FuzzExtractSpan$$' -fuzztime=10000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/claudecode/
+	go test -run='^$$' -fuzz='^FuzzExtractSpan$$' -fuzztime=6000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/codex/
+	go test -run='^$$' -fuzz=FuzzExtractLog -fuzztime=8000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/genaievents/
 
 # Benchmarks of the engine and the message scanner (see the component README).
 bench:
