@@ -27,26 +27,23 @@ func BenchmarkTimeoutSignals(b *testing.B) {
 		td, _ := newSpanWorkload(b).batch()
 		var spans []ptrace.Span
 		forEachSpan(td, func(_ pcommon.Resource, s ptrace.Span) { spans = append(spans, s) })
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			for _, s := range spans {
-				r := names.Span(s)
-				signalsSink += int(r.Kind)
-			}
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(spans)), "ns/record")
+		benchPerRecord(b, spans, names.Span)
 	})
 	b.Run("logs", func(b *testing.B) {
 		ld, _ := newLogWorkload(b).batch()
 		var lrs []plog.LogRecord
 		forEachLog(ld, func(_ pcommon.Resource, lr plog.LogRecord) { lrs = append(lrs, lr) })
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			for _, lr := range lrs {
-				r := names.LogLine(lr, dialect.LineUnread)
-				signalsSink += int(r.Kind)
-			}
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(lrs)), "ns/record")
+		benchPerRecord(b, lrs, func(lr plog.LogRecord) timeout.Record { return names.LogLine(lr, dialect.LineUnread) })
 	})
+}
+
+// benchPerRecord runs read over every record b.N times and reports the time per record.
+func benchPerRecord[T any](b *testing.B, records []T, read func(T) timeout.Record) {
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, r := range records {
+			signalsSink += int(read(r).Kind)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(records)), "ns/record")
 }
