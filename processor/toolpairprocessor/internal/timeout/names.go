@@ -60,8 +60,15 @@ func newNameKinds(p patterns, known map[string]Kind, toolPrefix string) *nameKin
 // lenBit is the bit of nameKinds.lens of a name of length l.
 func lenBit(l int) uint64 { return 1 << min(l, 63) }
 
-// kind is the kind name says (see nameKinds).
-func (k *nameKinds) kind(name string) Kind {
+// kind is the kind name says (see nameKinds); a verdict of the configured regular expressions
+// is kept for the next time.
+func (k *nameKinds) kind(name string) Kind { return k.lookup(name, true) }
+
+// kindOnce is kind for a name that may be any string (a log body that looks like an event
+// name): its verdict is not kept, so such strings never take the places of real names.
+func (k *nameKinds) kindOnce(name string) Kind { return k.lookup(name, false) }
+
+func (k *nameKinds) lookup(name string, keep bool) Kind {
 	if name == "" {
 		return KindOther
 	}
@@ -73,16 +80,20 @@ func (k *nameKinds) kind(name string) Kind {
 	if len(k.res) == 0 {
 		return k.rest(name)
 	}
+	full := false
 	if m := k.cache.Load(); m != nil {
 		if kind, ok := (*m)[name]; ok {
 			return kind
 		}
+		full = len(*m) >= maxCachedNames
 	}
 	kind := KindCompaction
 	if !k.matchRes(name) {
 		kind = k.rest(name)
 	}
-	k.remember(name, kind)
+	if keep && !full { // a full cache never changes: no lock for it
+		k.remember(name, kind)
+	}
 	return kind
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
 )
 
 // referenceSpanNameKind and referenceEventNameKind are what a span or event name says, as
@@ -120,6 +121,18 @@ func TestNameKindsCacheBound(t *testing.T) {
 	assert.Equal(t, KindCompaction, n.spanKinds.kind("x.compaction"))
 	assert.Equal(t, KindOther, n.spanKinds.kind("y.compactioX"))
 	assert.Equal(t, 2, n.spanKinds.cached())
+
+	// A log body that looks like an event name is decided, never kept: arbitrary bodies must
+	// not take the places of real event names.
+	n, err = NewNames(nil, []string{`compaction$`})
+	require.NoError(t, err)
+	lr := plog.NewLogRecord()
+	lr.Body().SetStr("x.compaction")
+	assert.Equal(t, KindCompaction, n.Log(lr).Kind)
+	assert.Equal(t, 0, n.eventKinds.cached())
+	lr.SetEventName("y.compaction")
+	assert.Equal(t, KindCompaction, n.Log(lr).Kind)
+	assert.Equal(t, 1, n.eventKinds.cached())
 }
 
 // TestNameKindsConcurrent: names are read and remembered from several goroutines (run with

@@ -295,7 +295,7 @@ func (n *Names) logKind(lr plog.LogRecord, attr string) Kind {
 		return k
 	}
 	if b := lr.Body(); b.Type() == pcommon.ValueTypeStr && len(b.Str()) <= 128 && !strings.ContainsAny(b.Str(), " {") {
-		return n.eventKind(b.Str())
+		return n.eventKinds.kindOnce(b.Str())
 	}
 	return KindOther
 }
