@@ -170,8 +170,8 @@ func extractPiJSON(data []byte, lr plog.LogRecord, f *dialect.Found) bool {
 }
 
 // piTimeoutLine is what the classifier is told of a line that is not a pi message entry,
-// from the type member as the classifier reads it (the same jsonparser lookup, which it
-// unescapes): LineNoTimeout when there is none or it is none of the line types the
+// from the type member as the classifier reads it (the same jsonparser lookup, which does
+// not unescape it: an escaped value is left to the classifier): LineNoTimeout when there is none or it is none of the line types the
 // classifier reads, LineUnread otherwise (a Claude Code line without a sessionId, or an
 // escaped value).
 func piTimeoutLine(typ string, err error) dialect.Line {
@@ -181,7 +181,7 @@ func piTimeoutLine(typ string, err error) dialect.Line {
 	switch {
 	case strings.IndexByte(typ, '\\') >= 0:
 		return dialect.LineUnread
-	case typ == "user", typ == "system", typ == "assistant", typ == "message":
+	case typ == "user", typ == "system", typ == "assistant": // "message" is a pi message entry
 		return dialect.LineUnread
 	}
 	return dialect.LineNoTimeout
