@@ -700,6 +700,7 @@ func (e *Engine) Process(events []Event, hold func(*Event) any, out []Resolution
 	now := e.cfg.Clock.Now().UnixNano()
 	for i := range events {
 		ev := &events[i]
+		ev.Owned = false // set below only when the key was replaced by the engine's copy
 		if ev.Key.CallID == "" && ev.Kind != KindBoundary && ev.Kind != KindSessionEnd {
 			ev.Verdict = VerdictNone
 			continue

@@ -75,7 +75,7 @@ func TestTenantsInterned(t *testing.T) {
 	e, err := New(Config{PairingTimeout: time.Hour, OrphanGrace: time.Minute, MaxPending: 10 * maxNames, Clock: newFakeClock()})
 	require.NoError(t, err)
 	a, b := e.scope(ScopeKey{Tenant: string([]byte("svc")), Scope: "s1"}, 0), e.scope(ScopeKey{Tenant: string([]byte("svc")), Scope: "s2"}, 0)
-	assert.Equal(t, unsafe.StringData(a.key.Tenant), unsafe.StringData(b.key.Tenant))
+	assert.Same(t, unsafe.StringData(a.key.Tenant), unsafe.StringData(b.key.Tenant))
 	for i := range 2 * maxNames {
 		e.tenant(string(rune('a'+i%26)) + string(rune(i)))
 	}
