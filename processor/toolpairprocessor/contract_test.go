@@ -1194,6 +1194,8 @@ func TestContractS4Recognition(t *testing.T) {
 		{"Claude Code tool_result Shell command failed", ctClaude("tool_result", 100, "sess-1", "tool_use_id", "toolu_t", "tool_name", "Bash", "success", "false", "duration_ms", "120000", "error", "Shell command failed"), ""},
 		{"a gen_ai.choice with error.type DeadlineExceeded", ctLog{time: 100, body: "x", attrs: map[string]any{"event.name": "gen_ai.choice", "error.type": "DeadlineExceeded"}}, "provider"},
 		{"a log record with exception.type TimeoutError", ctLog{time: 100, body: "boom", attrs: map[string]any{"exception.type": "TimeoutError", "exception.message": "x"}}, "unknown"},
+		{"a transcript api_error line, status 504, no timeout text", ctLog{time: 100, body: `{"type":"system","subtype":"api_error","error":{"message":"Bad gateway","status":504},"sessionId":"sess-1","timestamp":"2026-11-22T04:54:51.724Z"}`}, "provider"},
+		{"a transcript api_error line, status 502", ctLog{time: 100, body: `{"type":"system","subtype":"api_error","error":{"message":"Bad gateway","status":502,"requestId":"req_504"},"sessionId":"sess-1","timestamp":"2026-11-22T04:54:51.724Z"}`}, ""},
 	}
 	for _, tt := range logTests {
 		t.Run("log/"+tt.name, func(t *testing.T) {

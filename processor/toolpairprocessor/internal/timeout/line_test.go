@@ -192,6 +192,7 @@ var logLineCases = []struct {
 	{"system api_error timeout", `{"type":"system","subtype":"api_error","sessionId":"s","timestamp":"2026-02-12T20:23:38.286Z","error":{"status":408,"message":"Request timed out."}}`, dialect.LineMayTimeout, true},
 	{"system api_error overload", `{"type":"system","subtype":"api_error","sessionId":"s","error":{"status":529,"message":"Overloaded"}}`, dialect.LineMayTimeout, false},
 	{"system first subtype wins", `{"type":"system","subtype":"api_error","subtype":"turn_duration","sessionId":"s","error":{"message":"Request timed out."}}`, dialect.LineMayTimeout, true},
+	{"system api_error 504, no timeout text", `{"type":"system","subtype":"api_error","sessionId":"s","error":{"message":"Bad gateway","status":504}}`, dialect.LineMayTimeout, true},
 	{"system other subtype", `{"type":"system","subtype":"turn_duration","sessionId":"s","error":{"message":"Request timed out."}}`, dialect.LineNoTimeout, false},
 	{"assistant API error timeout", `{"type":"assistant","isApiErrorMessage":true,"sessionId":"s","message":{"id":"m","content":[{"type":"text","text":"API Error: Request timed out."}]}}`, dialect.LineMayTimeout, true},
 	{"assistant first isApiErrorMessage wins", `{"type":"assistant","isApiErrorMessage":false,"isApiErrorMessage":true,"sessionId":"s","message":{"content":[{"type":"text","text":"API Error: Request timed out."}]}}`, dialect.LineNoTimeout, false},

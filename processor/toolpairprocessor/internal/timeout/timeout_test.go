@@ -430,8 +430,18 @@ func TestTranscriptLine(t *testing.T) {
 			timeout: true, kind: KindModel, scope: "s1",
 		},
 		{
-			name: "a 504 whose message spells no timeout is not decoded (documented limit)",
-			line: `{"type":"system","subtype":"api_error","error":{"message":"Bad gateway","status":504},"sessionId":"s1","timestamp":"2026-11-22T04:54:51.724Z"}`,
+			name:    "a 504 whose message spells no timeout",
+			line:    `{"type":"system","subtype":"api_error","error":{"message":"Bad gateway","status":504},"sessionId":"s1","timestamp":"2026-11-22T04:54:51.724Z"}`,
+			timeout: true, kind: KindModel, scope: "s1",
+		},
+		{
+			name:    "a 408 as a string whose message spells no timeout",
+			line:    `{"type":"system","subtype":"api_error","error":{"message":"Request Time-limit","status":"408"},"sessionId":"s1","timestamp":"2026-11-22T04:54:51.724Z"}`,
+			timeout: true, kind: KindModel, scope: "s1",
+		},
+		{
+			name: "a 502 with 504 in its request ID is decoded and is no timeout",
+			line: `{"type":"system","subtype":"api_error","error":{"message":"Bad gateway","status":502,"requestId":"req_5045"},"sessionId":"s1","timestamp":"2026-11-22T04:54:51.724Z"}`,
 		},
 		{
 			name: "Claude Code system api_error 529",

@@ -25,8 +25,8 @@ import (
 //     matching MessagePattern is a model call timeout. Time: the message's timestamp (ms),
 //     else the entry's.
 //
-// Only lines containing one of a few timeout spellings are decoded at all (see mayMention):
-// a 408/504 status with a message that does not say timeout is not seen in a transcript.
+// Only lines containing one of a few timeout spellings (see mayMention) or the digits of a
+// timeout status code (see mayStatus) are decoded at all.
 func TranscriptLine(body pcommon.Value) (Record, bool) {
 	var data []byte
 	switch body.Type() {
@@ -44,10 +44,25 @@ func TranscriptLine(body pcommon.Value) (Record, bool) {
 	default:
 		return Record{}, false
 	}
-	if !mayMention(data) {
+	if !mayMention(data) && !mayStatus(data) {
 		return Record{}, false
 	}
 	return transcriptJSON(data)
+}
+
+// Status digits mayStatus looks for.
+var (
+	digits408 = []byte("408")
+	digits504 = []byte("504")
+)
+
+// mayStatus reports whether a line may hold a timeout status code (408 or 504, CONTRACT
+// section 4) whose message spells no timeout, such as a Claude Code api_error line
+// {"error":{"message":"Bad gateway","status":504}}: whether it holds the digits "408" or
+// "504" anywhere. Identifiers and timestamps hold them too now and then; such lines are
+// decoded to no avail, which costs time, not a wrong answer.
+func mayStatus(data []byte) bool {
+	return bytes.Contains(data, digits504) || bytes.Contains(data, digits408)
 }
 
 // mayMention reports whether a line may hold a timeout: a spelling MessagePattern matches
