@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
 	"go.opentelemetry.io/collector/component/componenttest"
@@ -30,6 +31,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/codex"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/genai"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/transcript"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/messages"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
@@ -41,7 +43,10 @@ import (
 //   - ns/record and allocs/record: the toolpair processor;
 //   - floor-ns/record: the floor;
 //   - ratio: processor time over floor time (issue 7 target: at most 2.0);
-//   - tool-share: the fraction of the batch's records that are tool records.
+//   - tool-share: the fraction of the batch's records that are tool records;
+//   - traces and agent logs only, minpair-ns/record and minpair-ratio: a minimalPairer on the
+//     same batches, and its time over the floor's: the part of the ratio that pairing alone
+//     takes, before anything else the processor does.
 //
 // A batch is benchBatch records: copies of real captures from testdata/ (the genai spans of
 // the AI SDK scenarios, the Claude Code and Codex log events), each copy with call IDs, trace
@@ -564,68 +569,92 @@ var floorSink int
 // -toolpair.benchwarmup=0 for the cold figures.
 var benchWarmup = flag.Int("toolpair.benchwarmup", 1000, "batches fed to the floor and the processor before a processor benchmark measures")
 
-// warmUp feeds benchWarmup batches from next through the floor and the processor, unmeasured.
-func warmUp[T any](b *testing.B, next func() (T, int), floor func(T) int, process func(T) error) {
+// warmUp feeds benchWarmup batches through the floor, the reference and the processor,
+// unmeasured.
+func warmUp[T any](b *testing.B, run *benchRun[T], floor func(T) int) {
 	for range *benchWarmup {
-		batch, _ := next()
+		batch, _ := run.next()
 		floorSink += floor(batch)
-		if err := process(batch); err != nil {
+		if run.reference != nil {
+			if err := run.reference(batch); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := run.process(batch); err != nil {
 			b.Fatal(err)
 		}
 	}
 	runtime.GC()
 }
 
+// benchRun is what a processor benchmark's setup makes: its workload's next batch (and the
+// number of tool records in it), the processor, an optional reference to time next to it
+// (a minimalPairer's method, nil for none; it must not modify the batch), and the function
+// that shuts the processor down.
+type benchRun[T any] struct {
+	next      func() (T, int)
+	process   func(T) error
+	reference func(T) error
+	stop      func()
+}
+
 // floorBench runs the sub-benchmark name of one processor against the floor. setup makes its
-// workload and component (next batch, process a batch, shut down) on the first run of the
-// sub-benchmark; they are kept for the later runs and shut down when the sub-benchmark ends.
-// They are warmed up (warmUp, with the timer stopped) before the first run with b.N > 1: the
-// testing package runs every benchmark function with b.N = 1 first, whose figures are only
-// reported with -benchtime=1x, and `make test` runs the benchmarks that way as a smoke test,
-// which needs no warm-up.
-func floorBench[T any](b *testing.B, name string, setup func(*testing.B) (func() (T, int), func(T) error, func()), count, floor func(T) int) {
-	var next func() (T, int)
-	var process func(T) error
-	var stop func()
+// benchRun on the first run of the sub-benchmark; it is kept for the later runs and shut
+// down when the sub-benchmark ends. It is warmed up (warmUp, with the timer stopped) before
+// the first run with b.N > 1: the testing package runs every benchmark function with b.N = 1
+// first, whose figures are only reported with -benchtime=1x, and `make test` runs the
+// benchmarks that way as a smoke test, which needs no warm-up.
+func floorBench[T any](b *testing.B, name string, setup func(*testing.B) benchRun[T], count, floor func(T) int) {
+	var run *benchRun[T]
 	warm := false
 	b.Run(name, func(b *testing.B) {
 		b.StopTimer()
-		if next == nil {
-			next, process, stop = setup(b)
+		if run == nil {
+			r := setup(b)
+			run = &r
 		}
 		if !warm && b.N > 1 {
-			warmUp(b, next, floor, process)
+			warmUp(b, run, floor)
 			warm = true
 		}
-		runAgainstFloor(b, next, count, floor, process)
+		runAgainstFloor(b, run, count, floor)
 	})
-	if stop != nil {
-		stop()
+	if run != nil {
+		run.stop()
 	}
 }
 
-// runAgainstFloor runs b.N batches from next through the floor and then through process,
-// timing each, and reports the per-record metrics described above. Only process runs with
-// the benchmark timer on, so ns/op and allocs/op are the processor's per batch.
-func runAgainstFloor[T any](b *testing.B, next func() (T, int), count func(T) int, floor func(T) int, process func(T) error) {
+// runAgainstFloor runs b.N batches through the floor, the reference (if any) and then the
+// processor, timing each, and reports the per-record metrics described above. Only the
+// processor runs with the benchmark timer on, so ns/op and allocs/op are the processor's per
+// batch. All three see the same batches in the same state of the heap, which is what makes
+// their ratios steadier than their times.
+func runAgainstFloor[T any](b *testing.B, run *benchRun[T], count func(T) int, floor func(T) int) {
 	var ms runtime.MemStats
-	var procNs, floorNs time.Duration
+	var procNs, floorNs, refNs time.Duration
 	var allocs uint64
 	records, tools := 0, 0
 	b.ReportAllocs()
 	b.StopTimer()
 	for i := 0; i < b.N; i++ {
-		batch, t := next()
+		batch, t := run.next()
 		records += count(batch)
 		tools += t
 		t0 := time.Now()
 		floorSink += floor(batch)
 		floorNs += time.Since(t0)
+		if run.reference != nil {
+			t0 = time.Now()
+			if err := run.reference(batch); err != nil {
+				b.Fatal(err)
+			}
+			refNs += time.Since(t0)
+		}
 		runtime.ReadMemStats(&ms)
 		a0 := ms.Mallocs
 		b.StartTimer()
 		t1 := time.Now()
-		err := process(batch)
+		err := run.process(batch)
 		procNs += time.Since(t1)
 		b.StopTimer()
 		runtime.ReadMemStats(&ms)
@@ -640,6 +669,10 @@ func runAgainstFloor[T any](b *testing.B, next func() (T, int), count func(T) in
 	b.ReportMetric(float64(floorNs.Nanoseconds())/r, "floor-ns/record")
 	b.ReportMetric(float64(procNs)/float64(floorNs), "ratio")
 	b.ReportMetric(float64(tools)/r, "tool-share")
+	if run.reference != nil {
+		b.ReportMetric(float64(refNs.Nanoseconds())/r, "minpair-ns/record")
+		b.ReportMetric(float64(refNs)/float64(floorNs), "minpair-ratio")
+	}
 }
 
 // benchConfigs are the configurations each processor benchmark runs: the defaults, and the
@@ -656,11 +689,16 @@ var benchConfigs = []struct {
 // tool spans, among Codex's other spans.
 func BenchmarkTracesAgainstFloor(b *testing.B) {
 	for _, c := range benchConfigs {
-		floorBench(b, c.name, func(b *testing.B) (func() (ptrace.Traces, int), func(ptrace.Traces) error, func()) {
+		floorBench(b, c.name, func(b *testing.B) benchRun[ptrace.Traces] {
 			w := newSpanWorkload(b)
 			tp, _, stop := benchComponent(b, c.classifyTimeouts)
 			ctx := context.Background()
-			return w.batch, func(td ptrace.Traces) error { return tp.ConsumeTraces(ctx, td) }, stop
+			return benchRun[ptrace.Traces]{
+				next:      w.batch,
+				process:   func(td ptrace.Traces) error { return tp.ConsumeTraces(ctx, td) },
+				reference: newMinimalPairer().traces,
+				stop:      stop,
+			}
 		}, ptrace.Traces.SpanCount, floorTraces)
 	}
 }
@@ -668,11 +706,16 @@ func BenchmarkTracesAgainstFloor(b *testing.B) {
 // BenchmarkLogsAgainstFloor: Claude Code and Codex log events, 30% tool events.
 func BenchmarkLogsAgainstFloor(b *testing.B) {
 	for _, c := range benchConfigs {
-		floorBench(b, c.name, func(b *testing.B) (func() (plog.Logs, int), func(plog.Logs) error, func()) {
+		floorBench(b, c.name, func(b *testing.B) benchRun[plog.Logs] {
 			w := newLogWorkload(b)
 			_, lp, stop := benchComponent(b, c.classifyTimeouts)
 			ctx := context.Background()
-			return w.batch, func(ld plog.Logs) error { return lp.ConsumeLogs(ctx, ld) }, stop
+			return benchRun[plog.Logs]{
+				next:      w.batch,
+				process:   func(ld plog.Logs) error { return lp.ConsumeLogs(ctx, ld) },
+				reference: newMinimalPairer().logs,
+				stop:      stop,
+			}
 		}, plog.Logs.LogRecordCount, floorLogs)
 	}
 }
@@ -681,11 +724,132 @@ func BenchmarkLogsAgainstFloor(b *testing.B) {
 // file order (the transcripts' own share of tool lines).
 func BenchmarkTranscriptAgainstFloor(b *testing.B) {
 	for _, c := range benchConfigs {
-		floorBench(b, c.name, func(b *testing.B) (func() (plog.Logs, int), func(plog.Logs) error, func()) {
+		floorBench(b, c.name, func(b *testing.B) benchRun[plog.Logs] {
 			w := newTranscriptWorkload(b)
 			_, lp, stop := benchComponent(b, c.classifyTimeouts)
 			ctx := context.Background()
-			return w.batch, func(ld plog.Logs) error { return lp.ConsumeLogs(ctx, ld) }, stop
+			return benchRun[plog.Logs]{
+				next:    w.batch,
+				process: func(ld plog.Logs) error { return lp.ConsumeLogs(ctx, ld) },
+				stop:    stop,
+			}
 		}, plog.Logs.LogRecordCount, floorLogs)
 	}
+}
+
+// minimalPairer is a reference timed in the processor benchmarks (minpair-*), not a
+// processor: the least that pairing adds to the floor, to show how much of the ratio target
+// any implementation has left for the rest. On top of visiting the records as the floor does, it finds the tool call parts
+// of the message attributes (with this package's scanner, the fastest we have:
+// messages.BenchmarkScan), and keeps the calls announced and not yet resolved in one Go map
+// from trace or session ID and call ID, which outlives the batch, as any pairing must. It
+// leaves out everything else the processor does: step boundaries and session ends, held
+// results and orphans, duplicates, timeouts and the in-flight state, outcome and duration
+// attributes, synthetic records, telemetry, and a bound (the map is cleared when it reaches
+// minimalPairerBound calls).
+type minimalPairer struct {
+	pending map[string]struct{}
+	key     []byte
+}
+
+const minimalPairerBound = 100_000
+
+func newMinimalPairer() *minimalPairer {
+	return &minimalPairer{pending: make(map[string]struct{})}
+}
+
+// use records the call id of the trace or session scope.
+func (m *minimalPairer) use(scope []byte, id string) {
+	if len(m.pending) >= minimalPairerBound {
+		clear(m.pending)
+	}
+	m.key = append(append(m.key[:0], scope...), id...)
+	m.pending[string(m.key)] = struct{}{}
+}
+
+// result resolves the call id of the scope, if it is pending.
+func (m *minimalPairer) result(scope []byte, id string) {
+	m.key = append(append(m.key[:0], scope...), id...)
+	delete(m.pending, string(m.key))
+}
+
+func (m *minimalPairer) traces(td ptrace.Traces) error {
+	rss := td.ResourceSpans()
+	for i := 0; i < rss.Len(); i++ {
+		floorResource(rss.At(i).Resource())
+		sss := rss.At(i).ScopeSpans()
+		for j := 0; j < sss.Len(); j++ {
+			spans := sss.At(j).Spans()
+			for k := 0; k < spans.Len(); k++ {
+				s := spans.At(k)
+				attrs := s.Attributes()
+				tid := s.TraceID()
+				if op, ok := attrs.Get("gen_ai.operation.name"); ok && op.Str() == "execute_tool" {
+					if id, ok := attrs.Get("gen_ai.tool.call.id"); ok {
+						m.result(tid[:], id.Str())
+					}
+					continue
+				}
+				if v, ok := attrs.Get("gen_ai.output.messages"); ok {
+					_ = messages.ScanValue(v, func(p messages.Part) {
+						if p.Type == messages.ToolCall && p.IDState == messages.IDPresent {
+							m.use(tid[:], p.ID)
+						}
+					})
+				}
+				if v, ok := attrs.Get("gen_ai.input.messages"); ok {
+					_ = messages.ScanValue(v, func(p messages.Part) {
+						if p.Type == messages.ToolCallResponse && p.IDState == messages.IDPresent {
+							m.result(tid[:], p.ID)
+						}
+					})
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (m *minimalPairer) logs(ld plog.Logs) error {
+	rls := ld.ResourceLogs()
+	for i := 0; i < rls.Len(); i++ {
+		floorResource(rls.At(i).Resource())
+		sls := rls.At(i).ScopeLogs()
+		for j := 0; j < sls.Len(); j++ {
+			lrs := sls.At(j).LogRecords()
+			for k := 0; k < lrs.Len(); k++ {
+				attrs := lrs.At(k).Attributes()
+				name, ok := attrs.Get("event.name")
+				if !ok {
+					continue
+				}
+				var use bool
+				switch name.Str() {
+				case "tool_decision", "codex.tool_decision":
+					use = true
+				case "tool_result", "codex.tool_result":
+				default:
+					continue
+				}
+				scope, ok := attrs.Get("session.id")
+				if !ok {
+					scope, ok = attrs.Get("conversation.id")
+				}
+				id, ok2 := attrs.Get("tool_use_id")
+				if !ok2 {
+					id, ok2 = attrs.Get("call_id")
+				}
+				if !ok || !ok2 {
+					continue
+				}
+				sid := unsafe.Slice(unsafe.StringData(scope.Str()), len(scope.Str()))
+				if use {
+					m.use(sid, id.Str())
+				} else {
+					m.result(sid, id.Str())
+				}
+			}
+		}
+	}
+	return nil
 }
