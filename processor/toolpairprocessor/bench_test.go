@@ -44,9 +44,9 @@ import (
 //   - floor-ns/record: the floor;
 //   - ratio: processor time over floor time (issue 7 target: at most 2.0);
 //   - tool-share: the fraction of the batch's records that are tool records;
-//   - traces and agent logs only, minpair-ns/record and minpair-ratio: a minimalPairer on the
-//     same batches, and its time over the floor's: the part of the ratio that pairing alone
-//     takes, before anything else the processor does.
+//   - minpair-ns/record and minpair-ratio: a minimalPairer on the same batches, and its time
+//     over the floor's: the part of the ratio that pairing alone takes, before anything else
+//     the processor does.
 //
 // A batch is benchBatch records: copies of real captures from testdata/ (the genai spans of
 // the AI SDK scenarios, the Claude Code and Codex log events), each copy with call IDs, trace
@@ -729,9 +729,10 @@ func BenchmarkTranscriptAgainstFloor(b *testing.B) {
 			_, lp, stop := benchComponent(b, c.classifyTimeouts)
 			ctx := context.Background()
 			return benchRun[plog.Logs]{
-				next:    w.batch,
-				process: func(ld plog.Logs) error { return lp.ConsumeLogs(ctx, ld) },
-				stop:    stop,
+				next:      w.batch,
+				process:   func(ld plog.Logs) error { return lp.ConsumeLogs(ctx, ld) },
+				reference: newMinimalPairer().transcripts,
+				stop:      stop,
 			}
 		}, plog.Logs.LogRecordCount, floorLogs)
 	}
@@ -803,6 +804,38 @@ func (m *minimalPairer) traces(td ptrace.Traces) error {
 							m.result(tid[:], p.ID)
 						}
 					})
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// transcripts pairs the tool_use and tool_result blocks of transcript lines. A line is JSON
+// whose blocks can be told apart only by walking it, which the floor does not: the
+// transcript dialect's own reader (one pass of this package's JSON scanner) finds them, and
+// their scope, the line's sessionId. That reader also reads what the processor needs
+// besides (times, tool names, interruption markers, what the timeout classifier needs to
+// know), so on transcripts this reference is an upper bound of what pairing alone takes.
+func (m *minimalPairer) transcripts(ld plog.Logs) error {
+	var f dialect.Found
+	rls := ld.ResourceLogs()
+	for i := 0; i < rls.Len(); i++ {
+		floorResource(rls.At(i).Resource())
+		sls := rls.At(i).ScopeLogs()
+		for j := 0; j < sls.Len(); j++ {
+			lrs := sls.At(j).LogRecords()
+			for k := 0; k < lrs.Len(); k++ {
+				f.Reset()
+				transcript.ExtractLog(lrs.At(k), &f)
+				for _, it := range f.Items {
+					scope := unsafe.Slice(unsafe.StringData(it.Scope), len(it.Scope))
+					switch it.Kind {
+					case pairing.KindUse:
+						m.use(scope, it.CallID)
+					case pairing.KindResult:
+						m.result(scope, it.CallID)
+					}
 				}
 			}
 		}
