@@ -417,14 +417,17 @@ type queuedClosing struct {
 // a key is three strings (48 bytes of headers) and the entry already knows its key (and keeps
 // the hash in what would be padding), so a slot costs 16 bytes instead of 56. Keys whose hash
 // is already taken by another key (about one in 4,000 at 10^6 calls, one in 40,000 at the
-// default bound of 10^5) go to a side map keyed by the full Key. See lookup.
+// default bound of 10^5) go to a side map from the same hash to the list of those entries.
+// An entry is in the side map only while the index slot of its hash is taken: drop moves a
+// colliding entry into the slot it frees. So a hash whose slot is empty is a miss without
+// another lookup (every new use is one), and no lookup hashes a key twice. See find.
 type Engine struct {
 	mu         sync.Mutex
 	cfg        Config
 	seed       maphash.Seed
 	hashMask   uint64 // all ones; tests narrow it to force collisions
 	index      map[uint64]*entry
-	collisions map[Key]*entry
+	collisions map[uint64][]*entry
 	scopes     map[ScopeKey]*scopeState
 	// names interns tool names (a small, fixed vocabulary per agent) and tenants the scopes'
 	// tenants, each bounded by maxNames; lastStep is the step of the latest use, shared by
@@ -535,7 +538,7 @@ func New(cfg Config) (*Engine, error) {
 		seed:       maphash.MakeSeed(),
 		hashMask:   ^uint64(0),
 		index:      make(map[uint64]*entry),
-		collisions: make(map[Key]*entry),
+		collisions: make(map[uint64][]*entry),
 		scopes:     make(map[ScopeKey]*scopeState),
 		names:      make(map[string]*string),
 		tenants:    make(map[string]string),
@@ -599,13 +602,19 @@ func (e *Engine) lookup(k Key) *entry {
 // find returns the entry of call key k, or nil, and k's index hash.
 func (e *Engine) find(k Key) (*entry, uint64) {
 	h := e.hash(k)
-	if ent := e.index[h]; ent != nil && ent.is(k) {
-		return ent, h
+	ent := e.index[h]
+	if ent == nil || ent.is(k) {
+		return ent, h // an empty slot has no colliding entries either
 	}
 	if len(e.collisions) == 0 {
 		return nil, h
 	}
-	return e.collisions[k], h
+	for _, c := range e.collisions[h] {
+		if c.is(k) {
+			return c, h
+		}
+	}
+	return nil, h
 }
 
 // name returns the engine's copy of a tool name (nil for ""), interned while there are
@@ -1317,7 +1326,7 @@ func (e *Engine) insertHashed(ent *entry, l *fifo, h uint64) {
 	if e.index[h] == nil {
 		e.index[h] = ent
 	} else {
-		e.collisions[ent.key()] = ent
+		e.collisions[h] = append(e.collisions[h], ent)
 	}
 	ent.scope.refs++
 	if l != nil {
@@ -1358,10 +1367,21 @@ func (e *Engine) forget(ent *entry) {
 
 // drop removes an entry, already out of its list, from the index.
 func (e *Engine) drop(ent *entry) {
-	if h := uint64(ent.hash); e.index[h] == ent {
-		delete(e.index, h)
-	} else {
-		delete(e.collisions, ent.key())
+	h := uint64(ent.hash)
+	if e.index[h] == ent {
+		// A colliding entry of the same hash takes the freed slot, so that an empty slot
+		// always means no entry of that hash (see find).
+		if cs := e.collisions[h]; len(cs) > 0 {
+			e.index[h] = cs[len(cs)-1]
+			e.setCollisions(h, cs[:len(cs)-1])
+		} else {
+			delete(e.index, h)
+		}
+	} else if cs := e.collisions[h]; len(cs) > 0 {
+		if i := slices.Index(cs, ent); i >= 0 {
+			cs[i] = cs[len(cs)-1]
+			e.setCollisions(h, cs[:len(cs)-1])
+		}
 	}
 	ent.payload = nil
 	if ent.scope != nil {
@@ -1370,6 +1390,18 @@ func (e *Engine) drop(ent *entry) {
 			e.forgetScope(ent.scope)
 		}
 	}
+}
+
+// setCollisions stores the colliding entries of hash h, deleting the key when there are
+// none left. cs shares the backing array of the stored list; its vacated slot is cleared so
+// that it keeps no dropped entry alive.
+func (e *Engine) setCollisions(h uint64, cs []*entry) {
+	if len(cs) == 0 {
+		delete(e.collisions, h)
+		return
+	}
+	cs[:len(cs)+1][len(cs)] = nil
+	e.collisions[h] = cs
 }
 
 // makeRoom evicts the oldest pending use or waiting result while the bound is reached.

@@ -354,3 +354,37 @@ func TestConcurrentProcessKeepsConservation(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestIndexCollisions: with every key's index hash the same, the first key takes the index
+// slot and the others the collision list; when the slot's entry leaves, a colliding entry
+// takes the slot (so an empty slot means no entry of its hash), every remaining key is still
+// found, and nothing is left behind once all are gone.
+func TestIndexCollisions(t *testing.T) {
+	e, _ := newTestEngine(t, 100)
+	e.hashMask = 0
+	run(t, e, use("a", 1), use("b", 2), use("c", 3))
+	require.Len(t, e.index, 1)
+	require.Len(t, e.collisions[0], 2)
+	assert.Equal(t, "a", e.index[0].key().CallID)
+
+	// a (in the slot) is resolved and forgotten: a colliding entry moves into the slot.
+	evs := []Event{result("a", 4)}
+	run(t, e, evs...)
+	assert.Equal(t, VerdictResolved, evs[0].Verdict)
+	e.forget(e.lookup(key("a")))
+	require.NotNil(t, e.index[0])
+	assert.NotEqual(t, "a", e.index[0].key().CallID)
+	assert.Len(t, e.collisions[0], 1)
+	assert.Nil(t, e.lookup(key("a")))
+
+	// b and c are still found, wherever they sit.
+	evs = []Event{result("c", 5), result("b", 6)}
+	run(t, e, evs...)
+	assert.Equal(t, VerdictResolved, evs[0].Verdict)
+	assert.Equal(t, VerdictResolved, evs[1].Verdict)
+	for _, id := range []string{"b", "c"} {
+		e.forget(e.lookup(key(id)))
+	}
+	assert.Empty(t, e.index)
+	assert.Empty(t, e.collisions)
+}
