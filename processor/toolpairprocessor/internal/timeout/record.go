@@ -80,7 +80,8 @@ type scan struct {
 	hasDur     bool
 }
 
-// scannedKeys are the attribute keys scanAttrs reads.
+// scannedKeys are the attribute keys scanAttrs reads: those scan.read has a case for
+// (TestScannedKeysMatchRead checks that the two lists agree).
 var scannedKeys = []string{
 	keyErrorType, keyExceptionType, keyHTTPStatus, keyHTTPStatusOld, keyStatusCode,
 	keyErrorMessage, keyError, keyErrorClass, keyExceptionMessage, keyOperation,
