@@ -118,16 +118,12 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 // the last of each, and only values whose JSON is the string or the true the classifier looks
 // for.
 func mapTimeoutLine(m pcommon.Map) dialect.Line {
-	typ, ok := m.Get("type")
-	if !ok {
-		return dialect.LineNoTimeout // the classifier reads no map body without a type
-	}
-	var sub, apiErr, msg pcommon.Value
-	hasSub, hasAPIErr, hasMsg := false, false, false
+	var typ, sub, apiErr, msg pcommon.Value
+	hasTyp, hasSub, hasAPIErr, hasMsg := false, false, false, false
 	m.Range(func(k string, v pcommon.Value) bool {
 		switch k {
 		case "type":
-			typ = v
+			typ, hasTyp = v, true
 		case "subtype":
 			sub, hasSub = v, true
 		case "isApiErrorMessage":
@@ -137,6 +133,9 @@ func mapTimeoutLine(m pcommon.Map) dialect.Line {
 		}
 		return true
 	})
+	if !hasTyp {
+		return dialect.LineNoTimeout // the classifier reads no map body without a type
+	}
 	if typ.Type() != pcommon.ValueTypeStr {
 		return dialect.LineNoTimeout
 	}
