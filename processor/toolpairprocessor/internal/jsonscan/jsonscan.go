@@ -25,12 +25,19 @@ type Kind uint8
 const (
 	// Invalid: the input ends, or the next byte starts no JSON value.
 	Invalid Kind = iota
+	// String: a JSON string, starting with '"'.
 	String
+	// Number: a JSON number, starting with '-' or a digit.
 	Number
+	// Object: a JSON object, starting with '{'.
 	Object
+	// Array: a JSON array, starting with '['.
 	Array
+	// True: the literal true.
 	True
+	// False: the literal false.
 	False
+	// Null: the literal null.
 	Null
 )
 
@@ -76,6 +83,7 @@ type SyntaxError struct {
 	Offset int
 }
 
+// Error returns "invalid JSON near offset N", N the byte offset.
 func (e *SyntaxError) Error() string { return "invalid JSON near offset " + itoa(e.Offset) }
 
 // Unwrap returns ErrSyntax.

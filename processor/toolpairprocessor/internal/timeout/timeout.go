@@ -220,12 +220,16 @@ func kinds(model, tool map[string]bool) map[string]Kind {
 
 // PatternError is a pattern that does not compile.
 type PatternError struct {
+	// Index is the pattern's position in its configured list, from 0.
 	Index int
-	Err   error
+	// Err is regexp.Compile's error.
+	Err error
 }
 
+// Error returns "[Index]: " followed by Err's text.
 func (e *PatternError) Error() string { return "[" + strconv.Itoa(e.Index) + "]: " + e.Err.Error() }
 
+// Unwrap returns Err.
 func (e *PatternError) Unwrap() error { return e.Err }
 
 func compile(list []string) (patterns, error) {
