@@ -58,56 +58,58 @@ func totalBytes(ps []string) int64 {
 	return n
 }
 
-// BenchmarkScan measures finding the tool call parts with Scan.
-func BenchmarkScan(b *testing.B) {
+// benchPasses times pass over every payload of benchPayloads per iteration, with the
+// payloads' total size as the bytes per iteration. pass returns a count (parts or bytes
+// found), summed so that no pass can be optimized away.
+func benchPasses(b *testing.B, pass func(p string) int) {
 	ps := benchPayloads(b)
 	b.SetBytes(totalBytes(ps))
 	b.ReportAllocs()
 	n := 0
 	for b.Loop() {
 		for _, p := range ps {
-			_ = ScanString(p, func(Part) { n++ })
+			n += pass(p)
 		}
 	}
+	if n < 0 {
+		b.Fatal("negative count")
+	}
+}
+
+// BenchmarkScan measures finding the tool call parts with Scan.
+func BenchmarkScan(b *testing.B) {
+	benchPasses(b, func(p string) int {
+		n := 0
+		_ = ScanString(p, func(Part) { n++ })
+		return n
+	})
 }
 
 // BenchmarkDecodeEncodingJSON is the baseline: a full encoding/json decode of the same
 // payloads, as a straightforward implementation would do.
 func BenchmarkDecodeEncodingJSON(b *testing.B) {
-	ps := benchPayloads(b)
-	b.SetBytes(totalBytes(ps))
-	b.ReportAllocs()
-	n := 0
-	for b.Loop() {
-		for _, p := range ps {
-			var msgs []struct {
-				Parts []map[string]any `json:"parts"`
-			}
-			if err := json.Unmarshal([]byte(p), &msgs); err != nil {
-				b.Fatal(err)
-			}
-			for _, m := range msgs {
-				for _, part := range m.Parts {
-					if part["type"] == "tool_call" || part["type"] == "tool_call_response" {
-						n++
-					}
+	benchPasses(b, func(p string) int {
+		var msgs []struct {
+			Parts []map[string]any `json:"parts"`
+		}
+		if err := json.Unmarshal([]byte(p), &msgs); err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for _, m := range msgs {
+			for _, part := range m.Parts {
+				if part["type"] == "tool_call" || part["type"] == "tool_call_response" {
+					n++
 				}
 			}
 		}
-	}
+		return n
+	})
 }
 
 // BenchmarkCountQuotes is the processor benchmarks' floor pass over the same payloads: one
 // strings.Count of the quote byte, which the runtime vectorizes. Its speed next to
 // BenchmarkScan's is the gap between passing over the bytes and finding the parts in them.
 func BenchmarkCountQuotes(b *testing.B) {
-	ps := benchPayloads(b)
-	b.SetBytes(totalBytes(ps))
-	b.ReportAllocs()
-	n := 0
-	for b.Loop() {
-		for _, p := range ps {
-			n += strings.Count(p, `"`)
-		}
-	}
+	benchPasses(b, func(p string) int { return strings.Count(p, `"`) })
 }
