@@ -19,25 +19,25 @@ import (
 // scanner reads it.
 var ErrSyntax = errors.New("invalid JSON")
 
-// Kind is the kind of the next value.
+// Kind is the kind of the next value, as Peek tells it from the value's first byte.
 type Kind uint8
 
 const (
 	// Invalid: the input ends, or the next byte starts no JSON value.
 	Invalid Kind = iota
-	// String: a JSON string, starting with '"'.
+	// String: the next byte is '"'.
 	String
-	// Number: a JSON number, starting with '-' or a digit.
+	// Number: the next byte is '-' or a digit.
 	Number
-	// Object: a JSON object, starting with '{'.
+	// Object: the next byte is '{'.
 	Object
-	// Array: a JSON array, starting with '['.
+	// Array: the next byte is '['.
 	Array
-	// True: the literal true.
+	// True: the next byte is 't' (the rest of the literal is checked when it is consumed).
 	True
-	// False: the literal false.
+	// False: the next byte is 'f' (likewise).
 	False
-	// Null: the literal null.
+	// Null: the next byte is 'n' (likewise).
 	Null
 )
 
