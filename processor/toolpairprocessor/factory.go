@@ -35,7 +35,7 @@ func newFactoryWithClock(clock pairing.Clock) processor.Factory {
 }
 
 func createTraces(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Traces, clock pairing.Clock) (processor.Traces, error) {
-	s, err := acquire(cfg.(*Config), set.TelemetrySettings, clock)
+	s, err := acquire(cfg.(*Config), set.ID, set.TelemetrySettings, clock)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func createTraces(ctx context.Context, set processor.Settings, cfg component.Con
 }
 
 func createLogs(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Logs, clock pairing.Clock) (processor.Logs, error) {
-	s, err := acquire(cfg.(*Config), set.TelemetrySettings, clock)
+	s, err := acquire(cfg.(*Config), set.ID, set.TelemetrySettings, clock)
 	if err != nil {
 		return nil, err
 	}

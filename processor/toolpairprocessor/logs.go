@@ -70,6 +70,9 @@ func newLogsProcessor(s *shared, next consumer.Logs) *logsProcessor {
 		next:   next,
 		pool:   sync.Pool{New: func() any { return &logBatch{} }},
 	}
+	if s.nextLogs == nil {
+		s.nextLogs = next
+	}
 	for _, d := range logDialects {
 		if s.cfg.dialectEnabled(d.name) {
 			p.dialects = append(p.dialects, d)
@@ -78,9 +81,8 @@ func newLogsProcessor(s *shared, next consumer.Logs) *logsProcessor {
 	return p
 }
 
-func (p *logsProcessor) start(context.Context, component.Host) error {
-	p.shared.start()
-	return nil
+func (p *logsProcessor) start(ctx context.Context, host component.Host) error {
+	return p.shared.start(ctx, host)
 }
 
 func (p *logsProcessor) shutdown(ctx context.Context) error {
@@ -276,6 +278,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 	p.tel.unrecognized(ctx, synth.Logs, unrecognized)
 	if len(b.events) > 0 {
 		b.res = p.engine.Process(b.events, b.hold, b.res)
+		p.recordResolutions(ctx, b.res)
 	}
 	if p.tmo != nil {
 		// After the engine, whose copies of the keys the tracker keeps (Event.Owned), and

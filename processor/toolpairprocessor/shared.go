@@ -40,6 +40,15 @@ type shared struct {
 	tel     *telemetry
 	tmo     *timeouts // nil when timeout_classification is disabled
 	logger  *zap.Logger
+	id      component.ID
+	// nextTraces and nextLogs are the next consumers of the component's first traces and
+	// logs pipelines, where restored calls and held records of each signal go (nil when the
+	// component has no pipeline of that signal). Set before start.
+	nextTraces consumer.Traces
+	nextLogs   consumer.Logs
+	// store keeps the state in the storage extension; nil without storage. Set at the first
+	// start.
+	store *stateStore
 
 	mu      sync.Mutex // guards the fields below
 	started int
@@ -48,7 +57,7 @@ type shared struct {
 }
 
 // acquire returns the shared state of cfg, creating it on first use.
-func acquire(cfg *Config, set component.TelemetrySettings, clock pairing.Clock) (*shared, error) {
+func acquire(cfg *Config, id component.ID, set component.TelemetrySettings, clock pairing.Clock) (*shared, error) {
 	instances.Lock()
 	defer instances.Unlock()
 	if s := instances.m[cfg]; s != nil {
@@ -73,6 +82,7 @@ func acquire(cfg *Config, set component.TelemetrySettings, clock pairing.Clock) 
 		keys:    keyer{scopeAttrs: cfg.ScopeAttributes, tenantAttrs: cfg.TenantAttributes},
 		anchors: newAnchorIndex(),
 		logger:  set.Logger,
+		id:      id,
 	}
 	if dn := cfg.DurationNormalization; dn.Enabled {
 		s.norm = normalize.New(dn.Canonical, dn.Mirrors)
@@ -96,28 +106,48 @@ func (s *shared) tickInterval() time.Duration {
 	return min(max(d, 10*time.Millisecond), time.Second)
 }
 
-// start counts a pipeline in and starts the ticker on the first start.
-func (s *shared) start() {
+// start counts a pipeline in and, on the first start, restores the stored state (with
+// storage) and starts the ticker. A storage key naming no storage extension of host fails it.
+func (s *shared) start(ctx context.Context, host component.Host) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.started++
 	if s.started > 1 {
-		return
+		return nil
+	}
+	if s.cfg.Storage != nil && s.store == nil {
+		if err := s.openStore(ctx, host); err != nil {
+			s.started--
+			return err
+		}
 	}
 	s.stop, s.done = make(chan struct{}), make(chan struct{})
 	go s.run(s.stop, s.done, s.tickInterval())
+	return nil
 }
 
 func (s *shared) run(stop, done chan struct{}, every time.Duration) {
 	defer close(done)
 	t := time.NewTicker(every)
 	defer t.Stop()
+	var checkpoints <-chan time.Time
+	if s.store != nil {
+		// Deadlines that passed while the collector was down expire now.
+		s.tick(context.Background())
+		c := time.NewTicker(s.cfg.CheckpointInterval)
+		defer c.Stop()
+		checkpoints = c.C
+	}
 	for {
 		select {
 		case <-stop:
 			return
 		case <-t.C:
 			s.tick(context.Background())
+		case <-checkpoints:
+			if err := s.checkpoint(context.Background(), checkpointInterval); err != nil {
+				s.logger.Warn("toolpair: periodic checkpoint failed", zap.Error(err))
+			}
 		}
 	}
 }
@@ -128,6 +158,7 @@ func (s *shared) tick(ctx context.Context) {
 	if len(res) == 0 {
 		return
 	}
+	s.recordResolutions(ctx, res)
 	if err := s.emit(ctx, res, triggerExpiry); err != nil {
 		s.logger.Warn("toolpair: sending expired calls and released results downstream failed", zap.Error(err))
 	}
@@ -160,7 +191,19 @@ func (s *shared) shutdown(ctx context.Context) error {
 			err = ctx.Err()
 		}
 	}
-	err = errors.Join(err, s.emit(ctx, s.engine.Shutdown(nil), triggerShutdown))
+	if s.store != nil {
+		// The state is stored, held records included: nothing is interrupted. Should the
+		// write fail, the state is flushed as without storage, so that nothing is lost
+		// silently.
+		if cerr := s.checkpoint(ctx, checkpointShutdown); cerr != nil {
+			err = errors.Join(err, cerr, s.emit(ctx, s.engine.Shutdown(nil), triggerShutdown))
+		}
+		if last {
+			err = errors.Join(err, s.closeStore(ctx))
+		}
+	} else {
+		err = errors.Join(err, s.emit(ctx, s.engine.Shutdown(nil), triggerShutdown))
+	}
 	if last {
 		instances.Lock()
 		if instances.m[s.cfg] == s {

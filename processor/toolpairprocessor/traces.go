@@ -60,6 +60,9 @@ func newTracesProcessor(s *shared, next consumer.Traces) *tracesProcessor {
 		next:   next,
 		pool:   sync.Pool{New: func() any { return &spanBatch{} }},
 	}
+	if s.nextTraces == nil {
+		s.nextTraces = next
+	}
 	for _, d := range spanDialects {
 		if s.cfg.dialectEnabled(d.name) {
 			p.dialects = append(p.dialects, d)
@@ -68,9 +71,8 @@ func newTracesProcessor(s *shared, next consumer.Traces) *tracesProcessor {
 	return p
 }
 
-func (p *tracesProcessor) start(context.Context, component.Host) error {
-	p.shared.start()
-	return nil
+func (p *tracesProcessor) start(ctx context.Context, host component.Host) error {
+	return p.shared.start(ctx, host)
 }
 
 func (p *tracesProcessor) shutdown(ctx context.Context) error {
@@ -278,6 +280,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 	p.tel.unrecognized(ctx, synth.Traces, unrecognized)
 	if len(b.events) > 0 {
 		b.res = p.engine.Process(b.events, b.hold, b.res)
+		p.recordResolutions(ctx, b.res)
 	}
 	if p.tmo != nil {
 		// After the engine, whose copies of the keys the tracker keeps (Event.Owned), and
