@@ -193,7 +193,7 @@ func TestStorageGracefulRestart(t *testing.T) {
 			run1 := startRun(t, clock, e, nil)
 			run1.spans(ctChat(1, 1, 0, 0, 1000, "c1", "c2"))
 			run1.spans(ctTool(1, 9, 0, "c3", 1100, 1200)) // held: its use comes after the restart
-			run1.spans(ctChat(2, 1, 0, 0, 1000, "c5"))     // another trace: never closed by a step
+			run1.spans(ctChat(2, 1, 0, 0, 1000, "c5"))    // another trace: never closed by a step
 			run1.shutdown()
 			assert.Empty(t, run1.marks(nil), "nothing is interrupted at shutdown")
 			assert.Equal(t, 2, run1.tsink.SpanCount(), "the held result is stored, not sent")
