@@ -167,6 +167,15 @@ func (p *Process) Stop() {
 	}
 }
 
+// Kill sends SIGKILL, as a crash would (the process writes nothing more), and waits for it
+// to exit.
+func (p *Process) Kill() {
+	p.t.Helper()
+	require.NoError(p.t, p.cmd.Process.Kill())
+	p.stopped = true
+	<-p.exited
+}
+
 // Output returns what the process wrote so far (stdout and stderr).
 func (p *Process) Output() string { return p.output.String() }
 
