@@ -24,7 +24,8 @@ import (
 //	magic "TPST" | format version (uvarint) | configuration fingerprint (8 bytes) | body | CRC-32 (IEEE, 4 bytes, little endian, over all before it)
 //
 // The body is a sequence of sections, each a count (uvarint) followed by its items; integers
-// are varints (signed: zigzag), strings and byte strings a uvarint length then the bytes:
+// are varints (signed: zigzag), byte strings, call IDs and steps a uvarint length then the bytes,
+// other strings entries of a string table (encoder.str: written once, then referred to):
 //
 //	resources: the resources of the announcing records, each an OTLP protobuf ptrace.Traces
 //	           holding one ResourceSpans with that resource (shared by the calls that name it)
@@ -39,10 +40,10 @@ import (
 //	inflight:  the timeout classifier's operations: kind (byte), tenant, scope, call ID, tool,
 //	           start, end, resolved at
 //
-// An origin is a byte 0 (none) or 1 then: resource index, scope attribute, scope value,
-// signal (byte), trace ID (16 bytes), span ID (8), parent span ID (8). A held record is a byte
-// 0 (none), 1 (a span: OTLP protobuf ptrace.Traces of that one span) or 2 (a log record:
-// plog.Logs), then the bytes.
+// An origin (encodeOrigin) is written once and referred to by the other calls of its record:
+// resource index, scope attribute, scope value, signal (byte), trace ID (16 bytes), span ID
+// (8), parent span ID (8). A held record is a byte 0 (none), 1 (a span: OTLP protobuf
+// ptrace.Traces of that one span) or 2 (a log record: plog.Logs), then the bytes.
 const (
 	stateMagic = "TPST"
 	// stateVersion is the format version written. A blob of a newer version is discarded.
@@ -130,8 +131,14 @@ type savedState struct {
 	flight []inflight.Saved
 }
 
-// encoder appends the stored format to buf.
-type encoder struct{ buf []byte }
+// encoder appends the stored format to buf. Strings that repeat (tenants, scopes, tool names,
+// steps, scope attributes) go through a table: each is written once, then referred to by
+// its index (see str).
+type encoder struct {
+	buf     []byte
+	strs    map[string]uint64
+	origins map[*synth.Origin]uint64
+}
 
 func (w *encoder) uint(v uint64)   { w.buf = binary.AppendUvarint(w.buf, v) }
 func (w *encoder) int(v int64)     { w.buf = binary.AppendVarint(w.buf, v) }
@@ -140,10 +147,26 @@ func (w *encoder) raw(b []byte)    { w.buf = append(w.buf, b...) }
 func (w *encoder) bytes(b []byte)  { w.uint(uint64(len(b))); w.raw(b) }
 func (w *encoder) string(s string) { w.uint(uint64(len(s))); w.buf = append(w.buf, s...) }
 
+// str writes a string of the table: a uvarint whose low bit is 1 for a new string (its length
+// in the other bits, then its bytes; it takes the table's next index), 0 for one written
+// before (its index in the other bits).
+func (w *encoder) str(s string) {
+	if i, ok := w.strs[s]; ok {
+		w.uint(i << 1)
+		return
+	}
+	if w.strs == nil {
+		w.strs = map[string]uint64{}
+	}
+	w.strs[s] = uint64(len(w.strs))
+	w.uint(uint64(len(s))<<1 | 1)
+	w.buf = append(w.buf, s...)
+}
+
 // encodeState returns the stored form of st for the configuration fingerprint fp. It reads
 // use payloads (origins, read-only) and held records already serialised (heldBytes).
 func encodeState(st *savedState, fp [8]byte) ([]byte, error) {
-	w := &encoder{buf: make([]byte, 0, 64+len(st.engine.Calls)*96)}
+	w := &encoder{buf: make([]byte, 0, 4096+len(st.engine.Calls)*96+len(st.flight)*48)}
 	w.raw([]byte(stateMagic))
 	w.uint(stateVersion)
 	w.raw(fp[:])
@@ -185,8 +208,8 @@ func encodeState(st *savedState, fp [8]byte) ([]byte, error) {
 	w.uint(uint64(len(scopes)))
 	for i := range scopes {
 		sc := &scopes[i]
-		w.string(sc.Key.Tenant)
-		w.string(sc.Key.Scope)
+		w.str(sc.Key.Tenant)
+		w.str(sc.Key.Scope)
 		w.byte(boolByte(sc.UsesSeen))
 		w.int(sc.LastSeen)
 		w.uint(uint64(len(sc.Closings)))
@@ -212,7 +235,7 @@ func encodeState(st *savedState, fp [8]byte) ([]byte, error) {
 		w.byte(byte(c.State))
 		w.uint(uint64(scopeIdx[c.Key.ScopeKey()]))
 		w.string(c.Key.CallID)
-		w.string(c.ToolName)
+		w.str(c.ToolName)
 		w.string(c.Step)
 		w.int(c.UseTime)
 		w.int(c.ResultTime)
@@ -234,10 +257,10 @@ func encodeState(st *savedState, fp [8]byte) ([]byte, error) {
 	for i := range st.flight {
 		o := &st.flight[i]
 		w.byte(byte(o.Kind))
-		w.string(o.Scope.Tenant)
-		w.string(o.Scope.Scope)
+		w.str(o.Scope.Tenant)
+		w.str(o.Scope.Scope)
 		w.string(o.CallID)
-		w.string(o.Tool)
+		w.str(o.Tool)
 		w.int(o.Start)
 		w.int(o.End)
 		w.int(o.ResolvedAt)
@@ -258,16 +281,27 @@ func boolByte(b bool) byte {
 	return 0
 }
 
+// encodeOrigin writes the origin of a pending call: a uvarint 0 for none, 2*i+1 for the
+// origin of index i written before (the calls of one record share it), or 2 for a new one,
+// which takes the next index, followed by it.
 func encodeOrigin(w *encoder, p any, resIdx map[*synth.Resource]int) {
 	o, ok := p.(*synth.Origin)
 	if !ok || o.Resource == nil {
-		w.byte(0)
+		w.uint(0)
 		return
 	}
-	w.byte(1)
+	if i, ok := w.origins[o]; ok {
+		w.uint(2*i + 1)
+		return
+	}
+	if w.origins == nil {
+		w.origins = map[*synth.Origin]uint64{}
+	}
+	w.origins[o] = uint64(len(w.origins))
+	w.uint(2)
 	w.uint(uint64(resIdx[o.Resource]))
-	w.string(o.ScopeAttr)
-	w.string(o.ScopeValue)
+	w.str(o.ScopeAttr)
+	w.str(o.ScopeValue)
 	w.byte(byte(o.Signal))
 	w.raw(o.TraceID[:])
 	w.raw(o.SpanID[:])
@@ -287,8 +321,10 @@ func encodeHeld(w *encoder, p any) {
 // decoder reads the stored format; the first error sticks and every later read returns
 // zero values.
 type decoder struct {
-	buf []byte
-	err error
+	buf     []byte
+	err     error
+	strs    []string
+	origins []*synth.Origin
 }
 
 func (r *decoder) fail(what string) {
@@ -355,6 +391,29 @@ func (r *decoder) bytes() []byte {
 
 func (r *decoder) string() string { return string(r.bytes()) }
 
+// str reads a string of the table (see encoder.str).
+func (r *decoder) str() string {
+	v := r.uint()
+	if r.err != nil {
+		return ""
+	}
+	if v&1 == 0 {
+		if v>>1 >= uint64(len(r.strs)) {
+			r.fail("string reference")
+			return ""
+		}
+		return r.strs[v>>1]
+	}
+	n := v >> 1
+	if n > uint64(len(r.buf)) {
+		r.fail("length")
+		return ""
+	}
+	s := string(r.raw(int(n)))
+	r.strs = append(r.strs, s)
+	return s
+}
+
 // count reads a section's item count, refusing one that cannot fit in what is left (every
 // item takes at least min bytes), so a corrupt count never allocates much.
 func (r *decoder) count(min int) int {
@@ -417,7 +476,7 @@ func decodeState(blob []byte, fp [8]byte, next nexts) (*savedState, error) {
 	snap := &pairing.Snapshot{Scopes: make([]pairing.ScopeSnapshot, r.count(4))}
 	for i := range snap.Scopes {
 		sc := &snap.Scopes[i]
-		sc.Key = pairing.ScopeKey{Tenant: r.string(), Scope: r.string()}
+		sc.Key = pairing.ScopeKey{Tenant: r.str(), Scope: r.str()}
 		sc.UsesSeen = r.byte() == 1
 		sc.LastSeen = r.int()
 		sc.Closings = make([]pairing.ClosingSnapshot, r.count(3))
@@ -441,7 +500,7 @@ func decodeState(blob []byte, fp [8]byte, next nexts) (*savedState, error) {
 			snap.UsedScopes[i] = binary.LittleEndian.Uint64(b)
 		}
 	}
-	snap.Calls = make([]pairing.CallSnapshot, r.count(13))
+	snap.Calls = make([]pairing.CallSnapshot, r.count(11))
 	for i := range snap.Calls {
 		c := &snap.Calls[i]
 		c.State = pairing.CallState(r.byte())
@@ -451,7 +510,7 @@ func decodeState(blob []byte, fp [8]byte, next nexts) (*savedState, error) {
 			break
 		}
 		c.Key = pairing.Key{Tenant: snap.Scopes[si].Key.Tenant, Scope: snap.Scopes[si].Key.Scope, CallID: r.string()}
-		c.ToolName = r.string()
+		c.ToolName = r.str()
 		c.Step = r.string()
 		c.UseTime = r.int()
 		c.ResultTime = r.int()
@@ -476,8 +535,8 @@ func decodeState(blob []byte, fp [8]byte, next nexts) (*savedState, error) {
 	for i := range flight {
 		flight[i] = inflight.Saved{
 			Kind:   inflight.Kind(r.byte()),
-			Scope:  pairing.ScopeKey{Tenant: r.string(), Scope: r.string()},
-			CallID: r.string(), Tool: r.string(),
+			Scope:  pairing.ScopeKey{Tenant: r.str(), Scope: r.str()},
+			CallID: r.string(), Tool: r.str(),
 			Start: r.int(), End: r.int(), ResolvedAt: r.int(),
 		}
 	}
@@ -498,11 +557,33 @@ type nexts struct {
 }
 
 func decodeOrigin(r *decoder, resources []*synth.Resource, next nexts) any {
-	if r.byte() != 1 {
+	tag := r.uint()
+	var o *synth.Origin
+	switch {
+	case r.err != nil || tag == 0:
 		return nil
+	case tag&1 == 1:
+		if tag>>1 >= uint64(len(r.origins)) {
+			r.fail("origin reference")
+			return nil
+		}
+		o = r.origins[tag>>1]
+	case tag == 2:
+		o = decodeNewOrigin(r, resources, next)
+		r.origins = append(r.origins, o)
+	default:
+		r.fail("origin tag")
 	}
+	if o == nil {
+		return nil // no typed nil in the payload
+	}
+	return o
+}
+
+// decodeNewOrigin reads an origin's fields; nil when it cannot be used.
+func decodeNewOrigin(r *decoder, resources []*synth.Resource, next nexts) *synth.Origin {
 	ri := r.uint()
-	o := &synth.Origin{ScopeAttr: r.string(), ScopeValue: r.string(), Signal: synth.Signal(r.byte())}
+	o := &synth.Origin{ScopeAttr: r.str(), ScopeValue: r.str(), Signal: synth.Signal(r.byte())}
 	copy(o.TraceID[:], r.raw(16))
 	copy(o.SpanID[:], r.raw(8))
 	copy(o.ParentSpanID[:], r.raw(8))
