@@ -76,7 +76,9 @@ var workloads = []workload{
 
 // collectorConfig is the configuration of one run: the OTLP/gRPC receiver on grpcPort, the
 // collector's own metrics on metricsPort, and the traces and logs pipelines with toolpair
-// (default configuration) or with no processor.
+// (default configuration) or with no processor. The collector's log is not sampled, so the
+// debug exporter prints one line for every batch (the default sampling keeps about one in
+// 100 after the first 10 of a second) and the test can count what was exported.
 func collectorConfig(grpcPort, metricsPort int, withToolpair bool) string {
 	processors := "[]"
 	if withToolpair {
@@ -103,6 +105,9 @@ service:
       processors: %[3]s
       exporters: [debug]
   telemetry:
+    logs:
+      sampling:
+        enabled: false
     metrics:
       readers:
         - pull:
