@@ -257,3 +257,24 @@ func TestGeminiCLINextRequestClosesAbandonedCall(t *testing.T) {
 	assert.Equal(t, "next_step", strAttr(synthetic[0], "toolpair.interrupt.reason"))
 	assert.Equal(t, first.EndTimestamp()+pcommon.Timestamp(5*time.Second), synthetic[0].EndTimestamp())
 }
+
+// TestGeminiCLIFetchFailedIsNotATimeout: Gemini CLI reports a dropped model connection as an
+// llm_call span in error "exception TypeError: fetch failed sending request" and a
+// gemini_cli.api_error with error.type "Error" and no status code (the corpus notes of Gemini
+// CLI 0.61.0): no field says timeout, so neither is classified as one.
+func TestGeminiCLIFetchFailedIsNotATimeout(t *testing.T) {
+	b := newBothPipelines(t, nil)
+	td := ruleTraces([]ruleSpan{{name: "llm_call", start: 0, end: 15_010, status: "exception TypeError: fetch failed sending request",
+		attrs: map[string]any{"gen_ai.operation.name": "llm_call", "gen_ai.conversation.id": ruleSession}}})
+	ld := plog.NewLogs()
+	lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	lr.SetTimestamp(pcommon.NewTimestampFromTime(at(15_010)))
+	require.NoError(t, lr.Attributes().FromRaw(map[string]any{
+		"event.name": "gemini_cli.api_error", "session.id": ruleSession, "error": "fetch failed sending request",
+		"error.type": "Error", "status_code": "", "duration_ms": int64(15_010), "installation.id": "i",
+	}))
+	require.NoError(t, b.traces.ConsumeTraces(context.Background(), td))
+	require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
+	b.shutdown()
+	assert.Empty(t, b.timeoutRecords(t))
+}
