@@ -12,7 +12,7 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 )
 
-// Dialect names (CONTRACT section 8): the source formats the processor recognises.
+// Dialect names (specification section 8): the source formats the processor recognises.
 const (
 	// DialectGenAI: OTel GenAI semantic-convention spans (chat, execute_tool, invoke_agent).
 	DialectGenAI = "genai"
@@ -24,10 +24,15 @@ const (
 	DialectCodex = "codex"
 	// DialectTranscript: agent session transcripts (JSONL lines as log bodies).
 	DialectTranscript = "transcript"
+	// DialectGeminiCLI: Gemini CLI spans and log events.
+	DialectGeminiCLI = "gemini_cli"
+	// DialectAISDK: Vercel AI SDK v4-v6 experimental_telemetry spans (ai.*).
+	DialectAISDK = "ai_sdk"
 )
 
 // knownDialects lists every dialect name the configuration accepts.
-var knownDialects = []string{DialectGenAI, DialectGenAIEvents, DialectClaudeCode, DialectCodex, DialectTranscript}
+var knownDialects = []string{DialectGenAI, DialectGenAIEvents, DialectClaudeCode, DialectCodex, DialectTranscript,
+	DialectGeminiCLI, DialectAISDK}
 
 // Disposition says what happens to an orphan or duplicate result record.
 type Disposition string
@@ -39,7 +44,7 @@ const (
 	DispositionDrop Disposition = "drop"
 )
 
-// Config is the configuration of the toolpair processor (CONTRACT section 6). Every key is
+// Config is the configuration of the toolpair processor (specification section 6). Every key is
 // documented, with its default, in the component README.
 type Config struct {
 	// ScopeAttributes: the first of these attributes present on a record, else on its
@@ -62,12 +67,12 @@ type Config struct {
 	Duplicates Disposition `mapstructure:"duplicates"`
 	// Synthesize: emit synthetic records for interrupted calls.
 	Synthesize bool `mapstructure:"synthesize"`
-	// TimeoutClassification configures CONTRACT section 4.
+	// TimeoutClassification configures specification section 4.
 	TimeoutClassification TimeoutClassificationConfig `mapstructure:"timeout_classification"`
-	// DurationNormalization configures CONTRACT section 5.
+	// DurationNormalization configures specification section 5.
 	DurationNormalization DurationNormalizationConfig `mapstructure:"duration_normalization"`
 	// Storage is the ID of a storage extension (for example file_storage) that keeps the
-	// processor's state across restarts (CONTRACT section 9); nil keeps it in memory only.
+	// processor's state across restarts (specification section 9); nil keeps it in memory only.
 	Storage *component.ID `mapstructure:"storage"`
 	// CheckpointInterval is how often the state is written to Storage: how old the stored
 	// state may be after a crash.
@@ -77,7 +82,7 @@ type Config struct {
 	_ struct{}
 }
 
-// TimeoutClassificationConfig configures timeout classification (CONTRACT section 4).
+// TimeoutClassificationConfig configures timeout classification (specification section 4).
 type TimeoutClassificationConfig struct {
 	// Enabled turns classification on. Disabled, no record is changed and nothing is tracked.
 	Enabled bool `mapstructure:"enabled"`
@@ -106,7 +111,7 @@ var (
 	defaultCompactionEventNames = []string{`^claude_code\.compaction$`, `^openclaw\.compaction$`}
 )
 
-// DurationNormalizationConfig configures duration normalization (CONTRACT section 5).
+// DurationNormalizationConfig configures duration normalization (specification section 5).
 type DurationNormalizationConfig struct {
 	// Enabled turns normalization on.
 	Enabled bool `mapstructure:"enabled"`

@@ -19,7 +19,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
 
-// The stored state (CONTRACT section 9) is one blob:
+// The stored state (specification section 9) is one blob:
 //
 //	magic "TPST" | format version (uvarint) | configuration fingerprint (8 bytes) | body | CRC-32 (IEEE, 4 bytes, little endian, over all before it)
 //

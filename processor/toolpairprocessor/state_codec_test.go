@@ -3,6 +3,7 @@ package toolpairprocessor
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/storagetest"
@@ -185,7 +186,7 @@ func TestStateFingerprint(t *testing.T) {
 	}
 	c := createDefaultConfig().(*Config)
 	c.PairingTimeout *= 2
-	c.Dialects = []string{DialectTranscript, DialectCodex, DialectClaudeCode, DialectGenAIEvents, DialectGenAI}
+	slices.Reverse(c.Dialects)
 	assert.Equal(t, fp, stateFingerprint(c), "order of dialects and other keys do not matter")
 }
 

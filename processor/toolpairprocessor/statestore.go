@@ -60,7 +60,7 @@ func decodePointer(b []byte) (gen, logStart uint64, err error) {
 	return gen, logStart, nil
 }
 
-// stateStore keeps a component's state in a storage extension (CONTRACT section 9).
+// stateStore keeps a component's state in a storage extension (specification section 9).
 type stateStore struct {
 	client storage.Client
 	fp     [8]byte
