@@ -19,8 +19,9 @@ import (
 // outcomes written on every record and the synthetic records made must equal those of the
 // reference model, exactly as without restarts; every record still leaves exactly once, and
 // conservation holds in the engine's counters after every batch (a restarted engine counts
-// from the state it restored). The last run shuts down without storage, so that the calls
-// still pending are interrupted with reason shutdown, as the model expects.
+// from the state it restored). The last run is flushed as a component without storage is at
+// shutdown, so that the calls still pending are interrupted with reason shutdown, as the
+// model expects.
 
 // consRestart shuts r's component down (storing its state) and starts a new one with the same
 // configuration, sinks and clock, which restores it.
@@ -85,10 +86,10 @@ func consCheckRestarts(t *testing.T, sc *consScenario) (restarts int, err error)
 		return restarts, err
 	}
 	// The last run ends as a component without storage does: pending calls are interrupted
-	// (shutdown), held results released.
-	r.shared.mu.Lock()
-	r.shared.store = nil
-	r.shared.mu.Unlock()
+	// (shutdown), held results released; the shutdown then stores an empty state.
+	if err := r.shared.emit(ctx, r.shared.engine.Shutdown(nil), triggerShutdown); err != nil {
+		return restarts, err
+	}
 	if err := r.traces.Shutdown(ctx); err != nil {
 		return restarts, err
 	}
