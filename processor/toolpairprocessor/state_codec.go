@@ -24,7 +24,7 @@ import (
 //	magic "TPST" | format version (uvarint) | configuration fingerprint (8 bytes) | body | CRC-32 (IEEE, 4 bytes, little endian, over all before it)
 //
 // The body is a sequence of sections, each a count (uvarint) followed by its items; integers
-// are varints (signed: zigzag), byte strings, call IDs and steps a uvarint length then the bytes,
+// are varints (signed: zigzag), byte strings and call IDs a uvarint length then the bytes,
 // other strings entries of a string table (encoder.str: written once, then referred to):
 //
 //	resources: the resources of the announcing records, each an OTLP protobuf ptrace.Traces
@@ -216,7 +216,7 @@ func encodeState(st *savedState, fp [8]byte) ([]byte, error) {
 		for _, c := range sc.Closings {
 			w.byte(byte(c.Kind))
 			w.int(c.Time)
-			w.string(c.Step)
+			w.str(c.Step)
 		}
 	}
 	w.uint(uint64(len(snap.Queue)))
@@ -236,7 +236,7 @@ func encodeState(st *savedState, fp [8]byte) ([]byte, error) {
 		w.uint(uint64(scopeIdx[c.Key.ScopeKey()]))
 		w.string(c.Key.CallID)
 		w.str(c.ToolName)
-		w.string(c.Step)
+		w.str(c.Step)
 		w.int(c.UseTime)
 		w.int(c.ResultTime)
 		w.int(c.Deadline)
@@ -481,7 +481,7 @@ func decodeState(blob []byte, fp [8]byte, next nexts) (*savedState, error) {
 		sc.LastSeen = r.int()
 		sc.Closings = make([]pairing.ClosingSnapshot, r.count(3))
 		for j := range sc.Closings {
-			sc.Closings[j] = pairing.ClosingSnapshot{Kind: pairing.Kind(r.byte()), Time: r.int(), Step: r.string()}
+			sc.Closings[j] = pairing.ClosingSnapshot{Kind: pairing.Kind(r.byte()), Time: r.int(), Step: r.str()}
 		}
 	}
 	snap.Queue = make([]pairing.QueuedClosing, r.count(3))
@@ -511,7 +511,7 @@ func decodeState(blob []byte, fp [8]byte, next nexts) (*savedState, error) {
 		}
 		c.Key = pairing.Key{Tenant: snap.Scopes[si].Key.Tenant, Scope: snap.Scopes[si].Key.Scope, CallID: r.string()}
 		c.ToolName = r.str()
-		c.Step = r.string()
+		c.Step = r.str()
 		c.UseTime = r.int()
 		c.ResultTime = r.int()
 		c.Deadline = r.int()
