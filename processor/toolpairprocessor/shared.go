@@ -167,7 +167,9 @@ func (s *shared) tick(ctx context.Context) {
 // shutdown stops the ticker with the first pipeline to shut down, then closes every pending
 // call as interrupted/shutdown and releases every held result, sending them downstream with
 // ctx. It does so again at every later pipeline's shutdown, for what that pipeline received
-// in between (a batch processor upstream flushing on shutdown).
+// in between (a batch processor upstream flushing on shutdown). With storage, it writes the
+// whole state instead (nothing is interrupted or released), and the last pipeline closes the
+// storage client; only a failed write falls back to the flush.
 //
 // Each pipeline's processor shuts down before the processors and exporters after it, so the
 // first flush happens while the downstream components of every pipeline still run.
