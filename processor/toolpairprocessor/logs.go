@@ -284,7 +284,6 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 	p.tel.unrecognized(ctx, synth.Logs, unrecognized)
 	if len(b.events) > 0 {
 		b.res = p.engine.Process(b.events, b.hold, b.res)
-		p.recordResolutions(ctx, b.res)
 	}
 	if p.tmo != nil {
 		// After the engine, whose copies of the keys the tracker keeps (Event.Owned), and
@@ -296,6 +295,9 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 		return ld, nil
 	}
 	b.fillHeld()
+	// After fillHeld: a checkpoint waiting for this batch's held records holds the lock that
+	// orders resolution records. Before anything leaves the processor.
+	p.recordResolutions(ctx, b.res)
 	out := output{curLogs: p.next, logs: ld}
 	p.apply(b.res, &out, b)
 	b.removeMarked()

@@ -3,6 +3,7 @@ package toolpairprocessor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"sync"
 	"testing"
@@ -378,4 +379,57 @@ func TestStorageExtensionRequired(t *testing.T) {
 			require.NoError(t, p.Shutdown(context.Background()))
 		})
 	}
+}
+
+// TestStorageCheckpointDuringBatches: checkpoints taken while batches hold and resolve
+// results, from other goroutines, never deadlock (a checkpoint waits for a batch's held
+// records to be copied in, while the batch writes its resolution record), and what each
+// batch resolved survives a crash right after.
+func TestStorageCheckpointDuringBatches(t *testing.T) {
+	e, clock := newMemStorage(), newTestClock()
+	run1 := startRun(t, clock, e, nil)
+	done := make(chan struct{})
+	stop := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				_ = run1.shared.checkpoint(context.Background(), checkpointInterval)
+			}
+		}
+	}()
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		// Batch i holds the result of call i (its use comes in the next batch) and pairs call
+		// i-1 with the result held by the previous batch.
+		for i := range 201 {
+			var spans []ctSpan
+			if i < 200 {
+				spans = append(spans, ctTool(1, byte(i%100+100), 0, fmt.Sprintf("c%d", i), int64(i)+500, int64(i)+600))
+			}
+			if i > 0 {
+				spans = append(spans, ctChat(1, byte(i%90+1), 0, int64(i-1), int64(i-1)+10, fmt.Sprintf("c%d", i-1)))
+			}
+			_ = run1.traces.ConsumeTraces(context.Background(), ctTraces(spans...))
+		}
+	}()
+	select {
+	case <-finished:
+	case <-time.After(30 * time.Second):
+		t.Fatal("batches did not finish while checkpoints ran")
+	}
+	close(stop)
+	<-done
+	marks := run1.marks(nil)
+	run1.crash()
+	require.Len(t, marks, 200)
+
+	run2 := startRun(t, clock, e, nil)
+	clock.Advance(11 * time.Minute)
+	run2.settle()
+	assert.Empty(t, run2.marks(nil), "every call paired before the crash stays resolved")
 }

@@ -284,7 +284,6 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 	p.tel.unrecognized(ctx, synth.Traces, unrecognized)
 	if len(b.events) > 0 {
 		b.res = p.engine.Process(b.events, b.hold, b.res)
-		p.recordResolutions(ctx, b.res)
 	}
 	if p.tmo != nil {
 		// After the engine, whose copies of the keys the tracker keeps (Event.Owned), and
@@ -296,6 +295,9 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 		return td, nil
 	}
 	b.fillHeld()
+	// After fillHeld: a checkpoint waiting for this batch's held records holds the lock that
+	// orders resolution records. Before anything leaves the processor.
+	p.recordResolutions(ctx, b.res)
 	out := output{curTraces: p.next, traces: td}
 	p.apply(b.res, &out, b)
 	b.removeMarked()
