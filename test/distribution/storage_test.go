@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -255,4 +256,45 @@ func TestStateCorruptFile(t *testing.T) {
 	lr, _ := run2.result(call)
 	outcome, _ := lr.Attributes().Get("toolpair.outcome")
 	assert.NotEqual(t, "paired", outcome.Str(), "the clean start does not know the call")
+}
+
+// TestStateStorageMustBeAStorageExtension: a storage key naming no configured extension fails
+// the start, with an error naming the key.
+func TestStateStorageMustBeAStorageExtension(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte(fmt.Sprintf(`receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: 127.0.0.1:%d
+processors:
+  toolpair:
+    storage: file_storage
+exporters:
+  debug:
+service:
+  pipelines:
+    logs:
+      receivers: [otlp]
+      processors: [toolpair]
+      exporters: [debug]
+  telemetry:
+    metrics:
+      level: none
+`, distrotest.FreePort(t))), 0o600))
+	cmd := exec.Command(distrotest.Binary(t), "--config", cfg)
+	done := make(chan struct{})
+	var out []byte
+	var err error
+	go func() { out, err = cmd.CombinedOutput(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(distrotest.WaitTimeout):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatal("the collector did not refuse to start")
+	}
+	require.Error(t, err, "the start fails")
+	assert.Contains(t, string(out), "storage")
+	assert.Contains(t, string(out), "file_storage")
 }
