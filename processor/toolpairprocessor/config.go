@@ -24,10 +24,15 @@ const (
 	DialectCodex = "codex"
 	// DialectTranscript: agent session transcripts (JSONL lines as log bodies).
 	DialectTranscript = "transcript"
+	// DialectOpenInference: OpenInference spans (LLM, TOOL, root AGENT/CHAIN).
+	DialectOpenInference = "openinference"
+	// DialectOpenLLMetry: Traceloop OpenLLMetry spans (chat, tool, agent/workflow).
+	DialectOpenLLMetry = "openllmetry"
 )
 
 // knownDialects lists every dialect name the configuration accepts.
-var knownDialects = []string{DialectGenAI, DialectGenAIEvents, DialectClaudeCode, DialectCodex, DialectTranscript}
+var knownDialects = []string{DialectGenAI, DialectGenAIEvents, DialectClaudeCode, DialectCodex, DialectTranscript,
+	DialectOpenInference, DialectOpenLLMetry}
 
 // Disposition says what happens to an orphan or duplicate result record.
 type Disposition string
