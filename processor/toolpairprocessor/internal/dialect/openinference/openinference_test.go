@@ -40,7 +40,7 @@ func TestExtractSpan(t *testing.T) {
 			name: "LLM span: boundary at its start, parallel calls at its end with their arguments, echoes at its start",
 			span: "response",
 			attrs: map[string]any{
-				"openinference.span.kind": "LLM",
+				"openinference.span.kind":                                                 "LLM",
 				"llm.output_messages.0.message.role":                                      "assistant",
 				"llm.output_messages.0.message.tool_calls.0.tool_call.id":                 "c1",
 				"llm.output_messages.0.message.tool_calls.0.tool_call.function.name":      "run_shell",
