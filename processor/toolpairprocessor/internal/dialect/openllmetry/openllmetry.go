@@ -79,8 +79,9 @@ var (
 // above). It never modifies the span.
 func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 	attrs := span.Attributes()
-	if v, ok := attrs.Get(keySpanKind); ok {
-		switch v.AsString() {
+	kind, hasKind, traceloop, flattened := scan(attrs)
+	if hasKind {
+		switch kind.AsString() {
 		case kindTool:
 			extractTool(span, f)
 			return true
@@ -95,8 +96,7 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 		// task spans and others: not tool records; a chat span never carries the kind.
 		return false
 	}
-	marked, flattened := marks(attrs)
-	if !marked && !flattened {
+	if !traceloop && !flattened {
 		return false
 	}
 	chat := false
@@ -117,20 +117,28 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 	return true
 }
 
-// marks reports, in one pass over attrs, whether they hold a traceloop.* key and whether they
-// hold the flattened completion keys of older releases.
-func marks(attrs pcommon.Map) (traceloop, flattened bool) {
-	for k := range attrs.All() {
-		if len(k) < 10 || (k[0] != 't' && k[0] != 'g') {
+// scan reads, in one pass over attrs, the last traceloop.span.kind (hasKind false when there
+// is none), whether they hold any traceloop.* key, and whether they hold the flattened
+// completion keys of older releases. On spans of other sources this pass is all the dialect
+// costs.
+func scan(attrs pcommon.Map) (kind pcommon.Value, hasKind, traceloop, flattened bool) {
+	for k, v := range attrs.All() {
+		if len(k) < len(prefixTraceloop) {
 			continue
 		}
-		traceloop = traceloop || strings.HasPrefix(k, prefixTraceloop)
-		flattened = flattened || strings.HasPrefix(k, prefixCompletion)
-		if traceloop && flattened {
-			break
+		switch k[0] {
+		case 't':
+			if strings.HasPrefix(k, prefixTraceloop) {
+				traceloop = true
+				if k == keySpanKind {
+					kind, hasKind = v, true
+				}
+			}
+		case 'g':
+			flattened = flattened || strings.HasPrefix(k, prefixCompletion)
 		}
 	}
-	return traceloop, flattened
+	return kind, hasKind, traceloop, flattened
 }
 
 // extractFlattened reads the flattened history of older releases.
