@@ -24,10 +24,15 @@ const (
 	DialectCodex = "codex"
 	// DialectTranscript: agent session transcripts (JSONL lines as log bodies).
 	DialectTranscript = "transcript"
+	// DialectGeminiCLI: Gemini CLI spans and log events.
+	DialectGeminiCLI = "gemini_cli"
+	// DialectAISDK: Vercel AI SDK v4-v6 experimental_telemetry spans (ai.*).
+	DialectAISDK = "ai_sdk"
 )
 
 // knownDialects lists every dialect name the configuration accepts.
-var knownDialects = []string{DialectGenAI, DialectGenAIEvents, DialectClaudeCode, DialectCodex, DialectTranscript}
+var knownDialects = []string{DialectGenAI, DialectGenAIEvents, DialectClaudeCode, DialectCodex, DialectTranscript,
+	DialectGeminiCLI, DialectAISDK}
 
 // Disposition says what happens to an orphan or duplicate result record.
 type Disposition string
