@@ -26,14 +26,14 @@ func parsePaths(cfg Config) (callsPaths, error) {
 	split := func(key, path string, allowEmpty bool) []string {
 		if path == "" {
 			if !allowEmpty {
-				errs = append(errs, fmt.Errorf("%s must not be empty", key))
+				errs = append(errs, keyError(key, errors.New("must not be empty")))
 			}
 			return nil
 		}
 		segs := strings.Split(path, ".")
 		for _, s := range segs {
 			if s == "" {
-				errs = append(errs, fmt.Errorf("%s: %q has an empty segment", key, path))
+				errs = append(errs, keyError(key, fmt.Errorf("%q has an empty segment", path)))
 				return nil
 			}
 		}

@@ -106,20 +106,37 @@ func (c Config) withDefaults() Config {
 func (c *Config) check() error {
 	var errs []error
 	if strings.TrimSpace(c.Name) == "" {
-		errs = append(errs, errors.New("name must not be empty"))
+		errs = append(errs, keyError("name", errors.New("must not be empty")))
 	}
 	if c.Context != ContextSpan && c.Context != ContextLog {
-		errs = append(errs, fmt.Errorf("context must be %q or %q, got %q", ContextSpan, ContextLog, c.Context))
+		errs = append(errs, keyError("context", fmt.Errorf("must be %q or %q, got %q", ContextSpan, ContextLog, c.Context)))
 	}
 	if c.Use == "" && c.Result == "" && c.Abort == "" && c.Reject == "" && c.StepBoundary == "" && c.SessionEnd == "" {
-		errs = append(errs, errors.New("at least one of use, result, abort, reject, step_boundary, session_end must be set"))
+		errs = append(errs, keyError("use", errors.New("at least one of use, result, abort, reject, step_boundary, session_end must be set")))
 	}
 	callRecords := c.Result != "" || c.Abort != "" || c.Reject != "" || (c.Use != "" && c.Calls == "")
 	if callRecords && c.CallID == "" {
-		errs = append(errs, errors.New("call_id must be set when use (without calls), result, abort or reject is"))
+		errs = append(errs, keyError("call_id", errors.New("must be set when use (without calls), result, abort or reject is")))
 	}
 	if c.Calls != "" && c.Use == "" {
-		errs = append(errs, errors.New("calls is read on use records: use must be set"))
+		errs = append(errs, keyError("calls", errors.New("is read on use records: use must be set")))
 	}
 	return errors.Join(errs...)
 }
+
+// KeyError is an error of one key of a declaration, as New and Validate return them (several
+// joined with errors.Join).
+type KeyError struct {
+	// Key is the configuration key at fault (for example "use").
+	Key string
+	// Err says what is wrong with it (for an OTTL parse error, the parser's own message).
+	Err error
+}
+
+func keyError(key string, err error) error { return &KeyError{Key: key, Err: err} }
+
+// Error returns "key: reason".
+func (e *KeyError) Error() string { return e.Key + ": " + e.Err.Error() }
+
+// Unwrap returns the reason.
+func (e *KeyError) Unwrap() error { return e.Err }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl"
@@ -84,8 +83,8 @@ func Validate(cfg Config) error {
 	return err
 }
 
-// New compiles a custom dialect. Its error lists every key that is refused, each as
-// "key: reason" (an OTTL parse error as the parser reports it).
+// New compiles a custom dialect. Its error joins a *KeyError for every key refused (an
+// OTTL parse error as the parser reports it).
 func New(cfg Config, set component.TelemetrySettings) (*Dialect, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
@@ -99,14 +98,13 @@ func New(cfg Config, set component.TelemetrySettings) (*Dialect, error) {
 	if set.Logger == nil {
 		set.Logger = zap.NewNop()
 	}
-	switch cfg.Context {
-	case ContextSpan:
+	if cfg.Context == ContextSpan {
 		parser, perr := ottlspan.NewParser(ottlfuncs.StandardConverters[*ottlspan.TransformContext](), set)
 		if perr != nil {
 			return nil, perr
 		}
 		d.span, err = compile(&parser, cfg)
-	default:
+	} else {
 		parser, perr := ottllog.NewParser(ottlfuncs.StandardConverters[*ottllog.TransformContext](), set)
 		if perr != nil {
 			return nil, perr
@@ -131,7 +129,7 @@ func compile[K any](parser *ottl.Parser[K], cfg Config) (*program[K], error) {
 		}
 		c, err := parser.ParseCondition(src)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", keys[r], err))
+			errs = append(errs, keyError(keys[r], err))
 			continue
 		}
 		p.conds[r] = c
@@ -152,7 +150,7 @@ func compile[K any](parser *ottl.Parser[K], cfg Config) (*program[K], error) {
 		}
 		e, err := parser.ParseValueExpression(v.src)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", v.key, err))
+			errs = append(errs, keyError(v.key, err))
 			continue
 		}
 		*v.dst = e
