@@ -26,7 +26,7 @@ import (
 
 // exampleConfig reads the toolpair configuration of an example file under examples/ the way
 // the collector does, over the factory's default.
-func exampleConfig(t *testing.T, name string) *Config {
+func exampleConfig(t testing.TB, name string) *Config {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "..", "examples", name))
 	require.NoError(t, err)
