@@ -225,12 +225,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 				if len(b.found.Items) == 0 {
 					continue
 				}
-				var scopeAttr, scopeValue string
-				if it := b.found.Items[0]; it.Scope != "" {
-					scopeAttr, scopeValue = it.ScopeAttr, it.Scope
-				} else {
-					scopeAttr, scopeValue = p.keys.scope(lr.Attributes(), rscope, lr.TraceID())
-				}
+				scopeAttr, scopeValue := p.keys.logScope(lr, b.found.Items, rscope)
 				ref := int32(len(b.refs))
 				results := b.found.Results()
 				b.refs = append(b.refs, logRef{rl: i, sl: j, lr: k, r: lr, results: results})
@@ -274,6 +269,12 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 		}
 	}
 	p.tel.unrecognized(ctx, synth.Logs, unrecognized)
+	if p.observeKeys != nil {
+		for i := range b.events {
+			r := &b.refs[b.events[i].Ref]
+			p.observeKeys(recordPos{r.rl, r.sl, r.lr}, b.events[i].Key)
+		}
+	}
 	if len(b.events) > 0 {
 		b.res = p.engine.Process(b.events, b.hold, b.res)
 	}
