@@ -65,17 +65,24 @@ type logsProcessor struct {
 }
 
 func newLogsProcessor(s *shared, next consumer.Logs) *logsProcessor {
-	p := &logsProcessor{
-		shared: s,
-		next:   next,
-		pool:   sync.Pool{New: func() any { return &logBatch{} }},
+	return &logsProcessor{
+		shared:   s,
+		next:     next,
+		dialects: enabledLogDialects(s.cfg),
+		pool:     sync.Pool{New: func() any { return &logBatch{} }},
 	}
+}
+
+// enabledLogDialects returns the log dialects cfg enables, in the order they are tried: pair
+// mode and route mode (route.go) recognise records, and scope their calls, alike.
+func enabledLogDialects(cfg *Config) []logDialect {
+	var ds []logDialect
 	for _, d := range logDialects {
-		if s.cfg.dialectEnabled(d.name) {
-			p.dialects = append(p.dialects, d)
+		if cfg.dialectEnabled(d.name) {
+			ds = append(ds, d)
 		}
 	}
-	return p
+	return ds
 }
 
 func (p *logsProcessor) start(context.Context, component.Host) error {

@@ -50,18 +50,13 @@ type routeScratch struct {
 }
 
 func newRouter(cfg *Config) *router {
-	r := &router{
-		keys: keyer{scopeAttrs: cfg.ScopeAttributes, tenantAttrs: cfg.TenantAttributes},
-		attr: cfg.RouteAttribute,
-		pool: sync.Pool{New: func() any { return &routeScratch{} }},
+	return &router{
+		keys:       keyer{scopeAttrs: cfg.ScopeAttributes, tenantAttrs: cfg.TenantAttributes},
+		attr:       cfg.RouteAttribute,
+		dialects:   enabledLogDialects(cfg),
+		transcript: cfg.dialectEnabled(transcript.Name),
+		pool:       sync.Pool{New: func() any { return &routeScratch{} }},
 	}
-	for _, d := range logDialects {
-		if cfg.dialectEnabled(d.name) {
-			r.dialects = append(r.dialects, d)
-		}
-	}
-	r.transcript = cfg.dialectEnabled(transcript.Name)
-	return r
 }
 
 // routeOf returns route(tenant, scope), from the batch's memo when it is the same pair.
