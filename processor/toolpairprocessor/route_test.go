@@ -78,9 +78,9 @@ func transcriptLogs(t *testing.T, path string) plog.Logs {
 
 // pairingKeys runs a copy of a batch through a toolpair in pair mode and returns the call keys
 // the engine is handed for each record, by position.
-func pairingKeys(t *testing.T, td ptrace.Traces, ld plog.Logs) map[recordPos][]pairing.Key {
+func pairingKeys(t *testing.T, mutate func(*Config), td ptrace.Traces, ld plog.Logs) map[recordPos][]pairing.Key {
 	t.Helper()
-	b := newBothPipelines(t, nil)
+	b := newBothPipelines(t, mutate)
 	keys := map[recordPos][]pairing.Key{}
 	b.shared.observeKeys = func(pos recordPos, key pairing.Key) { keys[pos] = append(keys[pos], key) }
 	if td != (ptrace.Traces{}) {
@@ -101,17 +101,25 @@ func routeAttr(attrs pcommon.Map) string {
 	return v.Str()
 }
 
-func defaultRouter() *router { return newRouter(createDefaultConfig().(*Config)) }
+func defaultRouter() *router { return testRouter(nil) }
+
+func testRouter(mutate func(*Config)) *router {
+	cfg := createDefaultConfig().(*Config)
+	if mutate != nil {
+		mutate(cfg)
+	}
+	return newRouter(cfg)
+}
 
 // checkLogRoutes routes ld and checks that every record has a route and that every record
 // pairing keys has the route of each of its keys' tenant and scope. It returns the number of
 // keyed records and the routed batch.
-func checkLogRoutes(t *testing.T, ld plog.Logs) (int, plog.Logs) {
+func checkLogRoutes(t *testing.T, mutate func(*Config), ld plog.Logs) (int, plog.Logs) {
 	t.Helper()
-	keys := pairingKeys(t, ptrace.Traces{}, ld)
+	keys := pairingKeys(t, mutate, ptrace.Traces{}, ld)
 	routed := plog.NewLogs()
 	ld.CopyTo(routed)
-	_, err := defaultRouter().processLogs(context.Background(), routed)
+	_, err := testRouter(mutate).processLogs(context.Background(), routed)
 	require.NoError(t, err)
 	require.Equal(t, ld.LogRecordCount(), routed.LogRecordCount())
 	rls := routed.ResourceLogs()
@@ -133,18 +141,35 @@ func checkLogRoutes(t *testing.T, ld plog.Logs) (int, plog.Logs) {
 
 // TestRouteIsTheCallKeysTenantAndScope: on every real capture of testdata/, each record that
 // a dialect recognises gets, in route mode, the route of the tenant and scope of the call keys
-// pair mode hands the engine for it; every other record gets a route too.
+// pair mode hands the engine for it; every other record gets a route too. With the default
+// keys, and with other scope and tenant attributes.
 func TestRouteIsTheCallKeysTenantAndScope(t *testing.T) {
+	configs := []struct {
+		name   string
+		mutate func(*Config)
+	}{
+		{"defaults", nil},
+		{"other keys", func(c *Config) {
+			c.ScopeAttributes = []string{"session.id", "gen_ai.conversation.id"}
+			c.TenantAttributes = []string{"host.name", "service.version", "log.file.name"}
+		}},
+	}
+	for _, c := range configs {
+		t.Run(c.name, func(t *testing.T) { checkCaptureRoutes(t, c.mutate) })
+	}
+}
+
+func checkCaptureRoutes(t *testing.T, mutate func(*Config)) {
 	keyedSpans := 0
 	for _, name := range routeCaptures.traces {
 		t.Run(name, func(t *testing.T) {
 			td := loadTraces(t, strings.Split(name, "/")...)
-			keys := pairingKeys(t, td, plog.Logs{})
+			keys := pairingKeys(t, mutate, td, plog.Logs{})
 			keyedSpans += len(keys)
 			byID := map[[24]byte]string{}
 			routed := ptrace.NewTraces()
 			td.CopyTo(routed)
-			_, err := defaultRouter().processTraces(context.Background(), routed)
+			_, err := testRouter(mutate).processTraces(context.Background(), routed)
 			require.NoError(t, err)
 			require.Equal(t, td.SpanCount(), routed.SpanCount())
 			forEachSpanAt(routed, func(_ recordPos, s ptrace.Span) {
@@ -161,13 +186,13 @@ func TestRouteIsTheCallKeysTenantAndScope(t *testing.T) {
 	require.GreaterOrEqual(t, keyedSpans, 20, "the trace captures have tool spans")
 	for _, name := range routeCaptures.logs {
 		t.Run(name, func(t *testing.T) {
-			n, _ := checkLogRoutes(t, loadLogs(t, strings.Split(name, "/")...))
+			n, _ := checkLogRoutes(t, mutate, loadLogs(t, strings.Split(name, "/")...))
 			require.Positive(t, n, "the capture has tool records")
 		})
 	}
 	for _, path := range routeTranscriptFiles(t) {
 		t.Run(path, func(t *testing.T) {
-			n, _ := checkLogRoutes(t, transcriptLogs(t, path))
+			n, _ := checkLogRoutes(t, mutate, transcriptLogs(t, path))
 			require.Positive(t, n, "the transcript has tool lines")
 		})
 	}
