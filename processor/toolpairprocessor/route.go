@@ -141,7 +141,8 @@ func splitByRoute(rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, routes []string
 			g.SetSchemaUrl(ss.SchemaUrl())
 			groups[rt] = g
 		}
-		span.CopyTo(g.Spans().AppendEmpty())
+		// RemoveIf then deletes what MoveTo leaves behind: an empty span.
+		span.MoveTo(g.Spans().AppendEmpty())
 		return true
 	})
 }
