@@ -74,7 +74,8 @@ func discard(reason discardReason, format string, args ...any) error {
 }
 
 // stateFingerprint is the fingerprint of the configuration that gives stored call keys their
-// meaning: scope_attributes, tenant_attributes and dialects (the first 8 bytes of a SHA-256).
+// meaning: scope_attributes, tenant_attributes, dialects and custom_dialects (the first 8
+// bytes of a SHA-256).
 // Another value means the keys would not match the records the processor now sees.
 func stateFingerprint(cfg *Config) [8]byte {
 	h := sha256.New()
@@ -91,6 +92,11 @@ func stateFingerprint(cfg *Config) [8]byte {
 	dialects := slices.Clone(cfg.Dialects)
 	slices.Sort(dialects)
 	write("dialects", dialects)
+	custom := make([]string, 0, len(cfg.CustomDialects))
+	for _, c := range cfg.CustomDialects {
+		custom = append(custom, fmt.Sprintf("%#v", c))
+	}
+	write("custom_dialects", custom)
 	var fp [8]byte
 	copy(fp[:], h.Sum(nil))
 	return fp
@@ -449,7 +455,7 @@ func stateHeader(blob []byte, fp [8]byte) ([]byte, error) {
 		return nil, r.err
 	}
 	if !bytes.Equal(got, fp[:]) {
-		return nil, discard(discardConfig, "written under other scope_attributes, tenant_attributes or dialects")
+		return nil, discard(discardConfig, "written under other scope_attributes, tenant_attributes, dialects or custom_dialects")
 	}
 	return r.buf, nil
 }

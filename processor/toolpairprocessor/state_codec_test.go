@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/custom"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/inflight"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
@@ -179,6 +180,7 @@ func TestStateFingerprint(t *testing.T) {
 		"scope_attributes":  func(c *Config) { c.ScopeAttributes = []string{"session.id"} },
 		"tenant_attributes": func(c *Config) { c.TenantAttributes = []string{"host.name"} },
 		"dialects":          func(c *Config) { c.Dialects = []string{DialectGenAI} },
+		"custom_dialects":   func(c *Config) { c.CustomDialects = []custom.Config{{Name: "mine", Context: custom.ContextSpan}} },
 	} {
 		c := createDefaultConfig().(*Config)
 		mutate(c)
