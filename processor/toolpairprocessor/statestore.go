@@ -31,14 +31,14 @@ import (
 // so that a crash at any instant leaves a readable checkpoint and every resolution record
 // written after it.
 const (
-	pointerKey    = "toolpair.pointer"
-	pointerMagic  = "TPP1"
-	stateKeyBase  = "toolpair.state."
-	resolvedKeyBs = "toolpair.resolved."
+	pointerKey      = "toolpair.pointer"
+	pointerMagic    = "TPP1"
+	stateKeyBase    = "toolpair.state."
+	resolvedKeyBase = "toolpair.resolved."
 )
 
 func stateKey(gen uint64) string    { return stateKeyBase + strconv.FormatUint(gen, 10) }
-func resolvedKey(seq uint64) string { return resolvedKeyBs + strconv.FormatUint(seq, 10) }
+func resolvedKey(seq uint64) string { return resolvedKeyBase + strconv.FormatUint(seq, 10) }
 
 func encodePointer(gen, logStart uint64) []byte {
 	b := []byte(pointerMagic)

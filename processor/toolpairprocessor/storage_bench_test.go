@@ -171,7 +171,7 @@ func BenchmarkResolutionRecord(b *testing.B) {
 			if ext != nil {
 				size, n := 0, 0
 				for k, v := range ext.snapshot() {
-					if len(k) > len(resolvedKeyBs) && k[:len(resolvedKeyBs)] == resolvedKeyBs {
+					if len(k) > len(resolvedKeyBase) && k[:len(resolvedKeyBase)] == resolvedKeyBase {
 						size += len(v)
 						n++
 					}
