@@ -39,6 +39,7 @@ type shared struct {
 	anchors *anchorIndex
 	tel     *telemetry
 	tmo     *timeouts // nil when timeout_classification is disabled
+	custom  customDialects
 	logger  *zap.Logger
 	// observeKeys, when set (by tests, before the first batch), is told the call key of every
 	// event a batch hands to the engine and the position of the record it came from.
@@ -83,6 +84,9 @@ func acquire(cfg *Config, set component.TelemetrySettings, clock pairing.Clock) 
 	}
 	if dn := cfg.DurationNormalization; dn.Enabled {
 		s.norm = normalize.New(dn.Canonical, dn.Mirrors)
+	}
+	if s.custom, err = newCustomDialects(cfg.CustomDialects, set); err != nil {
+		return nil, err
 	}
 	s.tel, err = newTelemetry(set, engine)
 	if err != nil {

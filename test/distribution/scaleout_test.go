@@ -61,7 +61,7 @@ func TestScaleOutConfigsValidate(t *testing.T) {
 // fronts[0] and fronts[1], whose filelog receivers each read one half of every session. It
 // appends the lines a few at a time, as an agent writes its session: two readers of whole
 // files would drift apart by more than orphan_grace, which is arrival order the processor does
-// not promise to undo (CONTRACT section 2).
+// not promise to undo (specification section 2).
 func dealTranscripts(t *testing.T, ref string, fronts [2]string) (deal func()) {
 	t.Helper()
 	root, err := filepath.Abs(filepath.Join(repoRoot, "testdata"))
