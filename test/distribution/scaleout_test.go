@@ -179,13 +179,6 @@ func byCall(recs ...map[string][]outcome) map[string][]string {
 	return calls
 }
 
-func logAttr(lr plog.LogRecord, k string) string {
-	if v, ok := lr.Attributes().Get(k); ok {
-		return v.AsString()
-	}
-	return ""
-}
-
 func count(m map[string][]outcome) int {
 	n := 0
 	for _, v := range m {
