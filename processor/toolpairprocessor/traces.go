@@ -67,20 +67,27 @@ type tracesProcessor struct {
 }
 
 func newTracesProcessor(s *shared, next consumer.Traces) *tracesProcessor {
-	p := &tracesProcessor{
-		shared: s,
-		next:   next,
-		pool:   sync.Pool{New: func() any { return &spanBatch{} }},
-	}
 	if s.nextTraces == nil {
 		s.nextTraces = next
 	}
+	return &tracesProcessor{
+		shared:   s,
+		next:     next,
+		dialects: enabledSpanDialects(s.cfg),
+		pool:     sync.Pool{New: func() any { return &spanBatch{} }},
+	}
+}
+
+// enabledSpanDialects returns the span dialects cfg enables, in the order they are tried: pair
+// mode and route mode (route.go) recognise spans, and scope their calls, alike.
+func enabledSpanDialects(cfg *Config) []spanDialect {
+	var ds []spanDialect
 	for _, d := range spanDialects {
-		if s.cfg.dialectEnabled(d.name) {
-			p.dialects = append(p.dialects, d)
+		if cfg.dialectEnabled(d.name) {
+			ds = append(ds, d)
 		}
 	}
-	return p
+	return ds
 }
 
 func (p *tracesProcessor) start(ctx context.Context, host component.Host) error {
@@ -246,12 +253,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 				if len(b.found.Items) == 0 {
 					continue
 				}
-				var scopeAttr, scopeValue string
-				if it := b.found.Items[0]; d.ownScope && it.Scope != "" {
-					scopeAttr, scopeValue = it.ScopeAttr, it.Scope
-				} else {
-					scopeAttr, scopeValue = p.keys.scopeHex(span.Attributes(), rscope, span.TraceID(), &b.hex)
-				}
+				scopeAttr, scopeValue := p.keys.spanScope(span, d, b.found.Items, rscope, &b.hex)
 				ref := int32(len(b.refs))
 				results := b.found.Results()
 				b.refs = append(b.refs, spanRef{rs: i, ss: j, span: k, s: span, results: results})
