@@ -58,7 +58,8 @@ const (
 )
 
 // ExtractSpan appends to f the tool calls a Gemini CLI span announces or resolves, and
-// reports whether the span is one of Gemini CLI's:
+// reports whether the span is one of Gemini CLI's: a span named llm_call, schedule_tool_calls
+// or tool_call whose gen_ai.operation.name is its name.
 //
 //   - llm_call (gen_ai.operation.name): its start is a step boundary; each functionCall part
 //     ({"functionCall":{"id","name"}}, the Gemini API's Content shape Gemini CLI records) or
@@ -74,12 +75,19 @@ const (
 //
 // The other spans (Gemini CLI's agent_call and the HTTP spans of its SDK) are not claimed.
 func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
-	attrs := span.Attributes()
-	op, ok := attrs.Get(attrOperation)
-	if !ok || op.Type() != pcommon.ValueTypeStr {
+	// Gemini CLI names its spans after their operation: the name is checked first, so that
+	// another source's span costs a string comparison, not an attribute lookup.
+	name := span.Name()
+	switch name {
+	case opLLMCall, opScheduleToolCalls, opToolCall:
+	default:
 		return false
 	}
-	switch op.Str() {
+	attrs := span.Attributes()
+	if op, ok := attrs.Get(attrOperation); !ok || op.Type() != pcommon.ValueTypeStr || op.Str() != name {
+		return false
+	}
+	switch name {
 	case opLLMCall:
 		step := spanStep(span)
 		f.AddStep(pairing.KindBoundary, "", "", int64(span.StartTimestamp()), "", "", step)

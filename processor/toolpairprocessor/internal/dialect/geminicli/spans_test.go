@@ -21,6 +21,7 @@ func TestExtractSpan(t *testing.T) {
 	nestedStep := pairing.GroupStep(testParent.String(), testSpan.String())
 	tests := []struct {
 		name      string
+		span      string // the span name, when it is not the operation's
 		attrs     map[string]any
 		nested    bool // the span has a parent (a sub-agent's)
 		claimed   bool
@@ -153,6 +154,16 @@ func TestExtractSpan(t *testing.T) {
 			attrs: map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.call.id": "c1"},
 		},
 		{
+			name:  "a span named tool_call of another operation",
+			span:  "tool_call",
+			attrs: map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.call_id": "c1"},
+		},
+		{
+			name:  "a span of another name with Gemini's operation",
+			span:  "llm_call_wrapper",
+			attrs: map[string]any{"gen_ai.operation.name": "llm_call"},
+		},
+		{
 			name:  "agent_call span",
 			attrs: map[string]any{"gen_ai.operation.name": "agent_call", "gen_ai.agent.name": "codebase_investigator"},
 		},
@@ -164,7 +175,10 @@ func TestExtractSpan(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := ptrace.NewSpan()
-			s.SetName("x")
+			s.SetName(tt.span)
+			if op, ok := tt.attrs["gen_ai.operation.name"].(string); ok && tt.span == "" {
+				s.SetName(op) // the SDK names a span after its operation
+			}
 			s.SetTraceID(pcommon.TraceID{0xaa, 1})
 			s.SetSpanID(testSpan)
 			if tt.nested {
