@@ -68,7 +68,7 @@ type scopeAnchors struct {
 // anchorIndex remembers, per scope, the latest turn spans and model-call spans seen in the
 // component's traces pipelines, so that a call announced only in logs (a Claude Code or
 // Codex tool_decision) and interrupted gets a synthetic span in the trace of the turn it
-// happened in, as well as its synthetic log record (CONTRACT section 3). It is bounded by
+// happened in, as well as its synthetic log record (specification section 3). It is bounded by
 // maxAnchorScopes scopes, and safe for concurrent use.
 type anchorIndex struct {
 	mu     sync.Mutex
