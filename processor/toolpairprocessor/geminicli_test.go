@@ -278,3 +278,51 @@ func TestGeminiCLIFetchFailedIsNotATimeout(t *testing.T) {
 	b.shutdown()
 	assert.Empty(t, b.timeoutRecords(t))
 }
+
+// TestGeminiCLIApiRequestClosesAbandonedCall: logs alone, the call of the killed run's details
+// record is closed (next_step, at the request's time) by a later gemini_cli.api_request of
+// the main agent in the same session, not by a sub-agent's or a utility request's.
+func TestGeminiCLIApiRequestClosesAbandonedCall(t *testing.T) {
+	_, ld := readGemini(t, "interrupt_sigterm")
+	var last pcommon.Timestamp
+	for _, lr := range allLogsOf(ld) {
+		last = max(last, lr.Timestamp())
+	}
+	request := func(role string, after time.Duration) plog.Logs {
+		out := plog.NewLogs()
+		rl := out.ResourceLogs().AppendEmpty()
+		ld.ResourceLogs().At(0).Resource().CopyTo(rl.Resource())
+		lr := rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+		lr.SetTimestamp(last + pcommon.Timestamp(after))
+		require.NoError(t, lr.Attributes().FromRaw(map[string]any{
+			"event.name": "gemini_cli.api_request", "session.id": "99842fde-5e88-40a7-84db-a0b1a99e68bc",
+			"installation.id": "i", "role": role, "model": "gemini-2.5-pro",
+		}))
+		return out
+	}
+	b := newBothPipelines(t, nil)
+	require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
+	require.NoError(t, b.logs.ConsumeLogs(context.Background(), request("subagent", time.Second)))
+	require.NoError(t, b.logs.ConsumeLogs(context.Background(), request("utility_next_speaker", 2*time.Second)))
+	b.advance(time.Minute)
+	assert.Empty(t, syntheticLogs(b), "only the main agent's requests are step boundaries")
+	require.NoError(t, b.logs.ConsumeLogs(context.Background(), request("main", 3*time.Second)))
+	b.advance(time.Minute)
+	got := syntheticLogs(b)
+	require.Len(t, got, 1)
+	assert.Equal(t, "next_step", logAttr(got[0], "toolpair.interrupt.reason"))
+	assert.Equal(t, last+pcommon.Timestamp(3*time.Second), got[0].Timestamp())
+}
+
+func allLogsOf(ld plog.Logs) []plog.LogRecord {
+	var out []plog.LogRecord
+	for i := 0; i < ld.ResourceLogs().Len(); i++ {
+		sls := ld.ResourceLogs().At(i).ScopeLogs()
+		for j := 0; j < sls.Len(); j++ {
+			for k := 0; k < sls.At(j).LogRecords().Len(); k++ {
+				out = append(out, sls.At(j).LogRecords().At(k))
+			}
+		}
+	}
+	return out
+}
