@@ -73,7 +73,7 @@ const (
 //     a KindAbort when the top-level status of its gen_ai.output.messages object is
 //     "cancelled". A failed tool (status "error", span status Error) is a result.
 //
-// The other spans (Gemini CLI's agent_call and the HTTP spans of its SDK) are not claimed.
+// Gemini CLI's other spans (agent_call, which wraps a sub-agent run) are not claimed.
 func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 	// Gemini CLI names its spans after their operation: the name is checked first, so that
 	// another source's span costs a string comparison, not an attribute lookup.
@@ -93,15 +93,15 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 		f.AddStep(pairing.KindBoundary, "", "", int64(span.StartTimestamp()), "", "", step)
 		if v, ok := attrs.Get(attrOutputMessages); ok {
 			end := int64(span.EndTimestamp())
-			scanModelCalls(v, f, func(id, name string) {
-				f.AddStep(pairing.KindUse, genaievents.WireID(id, name), name, end, "", "", step)
+			scanModelCalls(v, f, func(id, tool string) {
+				f.AddStep(pairing.KindUse, genaievents.WireID(id, tool), tool, end, "", "", step)
 			})
 		}
 	case opScheduleToolCalls:
 		step := spanStep(span)
 		start := int64(span.StartTimestamp())
-		add := func(id, name string) {
-			f.AddStep(pairing.KindUse, genaievents.WireID(id, name), name, start, "", "", step)
+		add := func(id, tool string) {
+			f.AddStep(pairing.KindUse, genaievents.WireID(id, tool), tool, start, "", "", step)
 		}
 		if v, ok := attrs.Get(attrOutputMessages); ok {
 			scanScheduled(v, f, add, "request")
@@ -113,16 +113,16 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 		if !ok {
 			return true
 		}
-		name := ""
+		tool := ""
 		if v, ok := attrs.Get(attrToolName); ok {
-			name = v.AsString()
+			tool = v.AsString()
 		}
 		kind := pairing.KindResult
 		if v, ok := attrs.Get(attrOutputMessages); ok && v.Type() == pcommon.ValueTypeStr &&
 			toolStatus(v.Str()) == statusCancelled {
 			kind = pairing.KindAbort
 		}
-		f.Add(kind, genaievents.WireID(id, name), name, int64(span.EndTimestamp()))
+		f.Add(kind, genaievents.WireID(id, tool), tool, int64(span.EndTimestamp()))
 	default:
 		return false
 	}
