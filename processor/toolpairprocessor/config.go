@@ -28,11 +28,15 @@ const (
 	DialectGeminiCLI = "gemini_cli"
 	// DialectAISDK: Vercel AI SDK v4-v6 experimental_telemetry spans (ai.*).
 	DialectAISDK = "ai_sdk"
+	// DialectOpenInference: OpenInference spans (LLM, TOOL, root AGENT/CHAIN).
+	DialectOpenInference = "openinference"
+	// DialectOpenLLMetry: Traceloop OpenLLMetry spans (chat, tool, agent/workflow).
+	DialectOpenLLMetry = "openllmetry"
 )
 
 // knownDialects lists every dialect name the configuration accepts.
 var knownDialects = []string{DialectGenAI, DialectGenAIEvents, DialectClaudeCode, DialectCodex, DialectTranscript,
-	DialectGeminiCLI, DialectAISDK}
+	DialectGeminiCLI, DialectAISDK, DialectOpenInference, DialectOpenLLMetry}
 
 // Disposition says what happens to an orphan or duplicate result record.
 type Disposition string

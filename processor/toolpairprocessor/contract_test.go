@@ -1477,7 +1477,7 @@ func TestContractS6Configuration(t *testing.T) {
 	assert.Equal(t, 10*time.Minute, cfg.PairingTimeout)
 	assert.Equal(t, 30*time.Second, cfg.OrphanGrace)
 	assert.Equal(t, 100000, cfg.MaxPendingCalls)
-	assert.ElementsMatch(t, []string{"genai", "genai_events", "claude_code", "codex", "transcript", "gemini_cli", "ai_sdk"}, cfg.Dialects, "all built in")
+	assert.ElementsMatch(t, []string{"genai", "genai_events", "claude_code", "codex", "transcript", "gemini_cli", "ai_sdk", "openinference", "openllmetry"}, cfg.Dialects, "all built in")
 	assert.Equal(t, Disposition("mark"), cfg.Orphans)
 	assert.Equal(t, Disposition("drop"), cfg.Duplicates)
 	assert.True(t, cfg.Synthesize)

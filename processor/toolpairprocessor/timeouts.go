@@ -124,7 +124,10 @@ func (b *timeoutBatch) feed(events []pairing.Event, ref int32, start func(ref in
 		switch ev.Kind {
 		case pairing.KindUse:
 			u.Op, u.Start = inflight.OpAnnounce, ev.Time
-		case pairing.KindResult, pairing.KindAbort, pairing.KindCompanion:
+		case pairing.KindResult, pairing.KindAbort, pairing.KindCompanion, pairing.KindMatch:
+			if ev.Key.CallID == "" {
+				continue // a KindMatch that found no call
+			}
 			if s := start(ev.Ref); s > 0 {
 				a := u
 				a.Op, a.Start = inflight.OpAnnounce, s

@@ -31,6 +31,11 @@ const (
 	// only in logs, whose synthetic log record is the call's own record. Lets metrics count
 	// the call once (from the log record) while the span shows it in the trace view.
 	AttrSyntheticCompanion = "toolpair.synthetic.companion"
+	// AttrToolCallID (string): the ID of the call a result record resolved, written on a
+	// result that carries no call ID of its own (an OpenLLMetry or OpenInference tool span
+	// matched by tool name and arguments), so that queries can join it to the call. Semconv
+	// gen_ai.tool.call.id.
+	AttrToolCallID = "gen_ai.tool.call.id"
 
 	// ErrorTypeInterrupted is the error.type of a synthetic record.
 	ErrorTypeInterrupted = "tool_call_interrupted"
@@ -41,7 +46,7 @@ const (
 var (
 	attrOperationName = string(semconv.GenAIOperationNameKey)
 	attrToolName      = string(semconv.GenAIToolNameKey)
-	attrToolCallID    = string(semconv.GenAIToolCallIDKey)
+	attrToolCallID    = AttrToolCallID
 	attrErrorType     = string(semconv.ErrorTypeKey)
 	opExecuteTool     = semconv.GenAIOperationNameExecuteTool.Value.AsString()
 )
