@@ -10,6 +10,8 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/custom"
 )
 
 // Dialect names (specification section 8): the source formats the processor recognises.
@@ -75,6 +77,9 @@ type Config struct {
 	TimeoutClassification TimeoutClassificationConfig `mapstructure:"timeout_classification"`
 	// DurationNormalization configures specification section 5.
 	DurationNormalization DurationNormalizationConfig `mapstructure:"duration_normalization"`
+	// CustomDialects declares dialects in OTTL (specification section 8); they are tried after
+	// the built-in dialects, on the records none of those claimed.
+	CustomDialects []custom.Config `mapstructure:"custom_dialects"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
@@ -144,6 +149,7 @@ func createDefaultConfig() component.Config {
 			Canonical: "durationMs",
 			Mirrors:   []string{"metadata.durationMs", "details.durationMs", "details.metadata.durationMs"},
 		},
+		CustomDialects: []custom.Config{},
 	}
 }
 
@@ -176,6 +182,7 @@ func (cfg *Config) Validate() error {
 		}
 		errs = append(errs, checkNames("duration_normalization.mirrors", cfg.DurationNormalization.Mirrors))
 	}
+	errs = append(errs, validateCustomDialects(cfg.CustomDialects))
 	return errors.Join(errs...)
 }
 

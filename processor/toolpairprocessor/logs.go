@@ -188,7 +188,7 @@ func (b *logBatch) fillHeld() {
 // processLogs pairs the tool calls of a batch of log records, as processTraces does for
 // spans.
 func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
-	if len(p.dialects) == 0 {
+	if len(p.dialects) == 0 && len(p.custom.logs) == 0 {
 		p.tel.unrecognized(ctx, synth.Logs, ld.LogRecordCount())
 		if p.tmo != nil {
 			p.tmo.logs(ctx, ld, nil, nil, nil)
@@ -219,6 +219,9 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 						d = &p.dialects[n]
 						break
 					}
+				}
+				if d == nil && len(p.custom.logs) > 0 {
+					d = p.custom.extractLog(ctx, rl, sl, lr, &b.found)
 				}
 				if p.tmo != nil {
 					// Told before the normalization below, which only sets values to
