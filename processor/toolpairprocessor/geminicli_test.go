@@ -326,3 +326,43 @@ func allLogsOf(ld plog.Logs) []plog.LogRecord {
 	}
 	return out
 }
+
+// TestGeminiCLILostToolSpanPairsOnHistory: spans alone, with the normal capture's tool_call
+// span lost (sampled out, dropped on the way), the next llm_call's input messages still
+// answer the call (functionResponse): that echo pairs it, on the second llm_call span, with
+// the time from the first llm_call's end to the second's start, and its start, a step
+// boundary, interrupts nothing.
+func TestGeminiCLILostToolSpanPairsOnHistory(t *testing.T) {
+	td, _ := readGemini(t, "normal")
+	td.ResourceSpans().RemoveIf(func(rs ptrace.ResourceSpans) bool {
+		rs.ScopeSpans().RemoveIf(func(ss ptrace.ScopeSpans) bool {
+			ss.Spans().RemoveIf(func(s ptrace.Span) bool { return s.Name() == "tool_call" })
+			return ss.Spans().Len() == 0
+		})
+		return rs.ScopeSpans().Len() == 0
+	})
+	llm := spansByName(td)["llm_call"]
+	require.Len(t, llm, 2)
+	first, second := llm[0], llm[1]
+	if second.StartTimestamp() < first.StartTimestamp() {
+		first, second = second, first
+	}
+	pl := newPipeline(t, nil)
+	pl.consume(td)
+	pl.advance(11 * time.Minute)
+	pl.shutdown()
+	st := pl.p.engine.Stats()
+	assert.Equal(t, uint64(1), st.Paired)
+	assert.Zero(t, st.InterruptedTotal())
+	var marked []ptrace.Span
+	for _, s := range allSpans(pl.output()) {
+		if strAttr(s, "toolpair.outcome") != "" {
+			marked = append(marked, s)
+		}
+	}
+	require.Len(t, marked, 1)
+	assert.Equal(t, second.SpanID(), marked[0].SpanID())
+	assert.Equal(t, "paired", strAttr(marked[0], "toolpair.outcome"))
+	d, _ := marked[0].Attributes().Get("toolpair.call.duration_ms")
+	assert.Equal(t, (int64(second.StartTimestamp())-int64(first.EndTimestamp()))/1e6, d.Int())
+}

@@ -1,6 +1,7 @@
 package geminicli
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
@@ -85,5 +86,32 @@ func BenchmarkExtractLog(b *testing.B) {
 				ExtractLog(records[i%len(records)], &f)
 			}
 		})
+	}
+}
+
+// BenchmarkLLMCallHistory: one llm_call span of the normal capture whose input messages (the
+// history, read for functionResponse parts) are padded with a text part to about 1 MiB, as
+// in a long session: the cost per model request grows with the history.
+func BenchmarkLLMCallHistory(b *testing.B) {
+	var span ptrace.Span
+	for _, s := range benchSpans(b, "gemini/normal/traces.json") {
+		if s.Name() == "llm_call" {
+			span = s
+		}
+	}
+	v, _ := span.Attributes().Get(attrInputMessages)
+	padded := `[{"role":"user","parts":[{"text":"` + strings.Repeat("x", 1<<20) + `"}]},` + v.Str()[1:]
+	s := ptrace.NewSpan()
+	span.CopyTo(s)
+	s.Attributes().PutStr(attrInputMessages, padded)
+	b.SetBytes(int64(len(padded)))
+	var f dialect.Found
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		f.Reset()
+		ExtractSpan(s, &f)
+	}
+	if len(f.Items) == 0 {
+		b.Fatal("nothing found")
 	}
 }

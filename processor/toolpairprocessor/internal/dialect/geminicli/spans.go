@@ -24,7 +24,6 @@ package geminicli
 
 import (
 	"bytes"
-	"errors"
 	"unsafe"
 
 	"github.com/buger/jsonparser"
@@ -64,7 +63,11 @@ const (
 //   - llm_call (gen_ai.operation.name): its start is a step boundary; each functionCall part
 //     ({"functionCall":{"id","name"}}, the Gemini API's Content shape Gemini CLI records) or
 //     semconv {"type":"tool_call","id","name"} part of gen_ai.output.messages (a JSON string)
-//     is a tool_use at the span's end;
+//     is a tool_use at the span's end; each functionResponse part ({"functionResponse":
+//     {"id","name"}}) or {"type":"tool_call_response","id"} part of gen_ai.input.messages (the
+//     history the request sent) is an echo of a result at the span's start: it resolves its
+//     call only when the call is still pending (its tool_call span was lost), and is
+//     otherwise ignored;
 //   - schedule_tool_calls: each request.callId (and request.name) of gen_ai.output.messages, a
 //     JSON array of {request, response, status}, is a tool_use at the span's start (the
 //     scheduler accepted the call); without output messages, each callId of
@@ -93,8 +96,14 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 		f.AddStep(pairing.KindBoundary, "", "", int64(span.StartTimestamp()), "", "", step)
 		if v, ok := attrs.Get(attrOutputMessages); ok {
 			end := int64(span.EndTimestamp())
-			scanModelCalls(v, f, func(id, tool string) {
+			scanParts(v, f, callParts, func(id, tool string) {
 				f.AddStep(pairing.KindUse, genaievents.WireID(id, tool), tool, end, "", "", step)
+			})
+		}
+		if v, ok := attrs.Get(attrInputMessages); ok {
+			start := int64(span.StartTimestamp())
+			scanParts(v, f, responseParts, func(id, tool string) {
+				f.Add(pairing.KindEcho, genaievents.WireID(id, tool), "", start)
 			})
 		}
 	case opScheduleToolCalls:
@@ -144,43 +153,6 @@ func toolStatus(s string) string {
 		return ""
 	}
 	return string(v)
-}
-
-// scanModelCalls calls fn for each tool call part of an llm_call's output messages: a JSON
-// array of Gemini Content objects ({"role","parts":[...]}) or a single one. A part is a call
-// when it holds a functionCall object, or has "type":"tool_call". A call without a usable ID,
-// a value of the wrong type, or JSON that does not parse is reported in f as malformed.
-func scanModelCalls(v pcommon.Value, f *dialect.Found, fn func(id, name string)) {
-	if v.Type() != pcommon.ValueTypeStr {
-		f.Skip(dialect.ReasonInvalidType)
-		return
-	}
-	eachObject(unsafeBytes(v.Str()), f, func(msg []byte) {
-		parts, dt, _, err := jsonparser.Get(msg, "parts")
-		switch {
-		case errors.Is(err, jsonparser.KeyPathNotFoundError) || dt == jsonparser.Null:
-			return
-		case err != nil:
-			f.Skip(dialect.ReasonInvalidJSON)
-			return
-		case dt != jsonparser.Array:
-			f.Skip(dialect.ReasonInvalidType)
-			return
-		}
-		eachObject(parts, f, func(part []byte) {
-			if fc, dt, _, err := jsonparser.Get(part, "functionCall"); err == nil && dt == jsonparser.Object {
-				if id, ok := f.JSONCallID(fc, "id"); ok {
-					fn(id, dialect.JSONString(fc, "name"))
-				}
-				return
-			}
-			if t, err := jsonparser.GetString(part, "type"); err == nil && t == "tool_call" {
-				if id, ok := f.JSONCallID(part, "id"); ok {
-					fn(id, dialect.JSONString(part, "name"))
-				}
-			}
-		})
-	})
 }
 
 // scanScheduled calls fn for each call of a schedule_tool_calls span's messages: a JSON array

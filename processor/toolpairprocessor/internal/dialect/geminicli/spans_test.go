@@ -44,6 +44,23 @@ func TestExtractSpan(t *testing.T) {
 			},
 		},
 		{
+			name: "llm_call: functionResponse parts of its input messages are echoes at its start",
+			attrs: map[string]any{
+				"gen_ai.operation.name": "llm_call",
+				"gen_ai.input.messages": `[{"role":"user","parts":[{"text":"run it"}]},` +
+					`{"role":"model","parts":[{"functionCall":{"name":"run_shell_command","args":{},"id":"run_shell_command_17_0"}}]},` +
+					`{"role":"user","parts":[{"functionResponse":{"name":"run_shell_command","response":{"output":"hello"},"id":"run_shell_command_17_0"}},` +
+					`{"type":"tool_call_response","id":"read_file__read_file_17_1","name":"read_file"},{"functionResponse":{"name":"x"}}]}]`,
+			},
+			claimed: true,
+			items: []dialect.Item{
+				{Kind: pairing.KindBoundary, Time: 10, Step: rootStep},
+				{Kind: pairing.KindEcho, CallID: "run_shell_command_17_0", Time: 10},
+				{Kind: pairing.KindEcho, CallID: "read_file_17_1", Time: 10},
+			},
+			malformed: []string{dialect.ReasonMissingCallID},
+		},
+		{
 			name: "llm_call of a sub-agent: its steps are grouped by its parent",
 			attrs: map[string]any{
 				"gen_ai.operation.name":  "llm_call",
