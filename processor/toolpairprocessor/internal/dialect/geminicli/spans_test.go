@@ -98,6 +98,32 @@ func TestExtractSpan(t *testing.T) {
 			malformed: []string{dialect.ReasonInvalidJSON},
 		},
 		{
+			name: "llm_call messages: escaped keys and IDs decoded, parts null or not an array, a single Content object",
+			attrs: map[string]any{
+				"gen_ai.operation.name": "llm_call",
+				"gen_ai.output.messages": `{"role":"model","parts":[{"function\u0043all":{"name":"a","id":"a__a_\u0031"}},` +
+					`{"functionCall":"not an object"},{"text":"functionCall"}]}`,
+				"gen_ai.input.messages": `[{"parts":null},{"parts":{"functionResponse":{"id":"x"}}},{"parts":[1,2,{"functionResponse":{"id":"b_1","name":"b"}}]}]`,
+			},
+			claimed: true,
+			items: []dialect.Item{
+				{Kind: pairing.KindBoundary, Time: 10, Step: rootStep},
+				{Kind: pairing.KindUse, CallID: "a_1", ToolName: "a", Time: 20, Step: rootStep},
+				{Kind: pairing.KindEcho, CallID: "b_1", Time: 10},
+			},
+			malformed: []string{dialect.ReasonInvalidType, dialect.ReasonInvalidType},
+		},
+		{
+			name: "llm_call messages with trailing bytes: the parts before still read",
+			attrs: map[string]any{
+				"gen_ai.operation.name":  "llm_call",
+				"gen_ai.output.messages": `[{"parts":[{"type":"tool_call","id":"c_1","name":"c"}]}] x`,
+			},
+			claimed:   true,
+			items:     []dialect.Item{{Kind: pairing.KindBoundary, Time: 10, Step: rootStep}, {Kind: pairing.KindUse, CallID: "c_1", ToolName: "c", Time: 20, Step: rootStep}},
+			malformed: []string{dialect.ReasonInvalidJSON},
+		},
+		{
 			name:      "llm_call with output messages of the wrong type",
 			attrs:     map[string]any{"gen_ai.operation.name": "llm_call", "gen_ai.output.messages": int64(3)},
 			claimed:   true,
