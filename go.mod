@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/buger/jsonparser v1.6.1
 	github.com/open-telemetry/opentelemetry-collector-contrib/connector/servicegraphconnector v0.158.0
+	github.com/open-telemetry/opentelemetry-collector-contrib/pkg/batchpersignal v0.158.0
 	github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden v0.158.0
 	github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl v0.158.0
 	github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest v0.158.0

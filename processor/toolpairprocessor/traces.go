@@ -308,6 +308,12 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 		}
 	}
 	b.events = append(b.events, b.late...)
+	if p.observeKeys != nil {
+		for i := range b.events {
+			r := &b.refs[b.events[i].Ref]
+			p.observeKeys(recordPos{r.rs, r.ss, r.span}, b.events[i].Key)
+		}
+	}
 	p.tel.unrecognized(ctx, synth.Traces, unrecognized)
 	if len(b.events) > 0 {
 		b.res = p.engine.Process(b.events, b.hold, b.res)
