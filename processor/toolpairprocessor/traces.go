@@ -72,6 +72,9 @@ func newTracesProcessor(s *shared, next consumer.Traces) *tracesProcessor {
 		next:   next,
 		pool:   sync.Pool{New: func() any { return &spanBatch{} }},
 	}
+	if s.nextTraces == nil {
+		s.nextTraces = next
+	}
 	for _, d := range spanDialects {
 		if s.cfg.dialectEnabled(d.name) {
 			p.dialects = append(p.dialects, d)
@@ -80,9 +83,8 @@ func newTracesProcessor(s *shared, next consumer.Traces) *tracesProcessor {
 	return p
 }
 
-func (p *tracesProcessor) start(context.Context, component.Host) error {
-	p.shared.start()
-	return nil
+func (p *tracesProcessor) start(ctx context.Context, host component.Host) error {
+	return p.shared.start(ctx, host)
 }
 
 func (p *tracesProcessor) shutdown(ctx context.Context) error {
@@ -328,6 +330,9 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 		return td, nil
 	}
 	b.fillHeld()
+	// After fillHeld: a checkpoint waiting for this batch's held records holds the lock that
+	// orders resolution records. Before anything leaves the processor.
+	p.recordResolutions(ctx, b.res)
 	out := output{curTraces: p.next, traces: td}
 	p.apply(b.res, &out, b)
 	b.removeMarked()
