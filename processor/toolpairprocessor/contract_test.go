@@ -924,14 +924,18 @@ func TestContractS3SyntheticSpan(t *testing.T) {
 		end      func(r *ctRig) pcommon.Timestamp
 		scopeKey string // scope attribute expected on the synthetic span, "" for none
 	}{
-		{name: "expired: parent is the announcing span's parent, end the detection time", run: func(r *ctRig) {
+		{name: "expired: parent is the announcing span's parent, end the scope's last sign of life", run: func(r *ctRig) {
 			r.spans(withRes(ctWith(ctChat(1, 1, 7, 0, 100, "c1"), "gen_ai.conversation.id", "conv-1")))
+			// Another call's tool span in the same conversation, later in record time, and one
+			// of another conversation later still: the first is the scope's last sign of life.
+			r.spans(ctWith(ctTool(1, 4, 7, "c2", 300, 700), "gen_ai.conversation.id", "conv-1"),
+				ctWith(ctTool(2, 5, 7, "c3", 300, 9000), "gen_ai.conversation.id", "conv-2"))
 			r.advance(10 * time.Minute)
-		}, reason: "expired", parent: ctSpanID(7), end: func(r *ctRig) pcommon.Timestamp { return pcommon.NewTimestampFromTime(r.clock.Now()) }, scopeKey: "gen_ai.conversation.id"},
-		{name: "shutdown: a root announcing span is the parent", run: func(r *ctRig) {
+		}, reason: "expired", parent: ctSpanID(7), end: func(*ctRig) pcommon.Timestamp { return ctTS(700) }, scopeKey: "gen_ai.conversation.id"},
+		{name: "shutdown: a root announcing span is the parent, end the use time when nothing followed", run: func(r *ctRig) {
 			r.spans(withRes(ctChat(1, 1, 0, 0, 100, "c1")))
 			r.shutdown()
-		}, reason: "shutdown", parent: ctSpanID(1), end: func(r *ctRig) pcommon.Timestamp { return pcommon.NewTimestampFromTime(r.clock.Now()) }},
+		}, reason: "shutdown", parent: ctSpanID(1), end: func(*ctRig) pcommon.Timestamp { return ctTS(100) }},
 		{name: "next_step: ends at the boundary", run: func(r *ctRig) {
 			r.spans(withRes(ctChat(1, 1, 7, 0, 100, "c1")), ctChat(1, 3, 7, 400, 500))
 			r.advance(31 * time.Second)
@@ -940,10 +944,10 @@ func TestContractS3SyntheticSpan(t *testing.T) {
 			r.spans(withRes(ctWith(ctChat(1, 1, 7, 0, 100, "c1"), "session.id", "s-9")), ctWith(ctAgent(1, 7, 0, 0, 800), "session.id", "s-9"))
 			r.advance(31 * time.Second)
 		}, reason: "session_end", parent: ctSpanID(7), end: func(*ctRig) pcommon.Timestamp { return ctTS(800) }, scopeKey: "session.id"},
-		{name: "evicted: ends at the detection time", mutate: func(c *Config) { c.MaxPendingCalls = 1 }, run: func(r *ctRig) {
+		{name: "evicted: ends in record time, not at the detection time", mutate: func(c *Config) { c.MaxPendingCalls = 1 }, run: func(r *ctRig) {
 			r.spans(withRes(ctChat(1, 1, 7, 0, 100, "c1")))
 			r.spans(ctChat(2, 1, 7, 0, 100, "c2"))
-		}, reason: "evicted", parent: ctSpanID(7), end: func(r *ctRig) pcommon.Timestamp { return pcommon.NewTimestampFromTime(r.clock.Now()) }},
+		}, reason: "evicted", parent: ctSpanID(7), end: func(*ctRig) pcommon.Timestamp { return ctTS(100) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1046,7 +1050,7 @@ func TestContractS3SyntheticLogRecord(t *testing.T) {
 			assert.Equal(t, "toolpair.tool_call.interrupted", lr.EventName())
 			assert.Equal(t, plog.SeverityNumberWarn, lr.SeverityNumber())
 			assert.Equal(t, "WARN", lr.SeverityText())
-			assert.Equal(t, pcommon.NewTimestampFromTime(r.clock.Now()), lr.Timestamp(), "timestamp = end (detection time for expired)")
+			assert.Equal(t, ctTS(100), lr.Timestamp(), "timestamp = end: the use time when nothing followed in the scope, never the clock")
 			assert.Equal(t, pcommon.ValueTypeStr, lr.Body().Type())
 			assert.Equal(t, fmt.Sprintf("tool call %s (%s) interrupted: expired", tt.call, tt.tool), lr.Body().Str())
 			want := map[string]any{

@@ -170,8 +170,10 @@ type Resolution struct {
 	// UseTime and ResultTime are the records' times in Unix nanoseconds (0 when unknown).
 	UseTime    int64
 	ResultTime int64
-	// EndTime is the end of the call for a synthetic record, in Unix nanoseconds: the
-	// engine's clock when the interruption was detected.
+	// EndTime is the end of the call for a synthetic record, in Unix nanoseconds, in record
+	// time: the boundary's or session end's time for next_step and session_end, the result's
+	// for aborted, the refusal's for rejected; for expired, evicted and shutdown the latest
+	// record time seen in the call's scope, else the use time (never the engine's clock).
 	EndTime int64
 	// UseRef and ResultRef are the Refs of the events of the current Process call that took
 	// part, or -1.
@@ -394,6 +396,11 @@ type scopeState struct {
 	stored bool
 	// lastSeen is the engine clock (Unix ns) of the scope's latest event.
 	lastSeen int64
+	// lastRecord is the latest record time (Unix ns) of the scope's events: any use, result,
+	// echo, refusal, step boundary or session end of the scope, whatever call it is of. It is
+	// the scope's last sign of life, where a call interrupted for want of its result (expired,
+	// evicted, shutdown) ends.
+	lastRecord int64
 	// refs counts the entries of the scope; the scope is forgotten when it drops to zero.
 	refs int
 	// pending is the first of the scope's pending entries, linked through sprev/snext.
@@ -401,6 +408,15 @@ type scopeState struct {
 	// closings are the scope's step boundaries and session ends waiting for
 	// Config.CloseDelay, sorted by time. Each holds a ref.
 	closings []queuedClosing
+}
+
+// saw notes an event of the scope at engine clock now with record time t (Unix ns, 0 when
+// unknown).
+func (sc *scopeState) saw(now, t int64) {
+	sc.lastSeen = now
+	if t > sc.lastRecord {
+		sc.lastRecord = t
+	}
 }
 
 // queuedClosing is a step boundary (KindBoundary) or session end (KindSessionEnd) waiting
@@ -767,7 +783,7 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 	ent, h := e.find(ev.Key)
 	if ent != nil {
 		own(ev, ent)
-		ent.scope.lastSeen = now
+		ent.scope.saw(now, ev.Time)
 		ent.scope.usesSeen = true
 		if ent.state == stateWaiting && ent.has(flagCompanion) {
 			// Only a companion came first: the call is now pending, and the companion goes on
@@ -821,6 +837,7 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 	// Make room before looking the scope up: an eviction may forget the scope.
 	out = e.makeRoom(now, out)
 	sc := e.scope(ev.Key.ScopeKey(), now)
+	sc.saw(now, ev.Time)
 	sc.usesSeen = true
 	ent = &entry{
 		scope:    sc,
@@ -870,7 +887,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 	ent, h := e.find(ev.Key)
 	if ent != nil {
 		own(ev, ent)
-		ent.scope.lastSeen = now
+		ent.scope.saw(now, ev.Time)
 		switch {
 		case ent.state == statePending && companion:
 			if held := callHold(hold, ev); held != nil {
@@ -928,6 +945,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 	if held == nil {
 		// The record cannot wait: it is settled at once.
 		sc := e.scope(ev.Key.ScopeKey(), now)
+		sc.saw(now, ev.Time)
 		ev.Verdict = VerdictResolved
 		r := Resolution{Key: ev.Key, ToolName: ev.ToolName, ResultTime: ev.Time, UseRef: -1, ResultRef: ev.Ref}
 		e.settleUnmatched(&r, sc)
@@ -939,6 +957,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 	// Make room before looking the scope up: an eviction may forget the scope.
 	out = e.makeRoom(now, out)
 	sc := e.scope(ev.Key.ScopeKey(), now)
+	sc.saw(now, ev.Time)
 	ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName)}
 	e.insertHashed(ent, nil, h)
 	own(ev, ent)
@@ -1056,7 +1075,7 @@ func (e *Engine) reject(ev *Event, now int64, out []Resolution) []Resolution {
 	ent := e.lookup(ev.Key)
 	if ent != nil {
 		own(ev, ent)
-		ent.scope.lastSeen = now
+		ent.scope.saw(now, ev.Time)
 		ent.scope.usesSeen = true
 		switch ent.state {
 		case stateResolved:
@@ -1109,6 +1128,7 @@ func (e *Engine) reject(ev *Event, now int64, out []Resolution) []Resolution {
 	e.stats.Rejected++
 	ev.Verdict = VerdictResolved
 	sc := e.scope(ev.Key.ScopeKey(), now)
+	sc.saw(now, ev.Time)
 	sc.usesSeen = true
 	ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName), useTime: ev.Time, flags: flagRejected}
 	e.insertResolved(ent, now)
@@ -1120,13 +1140,16 @@ func (e *Engine) echo(ev *Event, now int64, out []Resolution) []Resolution {
 	ent := e.lookup(ev.Key)
 	if ent != nil {
 		own(ev, ent)
+		ent.scope.saw(now, ev.Time)
+	} else if sc := e.scopes[ev.Key.ScopeKey()]; sc != nil {
+		// Ignored, but a sign of life of its scope all the same.
+		sc.saw(now, ev.Time)
 	}
 	if ent == nil || ent.state != statePending {
 		ev.Verdict = VerdictIgnored
 		e.stats.EchoesIgnored++
 		return out
 	}
-	ent.scope.lastSeen = now
 	e.stats.ResultsSeen++
 	ev.Verdict = VerdictResolved
 	r := e.pairPending(ent, ev, now)
@@ -1204,6 +1227,7 @@ func (e *Engine) deferClose(ev *Event, now int64, out []Resolution) []Resolution
 			return out
 		}
 		ownScope(ev, sc)
+		sc.saw(now, ev.Time)
 		out, closed := e.closeScope(sc, ev.Kind, ev.Time, ev.Step, now, out)
 		ev.Verdict = VerdictIgnored
 		if closed {
@@ -1217,6 +1241,7 @@ func (e *Engine) deferClose(ev *Event, now int64, out []Resolution) []Resolution
 	}
 	sc := e.scope(ev.Key.ScopeKey(), now)
 	ownScope(ev, sc)
+	sc.saw(now, ev.Time)
 	// Keep sc.closings sorted by Time; consecutive lines of one message (a transcript)
 	// repeat the same boundary, queued once.
 	i := len(sc.closings)
@@ -1409,12 +1434,20 @@ func (e *Engine) makeRoom(now int64, out []Resolution) []Resolution {
 	for e.pending.n+e.waiting.n >= e.cfg.MaxPending {
 		p, w := e.pending.head, e.waiting.head
 		if w == nil || (p != nil && p.seq < w.seq) {
-			out = e.interruptPending(p, ReasonEvicted, now, now, out)
+			out = e.interruptPending(p, ReasonEvicted, now, p.lastSign(), out)
 		} else {
 			out = e.releaseWaiting(w, now, out)
 		}
 	}
 	return out
+}
+
+// lastSign is where a pending call interrupted for want of its result (expired, evicted,
+// shutdown) ends, in record time (Unix ns): the latest record time seen in its scope, when it
+// is at or after the call's use time, else the use time (CONTRACT section 3). Never the
+// engine's clock: a replayed or late capture must not yield a call days long.
+func (ent *entry) lastSign() int64 {
+	return max(ent.useTime, ent.scope.lastRecord)
 }
 
 // interruptPending closes a pending use as interrupted, ending at end (Unix ns); now is the
@@ -1470,7 +1503,7 @@ func (e *Engine) Tick(out []Resolution) []Resolution {
 		out = e.applyClosing(now, out)
 	}
 	for p := e.pending.head; p != nil && p.deadline <= now; p = e.pending.head {
-		out = e.interruptPending(p, ReasonExpired, now, now, out)
+		out = e.interruptPending(p, ReasonExpired, now, p.lastSign(), out)
 	}
 	for w := e.waiting.head; w != nil && w.deadline <= now; w = e.waiting.head {
 		out = e.releaseWaiting(w, now, out)
@@ -1502,7 +1535,7 @@ func (e *Engine) Shutdown(out []Resolution) []Resolution {
 	e.closings.reset()
 	e.closingsQueued = 0
 	for p := e.pending.head; p != nil; p = e.pending.head {
-		out = e.interruptPending(p, ReasonShutdown, now, now, out)
+		out = e.interruptPending(p, ReasonShutdown, now, p.lastSign(), out)
 	}
 	for w := e.waiting.head; w != nil; w = e.waiting.head {
 		out = e.releaseWaiting(w, now, out)

@@ -322,6 +322,7 @@ type propRun struct {
 	heldRef  []int32   // by heldTok: the Ref of the held result
 	released []uint8   // by heldTok: times released in a ResultPayload
 
+	seen       int             // events handed to Process so far: sc.events[:seen]
 	openUse    map[useTok]Key  // uses with VerdictPending not yet closed by an outcome
 	openHeld   map[heldTok]Key // held results not yet released
 	echoPaired int             // paired outcomes with neither a result Ref nor a held record
@@ -370,6 +371,9 @@ func propExecute(sc *propScenario) (*propRun, error) {
 		case propProcess:
 			batch = slices.Clone(op.events)
 			r.res = e.Process(batch, hold, r.res)
+			for i := range batch {
+				r.seen = max(r.seen, int(batch[i].Ref)+1)
+			}
 		}
 		if err := r.after(op.kind, batch, from); err != nil {
 			return r, fmt.Errorf("after op %d (%s): %w", i, propOpName(op.kind), err)
@@ -560,6 +564,28 @@ func (r *propRun) closes(b *Event, res *Resolution) bool {
 	return propCloses(reason == ReasonNextStep, b.Step, r.sc.events[u].Step)
 }
 
+// lastSign reports whether the end of a call interrupted for want of its result (expired,
+// evicted, shutdown) is in record time, as CONTRACT section 3 says: its use time, or the time
+// of a later event of its scope handed over so far, no later than the latest of them.
+func (r *propRun) lastSign(res *Resolution) bool {
+	if res.EndTime == res.UseTime {
+		return true
+	}
+	if res.EndTime < res.UseTime {
+		return false
+	}
+	found, latest := false, int64(0)
+	for i := range r.sc.events[:r.seen] {
+		ev := &r.sc.events[i]
+		if ev.Key.ScopeKey() != res.Key.ScopeKey() {
+			continue
+		}
+		latest = max(latest, ev.Time)
+		found = found || ev.Time == res.EndTime
+	}
+	return found && res.EndTime <= latest
+}
+
 // account checks the shape of one resolution and records what it resolves.
 func (r *propRun) account(res *Resolution, kind propOpKind, batch []Event, now int64) error {
 	if res.Key.CallID == "" {
@@ -641,8 +667,8 @@ func (r *propRun) account(res *Resolution, kind propOpKind, batch []Event, now i
 			if !slices.ContainsFunc(batch, func(b Event) bool { return r.closes(&b, res) }) {
 				return fmt.Errorf("no step boundary or session end of the batch closes it")
 			}
-		case res.EndTime != now:
-			return fmt.Errorf("EndTime %d, clock %d", res.EndTime, now)
+		case !r.lastSign(res):
+			return fmt.Errorf("EndTime %d (clock %d) is not the use time %d nor a later record time of the scope", res.EndTime, now, res.UseTime)
 		default:
 			want := map[propOpKind]Reason{propProcess: ReasonEvicted, propTick: ReasonExpired, propShutdown: ReasonShutdown}[kind]
 			if res.Reason != want {
