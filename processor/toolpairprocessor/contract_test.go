@@ -910,6 +910,79 @@ func TestContractS3ResultAttributes(t *testing.T) {
 	}
 }
 
+// TestContractS3CallStart: a call starts at the earliest time any of its records shows (the
+// announcing record, a decision, the start of the result span, the start a result event's own
+// duration_ms shows), in any order of arrival, so the paired duration is never shorter than
+// the tool's own.
+func TestContractS3CallStart(t *testing.T) {
+	tests := []struct {
+		name   string
+		run    func(r *ctRig)
+		result func(r *ctRig) pcommon.Map // the result record's attributes
+		wantMs int64
+	}{
+		{name: "a Codex tool span that starts before the decision", run: func(r *ctRig) {
+			r.logRecords(ctCodexDecision("call_1", "approved", 1000))
+			r.spans(ctCodexToolSpan("call_1", 900, 1500, false))
+		}, result: ctOutSpanAttrs("exec_command"), wantMs: 600},
+		{name: "the tool span first, then the decision", run: func(r *ctRig) {
+			r.spans(ctCodexToolSpan("call_1", 900, 1500, false))
+			r.logRecords(ctCodexDecision("call_1", "approved", 1000))
+		}, result: ctOutSpanAttrs("exec_command"), wantMs: 600},
+		{name: "a tool span that starts after the decision", run: func(r *ctRig) {
+			r.logRecords(ctCodexDecision("call_1", "approved", 1000))
+			r.spans(ctCodexToolSpan("call_1", 1100, 1500, false))
+		}, result: ctOutSpanAttrs("exec_command"), wantMs: 500},
+		{name: "an execute_tool span that starts before the chat span ends", run: func(r *ctRig) {
+			r.spans(ctChat(1, 1, 0, 0, 100, "c1"), ctTool(1, 2, 0, "c1", 60, 400))
+		}, result: ctOutSpanAttrs("execute_tool run_shell"), wantMs: 340},
+		{name: "a result event whose duration_ms reaches back before the decision", run: func(r *ctRig) {
+			// duration_ms "7": the tool started at 1003, before the decision at 1005.
+			r.logRecords(ctCodexDecision("call_1", "approved", 1005), ctCodexResult("call_1", 1010))
+		}, result: ctOutLogAttrs("codex.tool_result"), wantMs: 7},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newCTRig(t, nil)
+			tt.run(r)
+			r.advance(time.Minute)
+			attrs := tt.result(r)
+			assert.Equal(t, "paired", ctStr(attrs, "toolpair.outcome"))
+			d, ok := attrs.Get("toolpair.call.duration_ms")
+			require.True(t, ok)
+			assert.Equal(t, tt.wantMs, d.Int())
+		})
+	}
+}
+
+// ctOutSpanAttrs returns a getter of the attributes of the one output span named name.
+func ctOutSpanAttrs(name string) func(r *ctRig) pcommon.Map {
+	return func(r *ctRig) pcommon.Map {
+		var found []pcommon.Map
+		for _, s := range r.outSpans() {
+			if s.Name() == name {
+				found = append(found, s.Attributes())
+			}
+		}
+		require.Len(r.t, found, 1)
+		return found[0]
+	}
+}
+
+// ctOutLogAttrs returns a getter of the attributes of the one output log record of event.
+func ctOutLogAttrs(event string) func(r *ctRig) pcommon.Map {
+	return func(r *ctRig) pcommon.Map {
+		var found []pcommon.Map
+		for _, lr := range r.outLogs() {
+			if ctStr(lr.Attributes(), "event.name") == event {
+				found = append(found, lr.Attributes())
+			}
+		}
+		require.Len(r.t, found, 1)
+		return found[0]
+	}
+}
+
 // TestContractS3SyntheticSpan: the synthetic span of an interrupted call announced by a span,
 // field by field, for each reason that makes one; its ID is the same on a replay.
 func TestContractS3SyntheticSpan(t *testing.T) {

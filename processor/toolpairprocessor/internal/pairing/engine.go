@@ -134,6 +134,13 @@ type Event struct {
 	// Time is the record's time in Unix nanoseconds: the use time for a use (for example the
 	// announcing chat span's end), the result time for a result.
 	Time int64
+	// Start is, for a result, the start of the operation its record shows, in Unix
+	// nanoseconds: the start of a result span (a tool span may start before the record that
+	// announced its call, as Codex's tool spans start before its decision event); 0 when the
+	// record shows none. A call starts at the earliest time any of its records shows (the
+	// use, a repeated use such as a decision, a result's Start): that is the UseTime of its
+	// resolution and the start of its synthetic record (CONTRACT section 3).
+	Start int64
 	// ToolName is the tool's name when the record gives it, else "".
 	ToolName string
 	// Payload is kept with a pending use and handed back in its Resolution (the caller
@@ -167,7 +174,8 @@ type Resolution struct {
 	Key     Key
 	// ToolName is the tool name of the use, else of the result.
 	ToolName string
-	// UseTime and ResultTime are the records' times in Unix nanoseconds (0 when unknown).
+	// UseTime is the call's start in Unix nanoseconds: the earliest time any of its records
+	// showed (see Event.Start), 0 when unknown. ResultTime is the result record's time.
 	UseTime    int64
 	ResultTime int64
 	// EndTime is the end of the call for a synthetic record, in Unix nanoseconds, in record
@@ -794,7 +802,7 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 			ent.state = statePendingHeld
 			ent.set(flagCompanion, false)
 			ent.payload = ev.Payload
-			ent.useTime = ev.Time
+			ent.useTime = earliest(ent.useTime, ev.Time) // the companion's start, or the use
 			ent.step = e.step(ev.Step)
 			if ent.toolName == nil {
 				ent.toolName = e.name(ev.ToolName)
@@ -806,16 +814,23 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 		if ent.state != stateWaiting {
 			ev.Verdict = VerdictRepeated
 			e.stats.UsesRepeated++
+			if ent.state == statePending || ent.state == statePendingHeld {
+				// A later record of the call (a decision after the model's tool_use) may show
+				// an earlier time: the call starts at the earliest.
+				ent.useTime = earliest(ent.useTime, ev.Time)
+			}
 			return out
 		}
-		// The result came first and is held: the pair is complete.
+		// The result came first and is held: the pair is complete. Its entry's useTime is the
+		// held result's start, when its record showed one.
 		e.stats.UsesSeen++
 		ev.Verdict = VerdictResolved
+		ent.useTime = earliest(ent.useTime, ev.Time)
 		r := Resolution{
 			Outcome:       OutcomePaired,
 			Key:           ev.Key,
 			ToolName:      firstNonEmpty(ev.ToolName, ent.tool()),
-			UseTime:       ev.Time,
+			UseTime:       ent.useTime,
 			ResultTime:    ent.resultTime,
 			UseRef:        ev.Ref,
 			ResultRef:     -1,
@@ -829,7 +844,6 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 		} else {
 			e.stats.Paired++
 		}
-		ent.useTime = ev.Time
 		e.toResolved(ent, now)
 		return append(out, r)
 	}
@@ -979,6 +993,8 @@ func callHold(hold func(*Event) any, ev *Event) any {
 func (e *Engine) holdResult(ent *entry, ev *Event, held any, now int64) {
 	ent.state = stateWaiting
 	ent.payload = held
+	// No use yet: useTime keeps the earliest start the call's results showed.
+	ent.useTime = earliest(ent.useTime, ev.Start)
 	ent.resultTime = ev.Time
 	ent.deadline = now + int64(e.cfg.OrphanGrace)
 	ent.source = ev.Source
@@ -999,6 +1015,7 @@ func (e *Engine) holdCompanion(ent *entry, ev *Event, held any, now int64) {
 	e.pending.remove(ent)
 	ent.state = statePendingHeld
 	e.companions[ent] = held
+	ent.useTime = earliest(ent.useTime, ev.Start)
 	ent.resultTime = ev.Time
 	ent.source = ev.Source
 	ent.deadline = now + int64(e.cfg.OrphanGrace)
@@ -1162,6 +1179,7 @@ func (e *Engine) echo(ev *Event, now int64, out []Resolution) []Resolution {
 // pairPending resolves a pending entry with the result ev: paired, or interrupted/aborted
 // when ev is a KindAbort.
 func (e *Engine) pairPending(ent *entry, ev *Event, now int64) Resolution {
+	ent.useTime = earliest(ent.useTime, ev.Start)
 	r := Resolution{
 		Outcome:    OutcomePaired,
 		Key:        ent.key(),
@@ -1606,6 +1624,17 @@ func (s Stats) CheckConservation() error {
 			s.ResultsSeen, s.Paired, s.Aborted, s.Orphan, s.Duplicate, s.Standalone, s.Waiting))
 	}
 	return errors.Join(errs...)
+}
+
+// earliest returns the earlier of two record times in Unix ns, where 0 means unknown.
+func earliest(a, b int64) int64 {
+	switch {
+	case a == 0:
+		return b
+	case b == 0:
+		return a
+	}
+	return min(a, b)
 }
 
 func firstNonEmpty(a, b string) string {

@@ -609,8 +609,9 @@ func (r *propRun) account(res *Resolution, kind propOpKind, batch []Event, now i
 		if ue, err = r.event(int32(u)); err != nil {
 			return err
 		}
-		if ue.Key != res.Key || ue.Time != res.UseTime {
-			return fmt.Errorf("UsePayload is that of %s", propFmtEvent(ue))
+		// The call starts at the earliest time its records show: never after its use.
+		if ue.Key != res.Key || (res.UseTime > ue.Time && ue.Time != 0) {
+			return fmt.Errorf("UsePayload is that of %s, UseTime %d", propFmtEvent(ue), res.UseTime)
 		}
 		r.useCount[u]++
 		if r.useCount[u] > 1 {
@@ -912,6 +913,9 @@ func propModel(sc *propScenario) ([]Verdict, map[propOutcome]int) {
 				out[propOutcome{Key: k, Outcome: OutcomePaired}]++
 			default: // pending or resolved: not a new call
 				v = VerdictRepeated
+				if state[k] == propPending {
+					useTime[k] = earliest(useTime[k], ev.Time) // the call starts at its earliest record
+				}
 			}
 		case KindReject:
 			usesSeen[k.ScopeKey()] = true
