@@ -8,10 +8,13 @@ package toolpairprocessor
 // factory's injected one, so nothing sleeps.
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -403,6 +406,19 @@ func ctClaudeResultLine(session, agent, call, content string, ms int64) map[stri
 }
 
 // ctPiUse is a pi/OpenClaw assistant entry with one toolCall block (message.timestamp in ms).
+// ctClaudeRefusalLine is a Claude Code transcript line answering call with an is_error
+// tool_result of content, with the top-level toolUseResult "User rejected tool use" and, when
+// denial is not "", a toolDenialKind.
+func ctClaudeRefusalLine(session, call, content, denial string, ms int64) map[string]any {
+	l := ctClaudeResultLine(session, "", call, content, ms)
+	l["message"].(map[string]any)["content"].([]any)[0].(map[string]any)["is_error"] = true
+	l["toolUseResult"] = "User rejected tool use"
+	if denial != "" {
+		l["toolDenialKind"] = denial
+	}
+	return l
+}
+
 func ctPiUse(entryID, call string, ms int64) map[string]any {
 	return map[string]any{"type": "message", "id": entryID, "parentId": nil, "timestamp": ctISO(ms + 5),
 		"message": map[string]any{"role": "assistant", "timestamp": ctBase + ms, "content": []any{
@@ -773,6 +789,20 @@ func TestContractS2Outcomes(t *testing.T) {
 			r.logRecords(ctClaudeDecision("toolu_r", "reject", 100))
 			r.shutdown()
 		}, want: map[string][]string{}},
+		{name: "rejected: a Claude Code transcript result the user refused, marked on the result, no synthetic even at shutdown", run: func(r *ctRig) {
+			r.logRecords(ctLine("/p/s1.jsonl", ctClaudeUse("s1", "", "msg_1", "toolu_9", 100)))
+			r.logRecords(ctLine("/p/s1.jsonl", ctClaudeRefusalLine("s1", "toolu_9", "The user doesn't want to proceed with this tool use.", "permission_prompt", 200)))
+			r.shutdown()
+		}, want: map[string][]string{"toolu_9": {"log:rejected"}}},
+		{name: "rejected: ... also when the user interrupted the running tool, and the refusal comes first", run: func(r *ctRig) {
+			r.logRecords(ctLine("/p/s1.jsonl", ctClaudeRefusalLine("s1", "toolu_9", "[Request interrupted by user for tool use]", "interrupt", 200)))
+			r.logRecords(ctLine("/p/s1.jsonl", ctClaudeUse("s1", "", "msg_1", "toolu_9", 100)))
+			r.shutdown()
+		}, want: map[string][]string{"toolu_9": {"log:rejected"}}},
+		{name: "paired: a refusal text without toolDenialKind is an ordinary result", run: func(r *ctRig) {
+			l := ctClaudeRefusalLine("s1", "toolu_9", "The user doesn't want to proceed with this tool use.", "", 200)
+			r.logRecords(ctLine("/p/s1.jsonl", ctClaudeUse("s1", "", "msg_1", "toolu_9", 100)), ctLine("/p/s1.jsonl", l))
+		}, want: map[string][]string{"toolu_9": {"log:paired"}}},
 		{name: "rejected: Codex denied and abort", run: func(r *ctRig) {
 			r.logRecords(ctCodexDecision("call_d", "denied", 100), ctCodexDecision("call_a", "abort", 100))
 			r.shutdown()
@@ -866,6 +896,48 @@ func TestContractS2Outcomes(t *testing.T) {
 			r.checkConservation()
 		})
 	}
+}
+
+// TestContractS2TranscriptRefusals runs the real Claude Code transcript short.jsonl, whose two
+// refused calls (toolUseResult "User rejected tool use", Claude Code 2.1.38) are given the
+// toolDenialKind later versions write: those two result records are marked rejected, no
+// synthetic record is made, every other call stays paired, and the processor's telemetry
+// counts them under rejected with the conservation of section 7 holding.
+func TestContractS2TranscriptRefusals(t *testing.T) {
+	path := filepath.Join("..", "..", "testdata", "transcripts", "claude-code", "short.jsonl")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	const marker = `"toolUseResult":"User rejected tool use"`
+	require.Equal(t, 2, strings.Count(string(data), marker))
+	data = []byte(strings.ReplaceAll(string(data), marker, marker+`,"toolDenialKind":"permission_prompt"`))
+	edited := filepath.Join(t.TempDir(), "short.jsonl")
+	require.NoError(t, os.WriteFile(edited, data, 0o600))
+
+	r := newCTRig(t, nil)
+	for _, ld := range transcriptBatches(t, edited) {
+		require.NoError(t, r.logs.ConsumeLogs(context.Background(), ld))
+	}
+	r.advance(time.Minute)
+	r.shutdown()
+	outcomes := map[string]int{}
+	rejected := 0
+	for _, lr := range r.outLogs() {
+		o := ctStr(lr.Attributes(), "toolpair.outcome")
+		outcomes[o]++
+		if o == "rejected" {
+			rejected++
+			assert.Contains(t, lr.Body().Str(), marker)
+			_, ok := lr.Attributes().Get("toolpair.call.duration_ms")
+			assert.False(t, ok, "only paired results carry a duration")
+		}
+	}
+	assert.Equal(t, 2, rejected)
+	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
+	assert.Equal(t, transcriptResults(t, lines)-2, outcomes["paired"], "every other call paired")
+	assert.Zero(t, outcomes["interrupted"], "no synthetic record")
+	const m = "otelcol_processor_toolpair_"
+	assert.Equal(t, int64(2), r.sum(m+"outcomes", map[string]string{"toolpair.outcome": "rejected"}))
+	r.checkConservation()
 }
 
 // TestContractS3ResultAttributes: toolpair.outcome (string) on every recognised result record,

@@ -131,7 +131,7 @@ func (b *timeoutBatch) feed(events []pairing.Event, ref int32, start func(ref in
 				b.updates = append(b.updates, a)
 			}
 			u.Op, u.End = inflight.OpResolve, ev.Time
-		case pairing.KindEcho, pairing.KindReject:
+		case pairing.KindEcho, pairing.KindReject, pairing.KindRefused:
 			u.Op, u.End = inflight.OpResolve, ev.Time
 		default:
 			continue

@@ -98,11 +98,12 @@ func (f *Found) Skip(reason string) {
 	f.Malformed = append(f.Malformed, reason)
 }
 
-// Results counts the result items found.
+// Results counts the result items found (a refusal written as a result, KindRefused,
+// included: its record is a tool_result record).
 func (f *Found) Results() int {
 	n := 0
 	for i := range f.Items {
-		if k := f.Items[i].Kind; k == pairing.KindResult || k == pairing.KindAbort || k == pairing.KindCompanion {
+		if k := f.Items[i].Kind; k == pairing.KindResult || k == pairing.KindAbort || k == pairing.KindCompanion || k == pairing.KindRefused {
 			n++
 		}
 	}

@@ -105,6 +105,16 @@ const (
 	// time, or before a boundary, session end, eviction or shutdown closes its call, resolves
 	// the call itself: paired (or orphan or standalone without a use), as a KindResult would.
 	KindCompanion
+	// KindRefused is a result record that says the user refused its call (a Claude Code
+	// transcript tool_result the agent marks "User rejected tool use" with a toolDenialKind).
+	// It resolves its call as rejected on this record (the Resolution's ResultRef is its Ref,
+	// so the caller marks it rejected); no synthetic record is due. The record is the call's
+	// refusal, as a tool decision "reject" is: it is counted once, under Rejected, on the use
+	// side of the conservation (a call first seen through it counts as a use seen, and its
+	// later use is a repeat), and not among results seen. A result held for the call before it
+	// is released as a kept duplicate (SameSource false), as with KindReject. Only when the
+	// call is already resolved is the record a result like any other: a duplicate.
+	KindRefused
 )
 
 // Verdict is what Process decided for one Event.
@@ -749,6 +759,8 @@ func (e *Engine) Process(events []Event, hold func(*Event) any, out []Resolution
 			out = e.echo(ev, now, out)
 		case KindReject:
 			out = e.reject(ev, now, out)
+		case KindRefused:
+			out = e.refuse(ev, now, hold, out)
 		default:
 			ev.Verdict = VerdictNone
 		}
@@ -1151,6 +1163,78 @@ func (e *Engine) reject(ev *Event, now int64, out []Resolution) []Resolution {
 	e.insertResolved(ent, now)
 	own(ev, ent)
 	return append(out, r)
+}
+
+// refuse applies a KindRefused event: a result record saying the user refused its call.
+func (e *Engine) refuse(ev *Event, now int64, hold func(*Event) any, out []Resolution) []Resolution {
+	ent := e.lookup(ev.Key)
+	if ent != nil && ent.state == stateResolved {
+		// Already resolved: a result record like any other, a duplicate.
+		return e.result(ev, now, hold, out)
+	}
+	r := Resolution{
+		Outcome:    OutcomeRejected,
+		Key:        ev.Key,
+		ToolName:   ev.ToolName,
+		UseTime:    ev.Time,
+		EndTime:    ev.Time,
+		UseRef:     -1,
+		ResultRef:  ev.Ref,
+		ResultTime: ev.Time,
+	}
+	ev.Verdict = VerdictResolved
+	e.stats.Rejected++
+	if ent == nil {
+		// The refusal came before the call's use: the use is seen through it.
+		e.stats.UsesSeen++
+		sc := e.scope(ev.Key.ScopeKey(), now)
+		sc.saw(now, ev.Time)
+		sc.usesSeen = true
+		ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), useTime: ev.Time, source: ev.Source, flags: flagRejected}
+		e.insertResolved(ent, now)
+		own(ev, ent)
+		return append(out, r)
+	}
+	own(ev, ent)
+	ent.scope.saw(now, ev.Time)
+	ent.scope.usesSeen = true
+	r.Key = ev.Key
+	if ent.state == stateWaiting {
+		// A result held before the refusal (and the use not seen): released as a kept
+		// duplicate, as after a KindReject.
+		e.stats.UsesSeen++
+		e.waiting.remove(ent)
+		e.stats.Waiting--
+		e.stats.Duplicate++
+		r.ToolName = firstNonEmpty(ent.tool(), ev.ToolName)
+		out = append(out, r, Resolution{
+			Outcome:       OutcomeDuplicate,
+			Key:           ent.key(),
+			ToolName:      r.ToolName,
+			UseTime:       ev.Time,
+			ResultTime:    ent.resultTime,
+			UseRef:        -1,
+			ResultRef:     -1,
+			ResultPayload: ent.payload,
+		})
+		ent.set(flagRejected, true)
+		e.toResolved(ent, now)
+		return out
+	}
+	// Pending (its companion perhaps held: released as a duplicate of this record).
+	dup, held := e.takeCompanion(ent)
+	e.removePending(ent)
+	r.ToolName = firstNonEmpty(ent.tool(), ev.ToolName)
+	r.UseTime = ent.useTime
+	r.UsePayload = ent.payload
+	ent.set(flagRejected, true)
+	ent.source = ev.Source
+	e.toResolved(ent, now)
+	out = append(out, r)
+	if held {
+		out = append(out, dup)
+	}
+	return out
 }
 
 func (e *Engine) echo(ev *Event, now int64, out []Resolution) []Resolution {

@@ -17,10 +17,14 @@
 //   - message.id of assistant lines: the step. Each assistant line is a step boundary of its
 //     scope; calls announced by an earlier message that are still pending when a new
 //     message begins are interrupted with reason next_step;
-//   - a tool_result block whose content (a string, or the first text block) starts with
-//     InterruptMarker is a KindAbort: the user interrupted the call. Claude Code's
-//     "The user doesn't want to proceed with this tool use..." results stay ordinary
-//     results: Claude Code writes them for refused calls as well, and the call was answered.
+//   - a tool_result block marked is_error: true on a line whose top-level toolUseResult is
+//     the string UserRejected and which carries a toolDenialKind (not null) is a
+//     KindRefused: the user refused the call, at the permission prompt or by interrupting
+//     the running tool, and the call is rejected;
+//   - otherwise a tool_result block whose content (a string, or the first text block) starts
+//     with InterruptMarker is a KindAbort: the user interrupted the call. Claude Code's
+//     "The user doesn't want to proceed with this tool use..." results without a
+//     toolDenialKind (Claude Code 2.1.39 and earlier) stay ordinary results.
 //
 // Lines without a top-level sessionId are read as pi/OpenClaw entries (see pi.go).
 //
@@ -69,11 +73,21 @@ var (
 	typeToolResult  = []byte("tool_result")
 )
 
+// UserRejected is the top-level toolUseResult Claude Code writes on the line of a tool_result
+// the user refused (with a toolDenialKind saying how).
+const UserRejected = "User rejected tool use"
+
 // line is what the dialect needs of one transcript line.
 type line struct {
 	typ, sessionID, agentID, timestamp, messageID string
-	tmo                                           lineTimeout
+	// rejected: toolUseResult is UserRejected; denial: a toolDenialKind is present, not null.
+	rejected, denial bool
+	tmo              lineTimeout
 }
+
+// refused reports whether the line says its tool_result blocks marked is_error are the
+// user's refusals.
+func (l *line) refused() bool { return l.rejected && l.denial }
 
 // lineTimeout is what readLine reads of a Claude Code line for the timeout classifier (see
 // dialect.Line), as the classifier's reader (github.com/buger/jsonparser) reads it: the first
@@ -267,7 +281,11 @@ func extractJSON(data []byte, lr plog.LogRecord, f *dialect.Found) bool {
 				}
 			}
 			k := kind
-			if kind == pairing.KindResult && interruptedContent(b.content, b.contentKind) {
+			switch {
+			case kind != pairing.KindResult:
+			case b.lastIsError && l.refused():
+				k = pairing.KindRefused
+			case interruptedContent(b.content, b.contentKind):
 				k = pairing.KindAbort
 			}
 			f.AddStep(k, id, name, t, ScopeAttr, scope, l.messageID)
@@ -318,6 +336,10 @@ func extractMap(m pcommon.Map, lr plog.LogRecord, f *dialect.Found) bool {
 		return ""
 	}
 	l := line{typ: get("type"), sessionID: get("sessionId"), agentID: get("agentId"), timestamp: get("timestamp")}
+	l.rejected = get("toolUseResult") == UserRejected
+	if v, ok := m.Get("toolDenialKind"); ok && v.Type() != pcommon.ValueTypeEmpty {
+		l.denial = true
+	}
 	if l.sessionID == "" {
 		return extractPiMap(m, lr, f)
 	}
@@ -365,7 +387,11 @@ func extractMap(m pcommon.Map, lr plog.LogRecord, f *dialect.Found) bool {
 			f.Skip(dialect.ReasonInvalidCallID)
 		default:
 			k := kind
-			if kind == pairing.KindResult && interruptedMap(bm) {
+			switch {
+			case kind != pairing.KindResult:
+			case l.refused() && isErrorMap(bm):
+				k = pairing.KindRefused
+			case interruptedMap(bm):
 				k = pairing.KindAbort
 			}
 			f.AddStep(k, id.Str(), name, t, ScopeAttr, scope, l.messageID)
@@ -409,6 +435,15 @@ func readLine(data []byte) (l line, content []byte, contentKind jsonscan.Kind, o
 				l.tmo.hasAPIError = true
 				l.tmo.apiError = sc.Peek() == jsonscan.True
 			}
+		case "toolUseResult":
+			l.rejected = false
+			if sc.Peek() == jsonscan.String {
+				raw, esc, ok := sc.String()
+				l.rejected = ok && jsonscan.Equal(raw, esc, UserRejected)
+				continue
+			}
+		case "toolDenialKind":
+			l.denial = sc.Peek() != jsonscan.Null
 		case "sessionId":
 			dst = &l.sessionID
 		case "agentId":
@@ -472,7 +507,8 @@ func readMessage(sc *jsonscan.Scanner, l *line) (content []byte, kind jsonscan.K
 // block is what the dialect reads of one content block: the first "type", call ID ("id", or
 // "tool_use_id" in a result), "name" and "content" members, raw (strings between their
 // quotes, escapes not decoded), and for the timeout classifier the first "is_error" of a
-// result, whether the type is escaped, and whether a key is.
+// result, whether the type is escaped, and whether a key is. lastIsError is the last
+// "is_error" of a result, which decides a refusal.
 type block struct {
 	typ, id, name, content  []byte
 	idKind, contentKind     jsonscan.Kind
@@ -481,6 +517,7 @@ type block struct {
 	seenName, hasContent    bool
 	typEsc, escKey          bool
 	seenIsError, isError    bool
+	lastIsError             bool
 }
 
 // readBlock reads the content block object at the cursor (of a user line when result), in
@@ -513,9 +550,12 @@ func readBlock(sc *jsonscan.Scanner, result bool) (b block, ok bool) {
 				}
 				continue
 			}
-		case result && !b.seenIsError && string(key) == "is_error":
-			b.seenIsError = true
-			b.isError = sc.Peek() == jsonscan.True
+		case result && string(key) == "is_error":
+			b.lastIsError = sc.Peek() == jsonscan.True
+			if !b.seenIsError {
+				b.seenIsError = true
+				b.isError = b.lastIsError
+			}
 		case !b.hasID && string(key) == idKey:
 			b.hasID = true
 			b.idKind = sc.Peek()
@@ -612,6 +652,10 @@ func lineKey(raw []byte, escaped bool) string {
 		return "content"
 	case "id":
 		return "id"
+	case "toolUseResult":
+		return "toolUseResult"
+	case "toolDenialKind":
+		return "toolDenialKind"
 	}
 	return ""
 }
@@ -687,6 +731,12 @@ func str(v []byte, dt jsonparser.ValueType) string {
 const InterruptMarker = "[Request interrupted by user"
 
 var interruptMarker = []byte(InterruptMarker)
+
+// isErrorMap reports whether a block of a parsed map body is marked is_error: true.
+func isErrorMap(block pcommon.Map) bool {
+	v, ok := block.Get("is_error")
+	return ok && v.Type() == pcommon.ValueTypeBool && v.Bool()
+}
 
 // interruptedMap is interruptedContent for a block of a parsed map body.
 func interruptedMap(block pcommon.Map) bool {
