@@ -898,6 +898,128 @@ func TestContractS2Outcomes(t *testing.T) {
 	}
 }
 
+// TestContractS2RepeatedKeysLastWins: a key repeated within one record's attributes (or its
+// resource's) is read at its last occurrence, for every field the processor reads: call IDs,
+// scope and tenant attributes, event names, decisions. Each case sends one record (and its
+// resource) with a stale first occurrence of one key before the real one; read at the first,
+// the call would not pair (or would be refused, or its result would not be one).
+func TestContractS2RepeatedKeysLastWins(t *testing.T) {
+	tests := []struct {
+		name   string
+		logs   []ctLog
+		spans  []ctSpan
+		key    string // repeated on record repeatOn (and its resource), stale value first
+		stale  string
+		signal string // where the paired result is
+		// repeatOn is the index, in logs or spans, of the record whose key is repeated; each
+		// record goes in a batch of its own.
+		repeatOn int
+	}{
+		{name: "call ID (tool_use_id)", logs: []ctLog{ctClaudeDecision("toolu_1", "accept", 100), ctClaudeResult("toolu_1", 300)},
+			key: "tool_use_id", stale: "toolu_stale", signal: "log", repeatOn: 1},
+		{name: "call ID (gen_ai.tool.call.id)", spans: []ctSpan{ctChat(1, 1, 0, 0, 100, "c1"), ctTool(1, 2, 0, "c1", 110, 150)},
+			key: "gen_ai.tool.call.id", stale: "c_stale", signal: "span", repeatOn: 1},
+		{name: "scope (session.id)", logs: []ctLog{ctClaudeDecision("toolu_1", "accept", 100), ctClaudeResult("toolu_1", 300)},
+			key: "session.id", stale: "sess-stale", signal: "log", repeatOn: 1},
+		{name: "tenant (service.name, a resource attribute)", logs: []ctLog{ctClaudeDecision("toolu_1", "accept", 100), ctClaudeResult("toolu_1", 300)},
+			key: "service.name", stale: "other-service", signal: "log", repeatOn: 0},
+		{name: "event name (event.name)", logs: []ctLog{ctCodexDecision("call_1", "approved", 100), ctCodexResult("call_1", 300)},
+			key: "event.name", stale: "codex.sse_event", signal: "log", repeatOn: 1},
+		{name: "decision", logs: []ctLog{ctCodexDecision("call_1", "approved", 100), ctCodexResult("call_1", 300)},
+			key: "decision", stale: "denied", signal: "log", repeatOn: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newCTRig(t, nil)
+			for i, s := range tt.spans {
+				td := ctTraces(s)
+				if i == tt.repeatOn {
+					td = ctRepeatKey(t, td, tt.key, tt.stale)
+				}
+				require.NoError(t, r.traces.ConsumeTraces(context.Background(), td))
+			}
+			for i, l := range tt.logs {
+				ld := ctLogs(l)
+				if i == tt.repeatOn {
+					ld = ctRepeatKey(t, ld, tt.key, tt.stale)
+				}
+				require.NoError(t, r.logs.ConsumeLogs(context.Background(), ld))
+			}
+			r.advance(11 * time.Minute)
+			r.shutdown()
+			var marks []string
+			for _, s := range r.outSpans() {
+				if o := ctStr(s.Attributes(), "toolpair.outcome"); o != "" {
+					marks = append(marks, ctMark("span", s.Attributes()))
+				}
+			}
+			for _, lr := range r.outLogs() {
+				if o := ctStr(lr.Attributes(), "toolpair.outcome"); o != "" {
+					marks = append(marks, ctMark("log", lr.Attributes()))
+				}
+			}
+			assert.Equal(t, []string{tt.signal + ":paired"}, marks)
+			r.checkConservation()
+		})
+	}
+}
+
+// ctRepeatKey returns a copy of data (plog.Logs or ptrace.Traces) in which every attribute
+// list holding key (of resources and records) first holds key again with the string value
+// stale: repeated keys as OTLP carries them (pcommon's Put methods cannot make them).
+func ctRepeatKey[T plog.Logs | ptrace.Traces](t *testing.T, data T, key, stale string) T {
+	t.Helper()
+	var raw []byte
+	var err error
+	switch d := any(data).(type) {
+	case plog.Logs:
+		raw, err = (&plog.JSONMarshaler{}).MarshalLogs(d)
+	case ptrace.Traces:
+		raw, err = (&ptrace.JSONMarshaler{}).MarshalTraces(d)
+	}
+	require.NoError(t, err)
+	var doc any
+	require.NoError(t, json.Unmarshal(raw, &doc))
+	repeated := 0
+	var walk func(any)
+	walk = func(n any) {
+		switch n := n.(type) {
+		case map[string]any:
+			for k, v := range n {
+				if list, ok := v.([]any); ok && k == "attributes" {
+					for _, a := range list {
+						if a.(map[string]any)["key"] == key {
+							stalePair := map[string]any{"key": key, "value": map[string]any{"stringValue": stale}}
+							n[k] = append([]any{stalePair}, list...)
+							repeated++
+							break
+						}
+					}
+					continue
+				}
+				walk(v)
+			}
+		case []any:
+			for _, v := range n {
+				walk(v)
+			}
+		}
+	}
+	walk(doc)
+	require.Positive(t, repeated, "no attribute %s to repeat", key)
+	raw, err = json.Marshal(doc)
+	require.NoError(t, err)
+	var out any
+	switch any(data).(type) {
+	case plog.Logs:
+		out, err = (&plog.JSONUnmarshaler{}).UnmarshalLogs(raw)
+	case ptrace.Traces:
+		out, err = (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(raw)
+	}
+	require.NoError(t, err)
+	return out.(T)
+}
+
 // TestContractS2TranscriptRefusals runs the real Claude Code transcript short.jsonl, whose two
 // refused calls (toolUseResult "User rejected tool use", Claude Code 2.1.38) are given the
 // toolDenialKind later versions write: those two result records are marked rejected, no

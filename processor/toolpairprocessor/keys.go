@@ -5,6 +5,8 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 )
 
 var attrServiceName = string(semconv.ServiceNameKey)
@@ -21,7 +23,7 @@ type keyer struct {
 func (k *keyer) tenant(res pcommon.Resource) string {
 	attrs := res.Attributes()
 	svc := ""
-	if v, ok := attrs.Get(attrServiceName); ok {
+	if v, ok := fields.Get(attrs, attrServiceName); ok {
 		svc = v.AsString()
 	}
 	if len(k.tenantAttrs) == 0 {
@@ -31,7 +33,7 @@ func (k *keyer) tenant(res pcommon.Resource) string {
 	b.WriteString(svc)
 	for _, name := range k.tenantAttrs {
 		b.WriteByte(0)
-		if v, ok := attrs.Get(name); ok {
+		if v, ok := fields.Get(attrs, name); ok {
 			b.WriteString(v.AsString())
 		}
 	}
@@ -42,7 +44,7 @@ func (k *keyer) tenant(res pcommon.Resource) string {
 // that value.
 func (k *keyer) scopeIn(attrs pcommon.Map) (name, value string, ok bool) {
 	for _, n := range k.scopeAttrs {
-		if v, found := attrs.Get(n); found {
+		if v, found := fields.Get(attrs, n); found {
 			if s := v.AsString(); s != "" {
 				return n, s, true
 			}

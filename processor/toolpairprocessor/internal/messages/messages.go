@@ -19,6 +19,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/jsonscan"
 )
 
@@ -307,7 +308,7 @@ func ScanValue(v pcommon.Value, fn func(Part)) error {
 }
 
 func scanMessageMap(msg pcommon.Map, fn func(Part)) {
-	parts, ok := msg.Get("parts")
+	parts, ok := fields.Get(msg, "parts")
 	if !ok || parts.Type() != pcommon.ValueTypeSlice {
 		return
 	}
@@ -319,7 +320,7 @@ func scanMessageMap(msg pcommon.Map, fn func(Part)) {
 		}
 		pm := pv.Map()
 		var p Part
-		if t, ok := pm.Get("type"); ok && t.Type() == pcommon.ValueTypeStr {
+		if t, ok := fields.Get(pm, "type"); ok && t.Type() == pcommon.ValueTypeStr {
 			switch t.Str() {
 			case "tool_call":
 				p.Type = ToolCall
@@ -330,7 +331,7 @@ func scanMessageMap(msg pcommon.Map, fn func(Part)) {
 		if p.Type == 0 {
 			continue
 		}
-		id, ok := pm.Get("id")
+		id, ok := fields.Get(pm, "id")
 		switch {
 		case !ok:
 			p.IDState = IDMissing
@@ -344,7 +345,7 @@ func scanMessageMap(msg pcommon.Map, fn func(Part)) {
 		default:
 			p.IDState = IDWrongType
 		}
-		if n, ok := pm.Get("name"); ok && n.Type() == pcommon.ValueTypeStr {
+		if n, ok := fields.Get(pm, "name"); ok && n.Type() == pcommon.ValueTypeStr {
 			p.Name = n.Str()
 		}
 		fn(p)

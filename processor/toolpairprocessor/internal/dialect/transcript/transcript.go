@@ -56,6 +56,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/jsonscan"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
@@ -330,14 +331,14 @@ func (l *line) timeoutLine() dialect.Line {
 
 func extractMap(m pcommon.Map, lr plog.LogRecord, f *dialect.Found) bool {
 	get := func(k string) string {
-		if v, ok := m.Get(k); ok && v.Type() == pcommon.ValueTypeStr {
+		if v, ok := fields.Get(m, k); ok && v.Type() == pcommon.ValueTypeStr {
 			return v.Str()
 		}
 		return ""
 	}
 	l := line{typ: get("type"), sessionID: get("sessionId"), agentID: get("agentId"), timestamp: get("timestamp")}
 	l.rejected = get("toolUseResult") == UserRejected
-	if v, ok := m.Get("toolDenialKind"); ok && v.Type() != pcommon.ValueTypeEmpty {
+	if v, ok := fields.Get(m, "toolDenialKind"); ok && v.Type() != pcommon.ValueTypeEmpty {
 		l.denial = true
 	}
 	if l.sessionID == "" {
@@ -347,17 +348,17 @@ func extractMap(m pcommon.Map, lr plog.LogRecord, f *dialect.Found) bool {
 	if kind == 0 {
 		return false
 	}
-	msg, ok := m.Get("message")
+	msg, ok := fields.Get(m, "message")
 	if !ok || msg.Type() != pcommon.ValueTypeMap {
 		return false
 	}
-	content, ok := msg.Map().Get("content")
+	content, ok := fields.Get(msg.Map(), "content")
 	if !ok || content.Type() != pcommon.ValueTypeSlice {
 		return false
 	}
 	t := itemTime(lr, l.timestamp)
 	scope := scopeOf(l)
-	if id, ok := msg.Map().Get("id"); ok && kind == pairing.KindUse && id.Type() == pcommon.ValueTypeStr && id.Str() != "" {
+	if id, ok := fields.Get(msg.Map(), "id"); ok && kind == pairing.KindUse && id.Type() == pcommon.ValueTypeStr && id.Str() != "" {
 		l.messageID = id.Str()
 		f.AddStep(pairing.KindBoundary, "", "", t, ScopeAttr, scope, l.messageID)
 	}
@@ -369,17 +370,17 @@ func extractMap(m pcommon.Map, lr plog.LogRecord, f *dialect.Found) bool {
 			continue
 		}
 		bm := b.Map()
-		if bt, ok := bm.Get("type"); !ok || bt.AsString() != string(want) {
+		if bt, ok := fields.Get(bm, "type"); !ok || bt.AsString() != string(want) {
 			continue
 		}
 		found = true
 		idKey, name := "id", ""
 		if kind == pairing.KindResult {
 			idKey = "tool_use_id"
-		} else if n, ok := bm.Get("name"); ok {
+		} else if n, ok := fields.Get(bm, "name"); ok {
 			name = n.AsString()
 		}
-		id, ok := bm.Get(idKey)
+		id, ok := fields.Get(bm, idKey)
 		switch {
 		case !ok || (id.Type() == pcommon.ValueTypeStr && id.Str() == ""):
 			f.Skip(dialect.ReasonMissingCallID)
@@ -734,13 +735,13 @@ var interruptMarker = []byte(InterruptMarker)
 
 // isErrorMap reports whether a block of a parsed map body is marked is_error: true.
 func isErrorMap(block pcommon.Map) bool {
-	v, ok := block.Get("is_error")
+	v, ok := fields.Get(block, "is_error")
 	return ok && v.Type() == pcommon.ValueTypeBool && v.Bool()
 }
 
 // interruptedMap is interruptedContent for a block of a parsed map body.
 func interruptedMap(block pcommon.Map) bool {
-	v, ok := block.Get("content")
+	v, ok := fields.Get(block, "content")
 	if !ok {
 		return false
 	}
@@ -751,7 +752,7 @@ func interruptedMap(block pcommon.Map) bool {
 		if v.Slice().Len() == 0 || v.Slice().At(0).Type() != pcommon.ValueTypeMap {
 			return false
 		}
-		t, ok := v.Slice().At(0).Map().Get("text")
+		t, ok := fields.Get(v.Slice().At(0).Map(), "text")
 		return ok && t.Type() == pcommon.ValueTypeStr && strings.HasPrefix(t.Str(), InterruptMarker)
 	}
 	return false
