@@ -5,9 +5,8 @@
 // the first, where an SDK's attribute collection would have kept the last.
 //
 // Every field the processor reads from a pcommon.Map (record and resource attributes, map
-// bodies, nested maps) goes through Get. It scans the whole map, where pcommon.Map.Get stops
-// at the first match: the same cost for a key that is absent, at most the rest of the map for
-// one that is present.
+// bodies, nested maps) goes through Get. It costs what pcommon.Map.Get costs for a key that
+// is absent, and one more scan of the whole map for a key that is present.
 package fields
 
 import "go.opentelemetry.io/collector/pdata/pcommon"
@@ -15,14 +14,19 @@ import "go.opentelemetry.io/collector/pdata/pcommon"
 // Get returns the value of the last occurrence of key in m, and whether key occurs. The value
 // refers into m, as pcommon.Map.Get's does.
 func Get(m pcommon.Map, key string) (pcommon.Value, bool) {
+	// pcommon.Map.Get tells an absent key (the most frequent case: most lookups try keys a
+	// record may not have) at the cost of one scan that builds no value per entry; only a
+	// present key needs the scan for a later occurrence.
+	if _, ok := m.Get(key); !ok {
+		return pcommon.Value{}, false
+	}
 	var last pcommon.Value
-	found := false
 	for k, v := range m.All() {
 		if k == key {
-			last, found = v, true
+			last = v
 		}
 	}
-	return last, found
+	return last, true
 }
 
 // Str returns the value of the last occurrence of key in m when it is a string, else "".

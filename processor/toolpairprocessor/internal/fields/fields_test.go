@@ -71,3 +71,29 @@ type kv struct {
 	k string
 	v any
 }
+
+// BenchmarkGet compares Get with pcommon.Map.Get on the attributes of a Claude Code
+// tool_result event (17 keys): a key near the front, one at the end, and one absent.
+func BenchmarkGet(b *testing.B) {
+	m := mapOf(
+		kv{"event.name", "tool_result"}, kv{"event.timestamp", "2026-02-10T21:12:01.117Z"},
+		kv{"session.id", "72b63dad-969f-401e-a1e1-6208a465a3c6"}, kv{"user.id", "u"},
+		kv{"organization.id", "o"}, kv{"user.account_uuid", "a"}, kv{"user.email", "e"},
+		kv{"terminal.type", "vscode"}, kv{"app.version", "2.1.33"}, kv{"prompt.id", "p"},
+		kv{"tool_name", "Bash"}, kv{"success", "true"}, kv{"duration_ms", "12"},
+		kv{"decision_source", "config"}, kv{"decision_type", "accept"},
+		kv{"tool_result_size_bytes", "4096"}, kv{"tool_use_id", "toolu_01ABC"},
+	)
+	for _, key := range []string{"event.name", "tool_use_id", "gen_ai.conversation.id"} {
+		b.Run("pcommon/"+key, func(b *testing.B) {
+			for b.Loop() {
+				_, _ = m.Get(key)
+			}
+		})
+		b.Run("fields/"+key, func(b *testing.B) {
+			for b.Loop() {
+				_, _ = Get(m, key)
+			}
+		})
+	}
+}

@@ -402,9 +402,10 @@ func extractMap(m pcommon.Map, lr plog.LogRecord, f *dialect.Found) bool {
 }
 
 // readLine reads the fields of a Claude Code line the dialect needs in one pass over the
-// line's object (see package jsonscan): type, sessionId, agentId, timestamp, message.id, and
-// the raw message.content with its kind. Strings are unescaped copies; a field of another type
-// reads as "". Of repeated keys the last wins at the top level, the first within message.
+// line's object (see package jsonscan): type, sessionId, agentId, timestamp, toolUseResult,
+// toolDenialKind, message.id, and the raw message.content with its kind. Strings are unescaped
+// copies; a field of another type reads as "". Of repeated keys the last wins (CONTRACT
+// section 2), at the top level and within message (the last message's members).
 // ok is false when the line is not a JSON object.
 func readLine(data []byte) (l line, content []byte, contentKind jsonscan.Kind, ok bool) {
 	var sc jsonscan.Scanner
@@ -453,6 +454,7 @@ func readLine(data []byte) (l line, content []byte, contentKind jsonscan.Kind, o
 			dst = &l.timestamp
 		case "message":
 			l.tmo.messages++
+			content, contentKind, l.messageID = nil, jsonscan.Invalid, ""
 			if sc.Peek() == jsonscan.Object {
 				var escKey bool
 				content, contentKind, escKey = readMessage(&sc, &l)
@@ -481,23 +483,24 @@ func escapedString(sc *jsonscan.Scanner) bool {
 	return esc
 }
 
-// readMessage reads message.id into l and returns the raw message.content, and whether a key
-// of the message is escaped.
-func readMessage(sc *jsonscan.Scanner, l *line) (content []byte, kind jsonscan.Kind, escKey bool) {
+// readMessage reads message.id (the last) into l and returns the raw message.content (the
+// last), and whether a key of the message is escaped or its content repeated: then the timeout
+// classifier, whose reader takes the first, may not read the content the dialect does (see
+// dialect.Line).
+func readMessage(sc *jsonscan.Scanner, l *line) (content []byte, kind jsonscan.Kind, unsure bool) {
 	sc.Enter(jsonscan.Object)
-	seenContent, seenID := false, false
+	contents := 0
 	for first := true; ; first = false {
 		key, esc, more := sc.Key(first)
 		if !more {
-			return content, kind, escKey
+			return content, kind, unsure || contents > 1
 		}
-		escKey = escKey || esc
-		switch k := lineKey(key, esc); {
-		case k == "content" && !seenContent:
-			seenContent = true
+		unsure = unsure || esc
+		switch lineKey(key, esc) {
+		case "content":
+			contents++
 			content, kind, _ = sc.Raw()
-		case k == "id" && !seenID:
-			seenID = true
+		case "id":
 			l.messageID = scanString(sc)
 		default:
 			sc.Skip()
@@ -505,11 +508,12 @@ func readMessage(sc *jsonscan.Scanner, l *line) (content []byte, kind jsonscan.K
 	}
 }
 
-// block is what the dialect reads of one content block: the first "type", call ID ("id", or
-// "tool_use_id" in a result), "name" and "content" members, raw (strings between their
-// quotes, escapes not decoded), and for the timeout classifier the first "is_error" of a
-// result, whether the type is escaped, and whether a key is. lastIsError is the last
-// "is_error" of a result, which decides a refusal.
+// block is what the dialect reads of one content block: the last "type", call ID ("id", or
+// "tool_use_id" in a result), "name", "content" and "is_error" members (CONTRACT section 2),
+// raw (strings between their quotes, escapes not decoded), and for the timeout classifier the
+// first "is_error" of a result, whether the type is escaped, and whether a key is escaped or
+// one of these members repeated (escKey: then the classifier, whose reader takes the first of
+// repeated keys, may not read the block as the dialect does).
 type block struct {
 	typ, id, name, content  []byte
 	idKind, contentKind     jsonscan.Kind
@@ -543,8 +547,9 @@ func readBlock(sc *jsonscan.Scanner, result bool) (b block, ok bool) {
 			key = []byte(k)
 		}
 		switch {
-		case !b.hasType && string(key) == "type":
-			b.hasType = true
+		case string(key) == "type":
+			b.escKey = b.escKey || b.hasType
+			b.hasType, b.typ, b.typEsc = true, nil, false
 			if sc.Peek() == jsonscan.String {
 				if b.typ, b.typEsc, ok = sc.String(); !ok {
 					return b, false
@@ -553,12 +558,13 @@ func readBlock(sc *jsonscan.Scanner, result bool) (b block, ok bool) {
 			}
 		case result && string(key) == "is_error":
 			b.lastIsError = sc.Peek() == jsonscan.True
+			b.escKey = b.escKey || b.seenIsError
 			if !b.seenIsError {
 				b.seenIsError = true
 				b.isError = b.lastIsError
 			}
-		case !b.hasID && string(key) == idKey:
-			b.hasID = true
+		case string(key) == idKey:
+			b.hasID, b.id, b.idEsc = true, nil, false
 			b.idKind = sc.Peek()
 			if b.idKind == jsonscan.String {
 				if b.id, b.idEsc, ok = sc.String(); !ok {
@@ -566,8 +572,8 @@ func readBlock(sc *jsonscan.Scanner, result bool) (b block, ok bool) {
 				}
 				continue
 			}
-		case !result && !b.seenName && string(key) == "name":
-			b.seenName = true
+		case !result && string(key) == "name":
+			b.seenName, b.hasName, b.name, b.nameEsc = true, false, nil, false
 			if sc.Peek() == jsonscan.String {
 				if b.name, b.nameEsc, ok = sc.String(); !ok {
 					return b, false
@@ -575,7 +581,8 @@ func readBlock(sc *jsonscan.Scanner, result bool) (b block, ok bool) {
 				b.hasName = true
 				continue
 			}
-		case result && !b.hasContent && string(key) == "content":
+		case result && string(key) == "content":
+			b.escKey = b.escKey || b.hasContent
 			b.hasContent = true
 			if b.content, b.contentKind, ok = sc.Raw(); !ok {
 				return b, false
