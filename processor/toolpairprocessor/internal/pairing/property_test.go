@@ -181,8 +181,10 @@ func propGenerate(seed uint64) *propScenario {
 		switch x := rng.IntN(100); {
 		case x < 32:
 			kind = KindUse
-		case x < 62:
+		case x < 56:
 			kind = KindResult
+		case x < 62:
+			kind = KindRefused
 		case x < 74:
 			kind = KindEcho
 		case x < 84:
@@ -318,9 +320,11 @@ type propRun struct {
 	heldOf   []int32   // by Ref: the heldTok given to the result, or -1
 	useCount []uint8   // by Ref of a use or reject: use-side outcomes carrying its payload
 	refCount []uint8   // by Ref of a result: resolutions naming it as ResultRef
-	rejCount []uint8   // by Ref of a reject: rejected outcomes naming it as UseRef
-	heldRef  []int32   // by heldTok: the Ref of the held result
-	released []uint8   // by heldTok: times released in a ResultPayload
+	rejCount []uint8   // by Ref of a reject (as UseRef) or a refusal (as ResultRef): rejected outcomes naming it
+	// refusedFirst, by Ref of a refusal: its rejected outcome carried no use (none was pending).
+	refusedFirst []bool
+	heldRef      []int32 // by heldTok: the Ref of the held result
+	released     []uint8 // by heldTok: times released in a ResultPayload
 
 	seen       int             // events handed to Process so far: sc.events[:seen]
 	openUse    map[useTok]Key  // uses with VerdictPending not yet closed by an outcome
@@ -340,17 +344,18 @@ func propExecute(sc *propScenario) (*propRun, error) {
 	e.hashMask = propHashMask
 	n := len(sc.events)
 	r := &propRun{
-		sc:       sc,
-		e:        e,
-		clk:      clk,
-		verdicts: make([]Verdict, n),
-		asked:    make([]bool, n),
-		heldOf:   make([]int32, n),
-		useCount: make([]uint8, n),
-		refCount: make([]uint8, n),
-		rejCount: make([]uint8, n),
-		openUse:  make(map[useTok]Key),
-		openHeld: make(map[heldTok]Key),
+		sc:           sc,
+		e:            e,
+		clk:          clk,
+		verdicts:     make([]Verdict, n),
+		asked:        make([]bool, n),
+		heldOf:       make([]int32, n),
+		useCount:     make([]uint8, n),
+		refCount:     make([]uint8, n),
+		rejCount:     make([]uint8, n),
+		refusedFirst: make([]bool, n),
+		openUse:      make(map[useTok]Key),
+		openHeld:     make(map[heldTok]Key),
 	}
 	for i := range r.heldOf {
 		r.heldOf[i] = -1
@@ -478,7 +483,7 @@ func (r *propRun) checkVerdict(ev *Event) error {
 	switch {
 	case ev.Kind == KindBoundary || ev.Kind == KindSessionEnd: // the call ID does not matter
 		ok = v == VerdictResolved || v == VerdictIgnored
-	case ev.Key.CallID == "" || ev.Kind < KindUse || ev.Kind > KindReject:
+	case ev.Key.CallID == "" || ev.Kind < KindUse || (ev.Kind > KindReject && ev.Kind != KindRefused):
 		ok = v == VerdictNone
 	case ev.Kind == KindUse:
 		ok = v == VerdictPending || v == VerdictRepeated || v == VerdictResolved
@@ -488,6 +493,8 @@ func (r *propRun) checkVerdict(ev *Event) error {
 		ok = v == VerdictResolved || v == VerdictIgnored
 	case ev.Kind == KindReject:
 		ok = v == VerdictResolved || v == VerdictRepeated
+	case ev.Kind == KindRefused:
+		ok = v == VerdictResolved
 	}
 	if !ok {
 		return fmt.Errorf("unexpected verdict %s", propVerdictName(v))
@@ -514,7 +521,9 @@ func (r *propRun) resultEvent(res *Resolution) error {
 	if err != nil {
 		return err
 	}
-	if ev.Kind != KindResult || ev.Key != res.Key || ev.Time != res.ResultTime {
+	// A refusal's record is a result record when its call was already resolved: a duplicate.
+	isResult := ev.Kind == KindResult || (ev.Kind == KindRefused && res.Outcome == OutcomeDuplicate)
+	if !isResult || ev.Key != res.Key || ev.Time != res.ResultTime {
 		return fmt.Errorf("ResultRef %d is %s", res.ResultRef, propFmtEvent(ev))
 	}
 	if res.ResultPayload != nil {
@@ -596,6 +605,9 @@ func (r *propRun) account(res *Resolution, kind propOpKind, batch []Event, now i
 	}
 	if res.SameSource && res.Outcome != OutcomeDuplicate {
 		return fmt.Errorf("SameSource set on a %s outcome", res.Outcome)
+	}
+	if res.Outcome == OutcomeRejected && res.ResultRef != -1 {
+		return r.refusal(res)
 	}
 	var ue *Event
 	u := useTok(-1)
@@ -717,6 +729,47 @@ func (r *propRun) account(res *Resolution, kind propOpKind, batch []Event, now i
 	return nil
 }
 
+// refusal accounts for a call rejected on a refusal's record (KindRefused): it names the
+// record as ResultRef, and carries the use's payload when the use was pending, else none (the
+// call's use is then seen through the refusal).
+func (r *propRun) refusal(res *Resolution) error {
+	ev, err := r.event(res.ResultRef)
+	if err != nil {
+		return err
+	}
+	if ev.Kind != KindRefused || ev.Key != res.Key {
+		return fmt.Errorf("rejected on the record of %s", propFmtEvent(ev))
+	}
+	if res.UseRef != -1 || res.ResultPayload != nil {
+		return fmt.Errorf("a refusal with a use ref or a held result")
+	}
+	r.rejCount[res.ResultRef]++
+	if res.UsePayload == nil {
+		r.refusedFirst[res.ResultRef] = true
+		return nil
+	}
+	u, ok := res.UsePayload.(useTok)
+	if !ok {
+		return fmt.Errorf("refusal whose UsePayload %v is not a use's", res.UsePayload)
+	}
+	ue, err := r.event(int32(u))
+	if err != nil {
+		return err
+	}
+	if ue.Kind != KindUse || ue.Key != res.Key {
+		return fmt.Errorf("refusal with the payload of %s", propFmtEvent(ue))
+	}
+	r.useCount[u]++
+	if r.useCount[u] > 1 {
+		return fmt.Errorf("a second use-side outcome for ref %d", u)
+	}
+	if _, open := r.openUse[u]; !open {
+		return fmt.Errorf("refused the use of ref %d, which is not pending", u)
+	}
+	delete(r.openUse, u)
+	return nil
+}
+
 // final checks, after Shutdown, that every event had exactly the outcomes its verdict
 // promises and that the counters agree with the outcomes.
 func (r *propRun) final() error {
@@ -778,6 +831,18 @@ func (r *propRun) final() error {
 				echoesResolved++
 			} else {
 				echoesIgnored++
+			}
+		case KindRefused:
+			switch {
+			case r.rejCount[i] == 1 && r.refCount[i] == 0: // the call's refusal, on the use side
+				if r.refusedFirst[i] {
+					usesSeen++
+					acceptedPerKey[ev.Key]++
+				}
+			case r.rejCount[i] == 0 && r.refCount[i] == 1: // its call was resolved: a duplicate
+				resultsSeen++
+			default:
+				return bad(fmt.Sprintf("%d rejected and %d result-side outcomes", r.rejCount[i], r.refCount[i]))
 			}
 		}
 	}
@@ -1126,6 +1191,8 @@ func propKindName(k Kind) string {
 		return "echo"
 	case KindReject:
 		return "reject"
+	case KindRefused:
+		return "refused"
 	case KindBoundary:
 		return "boundary"
 	case KindSessionEnd:
