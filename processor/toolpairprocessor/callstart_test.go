@@ -15,7 +15,7 @@ import (
 
 // TestCodexToolSpanStartsBeforeDecision runs Codex's real captures with the codex.tool_result
 // logs removed, so that the exec_command span is each call's result record. Codex starts that
-// span before it writes the codex.tool_decision event that announces the call (CONTRACT
+// span before it writes the codex.tool_decision event that announces the call (specification
 // section 3): the paired duration runs from the span's start, so it is never shorter than the
 // span's own.
 func TestCodexToolSpanStartsBeforeDecision(t *testing.T) {

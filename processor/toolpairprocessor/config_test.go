@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/confmap/confmaptest"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/custom"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
 )
 
@@ -47,6 +48,25 @@ func TestLoadConfig(t *testing.T) {
 					Canonical: "details.durationMs",
 					Mirrors:   []string{"durationMs"},
 				},
+				CustomDialects: []custom.Config{{
+					Name:           "my_agent",
+					Context:        custom.ContextSpan,
+					Use:            `name == "my_agent.llm"`,
+					StepBoundary:   `name == "my_agent.llm"`,
+					Calls:          `attributes["my_agent.tool_calls"]`,
+					CallsPath:      "choices.0.calls",
+					CallIDPath:     "function.id",
+					ToolNamePath:   "function.name",
+					Result:         `name == "my_agent.tool" and attributes["my_agent.status"] != "cancelled"`,
+					Abort:          `attributes["my_agent.status"] == "cancelled"`,
+					Reject:         `name == "my_agent.refusal"`,
+					SessionEnd:     `name == "my_agent.run"`,
+					CallID:         `attributes["my_agent.call_id"]`,
+					ToolName:       `attributes["my_agent.tool"]`,
+					Scope:          `resource.attributes["my_agent.workspace"]`,
+					ScopeAttribute: "my_agent.workspace",
+					Time:           `Time(attributes["my_agent.at"], "%Y-%m-%dT%H:%M:%SZ")`,
+				}},
 			},
 		},
 	}
@@ -69,7 +89,7 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, 10*time.Minute, cfg.PairingTimeout)
 	assert.Equal(t, 30*time.Second, cfg.OrphanGrace)
 	assert.Equal(t, 100_000, cfg.MaxPendingCalls)
-	assert.ElementsMatch(t, []string{"genai", "genai_events", "claude_code", "codex", "transcript"}, cfg.Dialects)
+	assert.ElementsMatch(t, []string{"genai", "genai_events", "claude_code", "codex", "transcript", "gemini_cli", "ai_sdk", "openinference", "openllmetry"}, cfg.Dialects)
 	assert.Equal(t, DispositionMark, cfg.Orphans)
 	assert.Equal(t, DispositionDrop, cfg.Duplicates)
 	assert.True(t, cfg.Synthesize)

@@ -15,6 +15,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/claudecode"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/codex"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/geminicli"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/genaievents"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/transcript"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
@@ -41,12 +42,19 @@ const (
 	sourceClaudeCodeExecution
 	sourceCodexSpan
 	sourceGenAIEvents
+	sourceGeminiCLISpan
+	sourceGeminiCLI
+	sourceAISDK
+	sourceOpenInference
+	sourceOpenLLMetry
 )
 
-// logDialects lists the log dialects built in, in the order they are tried.
+// logDialects lists the log dialects built in, in the order they are tried: gemini_cli
+// before genai_events, which would also read Gemini CLI's operation details events.
 var logDialects = []logDialect{
 	{name: claudecode.Name, source: sourceClaudeCode, extract: claudecode.ExtractLog},
 	{name: codex.Name, source: sourceCodex, extract: codex.ExtractLog},
+	{name: geminicli.Name, source: sourceGeminiCLI, extract: geminicli.ExtractLog},
 	{name: genaievents.Name, source: sourceGenAIEvents, extract: genaievents.ExtractLog},
 	{name: transcript.Name, source: sourceTranscript, extract: transcript.ExtractLog},
 }
@@ -180,7 +188,7 @@ func (b *logBatch) fillHeld() {
 // processLogs pairs the tool calls of a batch of log records, as processTraces does for
 // spans.
 func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
-	if len(p.dialects) == 0 {
+	if len(p.dialects) == 0 && len(p.custom.logs) == 0 {
 		p.tel.unrecognized(ctx, synth.Logs, ld.LogRecordCount())
 		if p.tmo != nil {
 			p.tmo.logs(ctx, ld, nil, nil, nil)
@@ -211,6 +219,9 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 						d = &p.dialects[n]
 						break
 					}
+				}
+				if d == nil && len(p.custom.logs) > 0 {
+					d = p.custom.extractLog(ctx, rl, sl, lr, &b.found)
 				}
 				if p.tmo != nil {
 					// Told before the normalization below, which only sets values to
@@ -256,7 +267,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 						Step:     it.Step,
 					}
 					switch it.Kind {
-					case pairing.KindResult, pairing.KindAbort, pairing.KindCompanion:
+					case pairing.KindResult, pairing.KindAbort, pairing.KindCompanion, pairing.KindMatch:
 						// A result event that gives its tool's duration shows when the tool
 						// started, which may come before the record that announced the call.
 						ev.Start = start

@@ -39,6 +39,7 @@ type shared struct {
 	anchors *anchorIndex
 	tel     *telemetry
 	tmo     *timeouts // nil when timeout_classification is disabled
+	custom  customDialects
 	logger  *zap.Logger
 
 	mu      sync.Mutex // guards the fields below
@@ -76,6 +77,9 @@ func acquire(cfg *Config, set component.TelemetrySettings, clock pairing.Clock) 
 	}
 	if dn := cfg.DurationNormalization; dn.Enabled {
 		s.norm = normalize.New(dn.Canonical, dn.Mirrors)
+	}
+	if s.custom, err = newCustomDialects(cfg.CustomDialects, set); err != nil {
+		return nil, err
 	}
 	s.tel, err = newTelemetry(set, engine)
 	if err != nil {

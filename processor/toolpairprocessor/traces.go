@@ -12,9 +12,13 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/aisdk"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/claudecode"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/codex"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/geminicli"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/genai"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/openinference"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/openllmetry"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
@@ -29,15 +33,23 @@ type spanDialect struct {
 	// companion result record, pairing.KindCompanion: handed over after its call's main
 	// result record of the same batch, it is settled at once instead of being held).
 	late bool
+	// ownScope: the scope an item carries (dialect.Item.Scope) replaces the scope_attributes
+	// lookup (a custom dialect's scope expression).
+	ownScope bool
 }
 
 // spanDialects lists the span dialects built in, in the order they are tried: the vendor
 // dialects before genai, whose execute_tool and invoke_agent rules would also match Claude
-// Code's spans.
+// Code's spans, whose chat history rule would also match Gemini CLI's, and whose chat span
+// rule would read OpenLLMetry's chat spans without the match hashes its tool spans need.
 var spanDialects = []spanDialect{
 	{name: claudecode.Name, source: sourceClaudeCodeSpan, extract: claudecode.ExtractSpan},
 	{name: claudecode.Name, source: sourceClaudeCodeExecution, extract: claudecode.ExtractExecutionSpan, late: true},
 	{name: codex.Name, source: sourceCodexSpan, extract: codex.ExtractSpan},
+	{name: geminicli.Name, source: sourceGeminiCLISpan, extract: geminicli.ExtractSpan},
+	{name: aisdk.Name, source: sourceAISDK, extract: aisdk.ExtractSpan},
+	{name: openinference.Name, source: sourceOpenInference, extract: openinference.ExtractSpan},
+	{name: openllmetry.Name, source: sourceOpenLLMetry, extract: openllmetry.ExtractSpan},
 	{name: genai.Name, source: sourceGenAI, extract: func(span ptrace.Span, f *dialect.Found) bool {
 		return genai.ExtractSpan(span, f) != genai.Other
 	}},
@@ -89,6 +101,9 @@ type spanRef struct {
 	// batch when held, or when dropped and not kept.
 	held          *heldSpan
 	dropped, kept bool
+	// matched: the span carries no call ID of its own (a pairing.KindMatch result); the ID
+	// of the call it resolves is written on it.
+	matched bool
 }
 
 // spanBatch is the per-call scratch state of processTraces, pooled.
@@ -121,6 +136,9 @@ func (b *spanBatch) reset() {
 func (b *spanBatch) markResult(ref int32, r *pairing.Resolution) {
 	b.refs[ref].kept = true
 	synth.MarkResult(b.refs[ref].s.Attributes(), r)
+	if b.refs[ref].matched && r.Key.CallID != "" {
+		b.refs[ref].s.Attributes().PutStr(synth.AttrToolCallID, r.Key.CallID)
+	}
 }
 
 func (b *spanBatch) dropResult(ref int32) {
@@ -175,7 +193,7 @@ func (b *spanBatch) fillHeld() {
 // or resolves, hands them to the engine, writes the outcomes on result spans, removes the
 // spans that are held or dropped, and appends synthetic spans and released results.
 func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
-	if len(p.dialects) == 0 {
+	if len(p.dialects) == 0 && len(p.custom.spans) == 0 {
 		p.tel.unrecognized(ctx, synth.Traces, td.SpanCount())
 		if p.tmo != nil {
 			p.tmo.traces(ctx, td, nil, nil)
@@ -195,7 +213,8 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 		var res *synth.Resource // once per resource, when it announces a call (p.resources)
 		sss := rs.ScopeSpans()
 		for j := 0; j < sss.Len(); j++ {
-			spans := sss.At(j).Spans()
+			ss := sss.At(j)
+			spans := ss.Spans()
 			for k := 0; k < spans.Len(); k++ {
 				span := spans.At(k)
 				if turn, model := anchorKind(span); turn || model {
@@ -214,6 +233,9 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 						break
 					}
 				}
+				if d == nil && len(p.custom.spans) > 0 {
+					d = p.custom.extractSpan(ctx, rs, ss, span, &b.found)
+				}
 				if d == nil {
 					unrecognized++
 					continue
@@ -222,7 +244,12 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 				if len(b.found.Items) == 0 {
 					continue
 				}
-				scopeAttr, scopeValue := p.keys.scopeHex(span.Attributes(), rscope, span.TraceID(), &b.hex)
+				var scopeAttr, scopeValue string
+				if it := b.found.Items[0]; d.ownScope && it.Scope != "" {
+					scopeAttr, scopeValue = it.ScopeAttr, it.Scope
+				} else {
+					scopeAttr, scopeValue = p.keys.scopeHex(span.Attributes(), rscope, span.TraceID(), &b.hex)
+				}
 				ref := int32(len(b.refs))
 				results := b.found.Results()
 				b.refs = append(b.refs, spanRef{rs: i, ss: j, span: k, s: span, results: results})
@@ -241,9 +268,10 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 						Ref:      ref,
 						Source:   d.source,
 						Step:     it.Step,
+						Match:    it.Match,
 					}
 					switch it.Kind {
-					case pairing.KindResult, pairing.KindAbort, pairing.KindCompanion:
+					case pairing.KindResult, pairing.KindAbort, pairing.KindCompanion, pairing.KindMatch:
 						// A result span is the tool's own operation: its start is a time the
 						// call shows, and may come before the record that announced the call.
 						ev.Start = int64(span.StartTimestamp())
@@ -253,7 +281,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 						// call is kept, marked duplicate, never dropped.
 						ev.Source = sourceGenAIEcho
 					}
-					if it.Kind == pairing.KindUse {
+					if it.Kind == pairing.KindUse || it.Kind == pairing.KindReject {
 						if origin == nil {
 							if res == nil {
 								res = p.resources.Get(rs.Resource())
@@ -270,6 +298,11 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 							}
 						}
 						ev.Payload = origin
+					}
+					if it.Kind == pairing.KindMatch {
+						// In batch order, like every result: before the history of the next
+						// model request echoes the call.
+						b.refs[ref].matched = true
 					}
 					if d.late {
 						b.late = append(b.late, ev)

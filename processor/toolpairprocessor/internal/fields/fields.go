@@ -1,4 +1,4 @@
-// Package fields reads the fields of records as the processor must (CONTRACT section 2): of a
+// Package fields reads the fields of records as the processor must (specification section 2): of a
 // key repeated within one attribute map or map body, the last occurrence. OTLP can carry the
 // same key twice in one record (an agent records a span field when the span starts and again
 // when it changes, and exports both); pcommon.Map keeps every occurrence and its Get returns

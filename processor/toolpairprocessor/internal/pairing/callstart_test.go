@@ -9,7 +9,7 @@ import (
 )
 
 // TestCallStartsAtEarliestRecord checks that a call's UseTime is the earliest time any of its
-// records shows (CONTRACT section 3): the use, a repeated use such as a decision, and the start
+// records shows (specification section 3): the use, a repeated use such as a decision, and the start
 // of a result span, in any order of arrival, so that the paired duration is never shorter
 // than the tool's own span.
 func TestCallStartsAtEarliestRecord(t *testing.T) {

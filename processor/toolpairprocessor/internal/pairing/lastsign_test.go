@@ -9,7 +9,7 @@ import (
 )
 
 // TestInterruptionEndsAtScopeLastSign checks the end time of calls interrupted for want of
-// their result (CONTRACT section 3): the latest record time seen in the call's scope at or
+// their result (specification section 3): the latest record time seen in the call's scope at or
 // after the use, else the use time; never the engine's clock, which here runs days ahead of
 // the records (a replayed capture).
 func TestInterruptionEndsAtScopeLastSign(t *testing.T) {

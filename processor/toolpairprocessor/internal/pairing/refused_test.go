@@ -8,7 +8,7 @@ import (
 )
 
 // TestRefusedResult checks KindRefused, a result record saying the user refused its call
-// (CONTRACT section 2): the call is rejected on that record, whatever the order of arrival,
+// (specification section 2): the call is rejected on that record, whatever the order of arrival,
 // no synthetic record is due, and the conservation of section 7 holds with the refusal
 // counted on the use side only.
 func TestRefusedResult(t *testing.T) {

@@ -67,7 +67,7 @@ const (
 )
 
 // scan is what one pass over a record's attributes found. Of a key repeated in the map, the
-// last occurrence counts (CONTRACT section 2), as for every field the processor reads.
+// last occurrence counts (specification section 2), as for every field the processor reads.
 type scan struct {
 	// timeouts has bit timeoutBit(k) set when the last occurrence of key k says the record
 	// timed out.

@@ -9,7 +9,7 @@ import (
 )
 
 // TestRepeatedKeysLastWins: of a timeout key repeated in one record (OTLP carries repeats),
-// the last occurrence decides (CONTRACT section 2), key by key; and so for the kind hints.
+// the last occurrence decides (specification section 2), key by key; and so for the kind hints.
 func TestRepeatedKeysLastWins(t *testing.T) {
 	tests := []struct {
 		name    string

@@ -35,7 +35,7 @@ func refusalLine(denial, isError, toolUseResult, content string) string {
 	return b.String()
 }
 
-// TestUserRefusal checks which tool_result lines are the user's refusals (CONTRACT section 2):
+// TestUserRefusal checks which tool_result lines are the user's refusals (specification section 2):
 // is_error true, a top-level toolUseResult "User rejected tool use" and a toolDenialKind,
 // as a string body and as a parsed map body; of repeated keys the last counts.
 func TestUserRefusal(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 
 // TestClaudeCodeLineRepeatedKeysLastWins: of a key repeated in a Claude Code line read as JSON
 // text, at the top level, in message or in a content block, the last occurrence is read
-// (CONTRACT section 2); the timeout classifier, which reads the first, is then told to read
+// (specification section 2); the timeout classifier, which reads the first, is then told to read
 // the line itself.
 func TestClaudeCodeLineRepeatedKeysLastWins(t *testing.T) {
 	tests := []struct {

@@ -404,7 +404,7 @@ func extractMap(m pcommon.Map, lr plog.LogRecord, f *dialect.Found) bool {
 // readLine reads the fields of a Claude Code line the dialect needs in one pass over the
 // line's object (see package jsonscan): type, sessionId, agentId, timestamp, toolUseResult,
 // toolDenialKind, message.id, and the raw message.content with its kind. Strings are unescaped
-// copies; a field of another type reads as "". Of repeated keys the last wins (CONTRACT
+// copies; a field of another type reads as "". Of repeated keys the last wins (specification
 // section 2), at the top level and within message (the last message's members).
 // ok is false when the line is not a JSON object.
 func readLine(data []byte) (l line, content []byte, contentKind jsonscan.Kind, ok bool) {
@@ -509,7 +509,7 @@ func readMessage(sc *jsonscan.Scanner, l *line) (content []byte, kind jsonscan.K
 }
 
 // block is what the dialect reads of one content block: the last "type", call ID ("id", or
-// "tool_use_id" in a result), "name", "content" and "is_error" members (CONTRACT section 2),
+// "tool_use_id" in a result), "name", "content" and "is_error" members (specification section 2),
 // raw (strings between their quotes, escapes not decoded), and for the timeout classifier the
 // first "is_error" of a result, whether the type is escaped, and whether a key is escaped or
 // one of these members repeated (escKey: then the classifier, whose reader takes the first of
