@@ -367,7 +367,7 @@ func scanMessageMap(msg pcommon.Map, fn func(Part)) {
 		if n, ok := fields.Get(pm, "name"); ok && n.Type() == pcommon.ValueTypeStr {
 			p.Name = n.Str()
 		}
-		if a, ok := pm.Get("arguments"); ok {
+		if a, ok := fields.Get(pm, "arguments"); ok {
 			p.ArgumentsValue = a
 		}
 		fn(p)

@@ -33,6 +33,7 @@ import (
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/genaievents"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
@@ -75,7 +76,7 @@ const (
 // The other spans (Gemini CLI's agent_call and the HTTP spans of its SDK) are not claimed.
 func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 	attrs := span.Attributes()
-	op, ok := attrs.Get(attrOperation)
+	op, ok := fields.Get(attrs, attrOperation)
 	if !ok || op.Type() != pcommon.ValueTypeStr {
 		return false
 	}
@@ -83,7 +84,7 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 	case opLLMCall:
 		step := spanStep(span)
 		f.AddStep(pairing.KindBoundary, "", "", int64(span.StartTimestamp()), "", "", step)
-		if v, ok := attrs.Get(attrOutputMessages); ok {
+		if v, ok := fields.Get(attrs, attrOutputMessages); ok {
 			end := int64(span.EndTimestamp())
 			scanModelCalls(v, f, func(id, name string) {
 				f.AddStep(pairing.KindUse, genaievents.WireID(id, name), name, end, "", "", step)
@@ -95,9 +96,9 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 		add := func(id, name string) {
 			f.AddStep(pairing.KindUse, genaievents.WireID(id, name), name, start, "", "", step)
 		}
-		if v, ok := attrs.Get(attrOutputMessages); ok {
+		if v, ok := fields.Get(attrs, attrOutputMessages); ok {
 			scanScheduled(v, f, add, "request")
-		} else if v, ok := attrs.Get(attrInputMessages); ok {
+		} else if v, ok := fields.Get(attrs, attrInputMessages); ok {
 			scanScheduled(v, f, add)
 		}
 	case opToolCall:
@@ -106,11 +107,11 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 			return true
 		}
 		name := ""
-		if v, ok := attrs.Get(attrToolName); ok {
+		if v, ok := fields.Get(attrs, attrToolName); ok {
 			name = v.AsString()
 		}
 		kind := pairing.KindResult
-		if v, ok := attrs.Get(attrOutputMessages); ok && v.Type() == pcommon.ValueTypeStr &&
+		if v, ok := fields.Get(attrs, attrOutputMessages); ok && v.Type() == pcommon.ValueTypeStr &&
 			toolStatus(v.Str()) == statusCancelled {
 			kind = pairing.KindAbort
 		}
