@@ -40,6 +40,21 @@ const (
 var knownDialects = []string{DialectGenAI, DialectGenAIEvents, DialectClaudeCode, DialectCodex, DialectTranscript,
 	DialectGeminiCLI, DialectAISDK, DialectOpenInference, DialectOpenLLMetry}
 
+// Mode is what the processor does with the records it receives.
+type Mode string
+
+const (
+	// ModePair pairs tool calls (the default): the back tier, or a single collector.
+	ModePair Mode = "pair"
+	// ModeRoute only writes each record's route (the tenant and scope of its call key, see
+	// route.go) into RouteAttribute, for a load_balancing exporter after it; it keeps no
+	// pairing state.
+	ModeRoute Mode = "route"
+)
+
+// DefaultRouteAttribute is the attribute route mode writes the route into by default.
+const DefaultRouteAttribute = "toolpair.route"
+
 // Disposition says what happens to an orphan or duplicate result record.
 type Disposition string
 
@@ -77,9 +92,23 @@ type Config struct {
 	TimeoutClassification TimeoutClassificationConfig `mapstructure:"timeout_classification"`
 	// DurationNormalization configures specification section 5.
 	DurationNormalization DurationNormalizationConfig `mapstructure:"duration_normalization"`
+	// Storage is the ID of a storage extension (for example file_storage) that keeps the
+	// processor's state across restarts (specification section 9); nil keeps it in memory only.
+	Storage *component.ID `mapstructure:"storage"`
+	// CheckpointInterval is how often the state is written to Storage: how old the stored
+	// state may be after a crash.
+	CheckpointInterval time.Duration `mapstructure:"checkpoint_interval"`
 	// CustomDialects declares dialects in OTTL (specification section 8); they are tried after
 	// the built-in dialects, on the records none of those claimed.
 	CustomDialects []custom.Config `mapstructure:"custom_dialects"`
+	// Mode: pair (pair tool calls) or route (only write each record's route, specification
+	// section 10). In route mode the pairing keys (pairing_timeout, orphan_grace, ...) are
+	// validated but unused.
+	Mode Mode `mapstructure:"mode"`
+	// RouteAttribute is the record attribute route mode writes the route into: a span's or
+	// log record's own attribute, which the load_balancing exporter's routing_attributes
+	// reads per record.
+	RouteAttribute string `mapstructure:"route_attribute"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
@@ -149,7 +178,10 @@ func createDefaultConfig() component.Config {
 			Canonical: "durationMs",
 			Mirrors:   []string{"metadata.durationMs", "details.durationMs", "details.metadata.durationMs"},
 		},
-		CustomDialects: []custom.Config{},
+		CheckpointInterval: 5 * time.Second,
+		CustomDialects:     []custom.Config{},
+		Mode:               ModePair,
+		RouteAttribute:     DefaultRouteAttribute,
 	}
 }
 
@@ -165,6 +197,9 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.MaxPendingCalls < 1 {
 		errs = append(errs, fmt.Errorf("max_pending_calls must be at least 1, got %d", cfg.MaxPendingCalls))
+	}
+	if cfg.CheckpointInterval <= 0 {
+		errs = append(errs, fmt.Errorf("checkpoint_interval must be positive, got %v", cfg.CheckpointInterval))
 	}
 	errs = append(errs, checkNames("scope_attributes", cfg.ScopeAttributes))
 	errs = append(errs, checkNames("tenant_attributes", cfg.TenantAttributes))
@@ -183,7 +218,28 @@ func (cfg *Config) Validate() error {
 		errs = append(errs, checkNames("duration_normalization.mirrors", cfg.DurationNormalization.Mirrors))
 	}
 	errs = append(errs, validateCustomDialects(cfg.CustomDialects))
+	errs = append(errs, cfg.validateRoute())
 	return errors.Join(errs...)
+}
+
+// validateRoute checks mode and route_attribute. The route attribute is checked in either
+// mode, so that switching a collector to route mode never reveals a bad value.
+func (cfg *Config) validateRoute() error {
+	if cfg.Mode != ModePair && cfg.Mode != ModeRoute {
+		return fmt.Errorf("mode must be %q or %q, got %q", ModePair, ModeRoute, cfg.Mode)
+	}
+	if strings.TrimSpace(cfg.RouteAttribute) == "" {
+		return errors.New("route_attribute must not be empty")
+	}
+	// The back tier reads the scope and tenant from these attributes: a route written over
+	// one of them would change the very key it was computed from.
+	if slices.Contains(cfg.ScopeAttributes, cfg.RouteAttribute) {
+		return fmt.Errorf("route_attribute %q must not be one of scope_attributes", cfg.RouteAttribute)
+	}
+	if slices.Contains(cfg.TenantAttributes, cfg.RouteAttribute) || cfg.RouteAttribute == attrServiceName {
+		return fmt.Errorf("route_attribute %q must not be service.name or one of tenant_attributes", cfg.RouteAttribute)
+	}
+	return nil
 }
 
 // validate checks the timeout classification keys, whether or not it is enabled, so that

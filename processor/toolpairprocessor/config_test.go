@@ -48,6 +48,8 @@ func TestLoadConfig(t *testing.T) {
 					Canonical: "details.durationMs",
 					Mirrors:   []string{"durationMs"},
 				},
+				Storage:            ptrTo(component.MustNewIDWithName("file_storage", "toolpair")),
+				CheckpointInterval: 2 * time.Second,
 				CustomDialects: []custom.Config{{
 					Name:           "my_agent",
 					Context:        custom.ContextSpan,
@@ -67,6 +69,8 @@ func TestLoadConfig(t *testing.T) {
 					ScopeAttribute: "my_agent.workspace",
 					Time:           `Time(attributes["my_agent.at"], "%Y-%m-%dT%H:%M:%SZ")`,
 				}},
+				Mode:           ModeRoute,
+				RouteAttribute: "lb.scope",
 			},
 		},
 	}
@@ -101,6 +105,8 @@ func TestDefaults(t *testing.T) {
 	assert.True(t, cfg.DurationNormalization.Enabled)
 	assert.Equal(t, "durationMs", cfg.DurationNormalization.Canonical)
 	assert.Equal(t, []string{"metadata.durationMs", "details.durationMs", "details.metadata.durationMs"}, cfg.DurationNormalization.Mirrors)
+	assert.Equal(t, ModePair, cfg.Mode)
+	assert.Equal(t, "toolpair.route", cfg.RouteAttribute)
 }
 
 // TestInvalidConfigNamesTheKey loads each invalid value from YAML, as the collector does at
@@ -112,6 +118,8 @@ func TestInvalidConfigNamesTheKey(t *testing.T) {
 	}{
 		{map[string]any{"pairing_timeout": "0s"}, "pairing_timeout"},
 		{map[string]any{"pairing_timeout": "-1m"}, "pairing_timeout"},
+		{map[string]any{"checkpoint_interval": "0s"}, "checkpoint_interval"},
+		{map[string]any{"checkpoint_interval": "-1s"}, "checkpoint_interval"},
 		{map[string]any{"orphan_grace": "0s"}, "orphan_grace"},
 		{map[string]any{"orphan_grace": "-5s"}, "orphan_grace"},
 		{map[string]any{"max_pending_calls": 0}, "max_pending_calls"},
@@ -129,6 +137,13 @@ func TestInvalidConfigNamesTheKey(t *testing.T) {
 		{map[string]any{"timeout_classification": map[string]any{"compaction_event_names": []any{"ok", ""}}}, "timeout_classification.compaction_event_names[1]"},
 		{map[string]any{"timeout_classification": map[string]any{"enabled": false, "retention": "0s"}}, "timeout_classification.retention"},
 		{map[string]any{"duration_normalization": map[string]any{"mirrors": []any{""}}}, "duration_normalization.mirrors"},
+		{map[string]any{"mode": "shard"}, "mode"},
+		{map[string]any{"mode": ""}, "mode"},
+		{map[string]any{"mode": "route", "route_attribute": ""}, "route_attribute"},
+		{map[string]any{"route_attribute": " "}, "route_attribute"},
+		{map[string]any{"mode": "route", "route_attribute": "session.id"}, "route_attribute"},
+		{map[string]any{"mode": "route", "route_attribute": "service.name"}, "route_attribute"},
+		{map[string]any{"mode": "route", "tenant_attributes": []any{"k8s.namespace.name"}, "route_attribute": "k8s.namespace.name"}, "route_attribute"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.key, func(t *testing.T) {
@@ -153,3 +168,5 @@ func TestNormalizationDisabledSkipsItsChecks(t *testing.T) {
 	cfg.DurationNormalization = DurationNormalizationConfig{Enabled: false}
 	assert.NoError(t, cfg.Validate())
 }
+
+func ptrTo[T any](v T) *T { return &v }

@@ -73,22 +73,31 @@ type logsProcessor struct {
 }
 
 func newLogsProcessor(s *shared, next consumer.Logs) *logsProcessor {
-	p := &logsProcessor{
-		shared: s,
-		next:   next,
-		pool:   sync.Pool{New: func() any { return &logBatch{} }},
+	if s.nextLogs == nil {
+		s.nextLogs = next
 	}
-	for _, d := range logDialects {
-		if s.cfg.dialectEnabled(d.name) {
-			p.dialects = append(p.dialects, d)
-		}
+	return &logsProcessor{
+		shared:   s,
+		next:     next,
+		dialects: enabledLogDialects(s.cfg),
+		pool:     sync.Pool{New: func() any { return &logBatch{} }},
 	}
-	return p
 }
 
-func (p *logsProcessor) start(context.Context, component.Host) error {
-	p.shared.start()
-	return nil
+// enabledLogDialects returns the log dialects cfg enables, in the order they are tried: pair
+// mode and route mode (route.go) recognise records, and scope their calls, alike.
+func enabledLogDialects(cfg *Config) []logDialect {
+	var ds []logDialect
+	for _, d := range logDialects {
+		if cfg.dialectEnabled(d.name) {
+			ds = append(ds, d)
+		}
+	}
+	return ds
+}
+
+func (p *logsProcessor) start(ctx context.Context, host component.Host) error {
+	return p.shared.start(ctx, host)
 }
 
 func (p *logsProcessor) shutdown(ctx context.Context) error {
@@ -236,12 +245,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 				if len(b.found.Items) == 0 {
 					continue
 				}
-				var scopeAttr, scopeValue string
-				if it := b.found.Items[0]; it.Scope != "" {
-					scopeAttr, scopeValue = it.ScopeAttr, it.Scope
-				} else {
-					scopeAttr, scopeValue = p.keys.scope(lr.Attributes(), rscope, lr.TraceID())
-				}
+				scopeAttr, scopeValue := p.keys.logScope(lr, b.found.Items, rscope)
 				ref := int32(len(b.refs))
 				results := b.found.Results()
 				b.refs = append(b.refs, logRef{rl: i, sl: j, lr: k, r: lr, results: results})
@@ -295,6 +299,12 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 		}
 	}
 	p.tel.unrecognized(ctx, synth.Logs, unrecognized)
+	if p.observeKeys != nil {
+		for i := range b.events {
+			r := &b.refs[b.events[i].Ref]
+			p.observeKeys(recordPos{r.rl, r.sl, r.lr}, b.events[i].Key)
+		}
+	}
 	if len(b.events) > 0 {
 		b.res = p.engine.Process(b.events, b.hold, b.res)
 	}
@@ -308,6 +318,9 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 		return ld, nil
 	}
 	b.fillHeld()
+	// After fillHeld: a checkpoint waiting for this batch's held records holds the lock that
+	// orders resolution records. Before anything leaves the processor.
+	p.recordResolutions(ctx, b.res)
 	out := output{curLogs: p.next, logs: ld}
 	p.apply(b.res, &out, b)
 	b.removeMarked()

@@ -101,3 +101,21 @@ func TestInterruptionEndsAtScopeLastSign(t *testing.T) {
 		})
 	}
 }
+
+// TestLastSignSurvivesRestore: the scope's last sign of life is part of the snapshot, so a
+// call expired after a restart (its deadline passed while the collector was down) still ends
+// at it (specification sections 3 and 9).
+func TestLastSignSurvivesRestore(t *testing.T) {
+	e, clk := newTestEngine(t, 100)
+	run(t, e, use("a", 100), use("b", 150), result("b", 900))
+	snap := e.Snapshot(nil)
+	restored, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, Clock: clk})
+	require.NoError(t, err)
+	_, err = restored.Restore(snap, nil)
+	require.NoError(t, err)
+	clk.Advance(2 * testTimeout)
+	out := restored.Tick(nil)
+	require.Len(t, out, 1)
+	assert.Equal(t, ReasonExpired, out[0].Reason)
+	assert.Equal(t, int64(900*time.Millisecond), out[0].EndTime)
+}
