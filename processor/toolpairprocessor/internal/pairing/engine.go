@@ -851,8 +851,9 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 			ev.Verdict = VerdictRepeated
 			e.stats.UsesRepeated++
 			if ent.state == statePending || ent.state == statePendingHeld {
-				// A later record of the call (a decision after the model's tool_use) may show
-				// an earlier time: the call starts at the earliest.
+				// A record of the call that arrives later may show an earlier time (the
+				// model's tool_use arriving after the agent's decision): the call starts at
+				// the earliest.
 				ent.useTime = earliest(ent.useTime, ev.Time)
 			}
 			return out
