@@ -8,10 +8,13 @@ package toolpairprocessor
 // factory's injected one, so nothing sleeps.
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -403,6 +406,19 @@ func ctClaudeResultLine(session, agent, call, content string, ms int64) map[stri
 }
 
 // ctPiUse is a pi/OpenClaw assistant entry with one toolCall block (message.timestamp in ms).
+// ctClaudeRefusalLine is a Claude Code transcript line answering call with an is_error
+// tool_result of content, with the top-level toolUseResult "User rejected tool use" and, when
+// denial is not "", a toolDenialKind.
+func ctClaudeRefusalLine(session, call, content, denial string, ms int64) map[string]any {
+	l := ctClaudeResultLine(session, "", call, content, ms)
+	l["message"].(map[string]any)["content"].([]any)[0].(map[string]any)["is_error"] = true
+	l["toolUseResult"] = "User rejected tool use"
+	if denial != "" {
+		l["toolDenialKind"] = denial
+	}
+	return l
+}
+
 func ctPiUse(entryID, call string, ms int64) map[string]any {
 	return map[string]any{"type": "message", "id": entryID, "parentId": nil, "timestamp": ctISO(ms + 5),
 		"message": map[string]any{"role": "assistant", "timestamp": ctBase + ms, "content": []any{
@@ -773,6 +789,20 @@ func TestContractS2Outcomes(t *testing.T) {
 			r.logRecords(ctClaudeDecision("toolu_r", "reject", 100))
 			r.shutdown()
 		}, want: map[string][]string{}},
+		{name: "rejected: a Claude Code transcript result the user refused, marked on the result, no synthetic even at shutdown", run: func(r *ctRig) {
+			r.logRecords(ctLine("/p/s1.jsonl", ctClaudeUse("s1", "", "msg_1", "toolu_9", 100)))
+			r.logRecords(ctLine("/p/s1.jsonl", ctClaudeRefusalLine("s1", "toolu_9", "The user doesn't want to proceed with this tool use.", "permission_prompt", 200)))
+			r.shutdown()
+		}, want: map[string][]string{"toolu_9": {"log:rejected"}}},
+		{name: "rejected: ... also when the user interrupted the running tool, and the refusal comes first", run: func(r *ctRig) {
+			r.logRecords(ctLine("/p/s1.jsonl", ctClaudeRefusalLine("s1", "toolu_9", "[Request interrupted by user for tool use]", "interrupt", 200)))
+			r.logRecords(ctLine("/p/s1.jsonl", ctClaudeUse("s1", "", "msg_1", "toolu_9", 100)))
+			r.shutdown()
+		}, want: map[string][]string{"toolu_9": {"log:rejected"}}},
+		{name: "paired: a refusal text without toolDenialKind is an ordinary result", run: func(r *ctRig) {
+			l := ctClaudeRefusalLine("s1", "toolu_9", "The user doesn't want to proceed with this tool use.", "", 200)
+			r.logRecords(ctLine("/p/s1.jsonl", ctClaudeUse("s1", "", "msg_1", "toolu_9", 100)), ctLine("/p/s1.jsonl", l))
+		}, want: map[string][]string{"toolu_9": {"log:paired"}}},
 		{name: "rejected: Codex denied and abort", run: func(r *ctRig) {
 			r.logRecords(ctCodexDecision("call_d", "denied", 100), ctCodexDecision("call_a", "abort", 100))
 			r.shutdown()
@@ -868,6 +898,170 @@ func TestContractS2Outcomes(t *testing.T) {
 	}
 }
 
+// TestContractS2RepeatedKeysLastWins: a key repeated within one record's attributes (or its
+// resource's) is read at its last occurrence, for every field the processor reads: call IDs,
+// scope and tenant attributes, event names, decisions. Each case sends one record (and its
+// resource) with a stale first occurrence of one key before the real one; read at the first,
+// the call would not pair (or would be refused, or its result would not be one).
+func TestContractS2RepeatedKeysLastWins(t *testing.T) {
+	tests := []struct {
+		name   string
+		logs   []ctLog
+		spans  []ctSpan
+		key    string // repeated on record repeatOn (and its resource), stale value first
+		stale  string
+		signal string // where the paired result is
+		// repeatOn is the index, in logs or spans, of the record whose key is repeated; each
+		// record goes in a batch of its own.
+		repeatOn int
+	}{
+		{name: "call ID (tool_use_id)", logs: []ctLog{ctClaudeDecision("toolu_1", "accept", 100), ctClaudeResult("toolu_1", 300)},
+			key: "tool_use_id", stale: "toolu_stale", signal: "log", repeatOn: 1},
+		{name: "call ID (gen_ai.tool.call.id)", spans: []ctSpan{ctChat(1, 1, 0, 0, 100, "c1"), ctTool(1, 2, 0, "c1", 110, 150)},
+			key: "gen_ai.tool.call.id", stale: "c_stale", signal: "span", repeatOn: 1},
+		{name: "scope (session.id)", logs: []ctLog{ctClaudeDecision("toolu_1", "accept", 100), ctClaudeResult("toolu_1", 300)},
+			key: "session.id", stale: "sess-stale", signal: "log", repeatOn: 1},
+		{name: "tenant (service.name, a resource attribute)", logs: []ctLog{ctClaudeDecision("toolu_1", "accept", 100), ctClaudeResult("toolu_1", 300)},
+			key: "service.name", stale: "other-service", signal: "log", repeatOn: 0},
+		{name: "event name (event.name)", logs: []ctLog{ctCodexDecision("call_1", "approved", 100), ctCodexResult("call_1", 300)},
+			key: "event.name", stale: "codex.sse_event", signal: "log", repeatOn: 1},
+		{name: "decision", logs: []ctLog{ctCodexDecision("call_1", "approved", 100), ctCodexResult("call_1", 300)},
+			key: "decision", stale: "denied", signal: "log", repeatOn: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newCTRig(t, nil)
+			for i, s := range tt.spans {
+				td := ctTraces(s)
+				if i == tt.repeatOn {
+					td = ctRepeatKey(t, td, tt.key, tt.stale)
+				}
+				require.NoError(t, r.traces.ConsumeTraces(context.Background(), td))
+			}
+			for i, l := range tt.logs {
+				ld := ctLogs(l)
+				if i == tt.repeatOn {
+					ld = ctRepeatKey(t, ld, tt.key, tt.stale)
+				}
+				require.NoError(t, r.logs.ConsumeLogs(context.Background(), ld))
+			}
+			r.advance(11 * time.Minute)
+			r.shutdown()
+			var marks []string
+			for _, s := range r.outSpans() {
+				if o := ctStr(s.Attributes(), "toolpair.outcome"); o != "" {
+					marks = append(marks, ctMark("span", s.Attributes()))
+				}
+			}
+			for _, lr := range r.outLogs() {
+				if o := ctStr(lr.Attributes(), "toolpair.outcome"); o != "" {
+					marks = append(marks, ctMark("log", lr.Attributes()))
+				}
+			}
+			assert.Equal(t, []string{tt.signal + ":paired"}, marks)
+			r.checkConservation()
+		})
+	}
+}
+
+// ctRepeatKey returns a copy of data (plog.Logs or ptrace.Traces) in which every attribute
+// list holding key (of resources and records) first holds key again with the string value
+// stale: repeated keys as OTLP carries them (pcommon's Put methods cannot make them).
+func ctRepeatKey[T plog.Logs | ptrace.Traces](t *testing.T, data T, key, stale string) T {
+	t.Helper()
+	var raw []byte
+	var err error
+	switch d := any(data).(type) {
+	case plog.Logs:
+		raw, err = (&plog.JSONMarshaler{}).MarshalLogs(d)
+	case ptrace.Traces:
+		raw, err = (&ptrace.JSONMarshaler{}).MarshalTraces(d)
+	}
+	require.NoError(t, err)
+	var doc any
+	require.NoError(t, json.Unmarshal(raw, &doc))
+	repeated := 0
+	var walk func(any)
+	walk = func(n any) {
+		switch n := n.(type) {
+		case map[string]any:
+			for k, v := range n {
+				if list, ok := v.([]any); ok && k == "attributes" {
+					for _, a := range list {
+						if a.(map[string]any)["key"] == key {
+							stalePair := map[string]any{"key": key, "value": map[string]any{"stringValue": stale}}
+							n[k] = append([]any{stalePair}, list...)
+							repeated++
+							break
+						}
+					}
+					continue
+				}
+				walk(v)
+			}
+		case []any:
+			for _, v := range n {
+				walk(v)
+			}
+		}
+	}
+	walk(doc)
+	require.Positive(t, repeated, "no attribute %s to repeat", key)
+	raw, err = json.Marshal(doc)
+	require.NoError(t, err)
+	var out any
+	switch any(data).(type) {
+	case plog.Logs:
+		out, err = (&plog.JSONUnmarshaler{}).UnmarshalLogs(raw)
+	case ptrace.Traces:
+		out, err = (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(raw)
+	}
+	require.NoError(t, err)
+	return out.(T)
+}
+
+// TestContractS2TranscriptRefusals runs the real Claude Code transcript short.jsonl, whose two
+// refused calls (toolUseResult "User rejected tool use", Claude Code 2.1.38) are given the
+// toolDenialKind later versions write: those two result records are marked rejected, no
+// synthetic record is made, every other call stays paired, and the processor's telemetry
+// counts them under rejected with the conservation of section 7 holding.
+func TestContractS2TranscriptRefusals(t *testing.T) {
+	path := filepath.Join("..", "..", "testdata", "transcripts", "claude-code", "short.jsonl")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	const marker = `"toolUseResult":"User rejected tool use"`
+	require.Equal(t, 2, strings.Count(string(data), marker))
+	data = []byte(strings.ReplaceAll(string(data), marker, marker+`,"toolDenialKind":"permission_prompt"`))
+	edited := filepath.Join(t.TempDir(), "short.jsonl")
+	require.NoError(t, os.WriteFile(edited, data, 0o600))
+
+	r := newCTRig(t, nil)
+	for _, ld := range transcriptBatches(t, edited) {
+		require.NoError(t, r.logs.ConsumeLogs(context.Background(), ld))
+	}
+	r.advance(time.Minute)
+	r.shutdown()
+	outcomes := map[string]int{}
+	rejected := 0
+	for _, lr := range r.outLogs() {
+		o := ctStr(lr.Attributes(), "toolpair.outcome")
+		outcomes[o]++
+		if o == "rejected" {
+			rejected++
+			assert.Contains(t, lr.Body().Str(), marker)
+			_, ok := lr.Attributes().Get("toolpair.call.duration_ms")
+			assert.False(t, ok, "only paired results carry a duration")
+		}
+	}
+	assert.Equal(t, 2, rejected)
+	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
+	assert.Equal(t, transcriptResults(t, lines)-2, outcomes["paired"], "every other call paired")
+	assert.Zero(t, outcomes["interrupted"], "no synthetic record")
+	const m = "otelcol_processor_toolpair_"
+	assert.Equal(t, int64(2), r.sum(m+"outcomes", map[string]string{"toolpair.outcome": "rejected"}))
+	r.checkConservation()
+}
+
 // TestContractS3ResultAttributes: toolpair.outcome (string) on every recognised result record,
 // toolpair.call.duration_ms (int, ms: result time minus use time) on paired ones only.
 func TestContractS3ResultAttributes(t *testing.T) {
@@ -910,6 +1104,79 @@ func TestContractS3ResultAttributes(t *testing.T) {
 	}
 }
 
+// TestContractS3CallStart: a call starts at the earliest time any of its records shows (the
+// announcing record, a decision, the start of the result span, the start a result event's own
+// duration_ms shows), in any order of arrival, so the paired duration is never shorter than
+// the tool's own.
+func TestContractS3CallStart(t *testing.T) {
+	tests := []struct {
+		name   string
+		run    func(r *ctRig)
+		result func(r *ctRig) pcommon.Map // the result record's attributes
+		wantMs int64
+	}{
+		{name: "a Codex tool span that starts before the decision", run: func(r *ctRig) {
+			r.logRecords(ctCodexDecision("call_1", "approved", 1000))
+			r.spans(ctCodexToolSpan("call_1", 900, 1500, false))
+		}, result: ctOutSpanAttrs("exec_command"), wantMs: 600},
+		{name: "the tool span first, then the decision", run: func(r *ctRig) {
+			r.spans(ctCodexToolSpan("call_1", 900, 1500, false))
+			r.logRecords(ctCodexDecision("call_1", "approved", 1000))
+		}, result: ctOutSpanAttrs("exec_command"), wantMs: 600},
+		{name: "a tool span that starts after the decision", run: func(r *ctRig) {
+			r.logRecords(ctCodexDecision("call_1", "approved", 1000))
+			r.spans(ctCodexToolSpan("call_1", 1100, 1500, false))
+		}, result: ctOutSpanAttrs("exec_command"), wantMs: 500},
+		{name: "an execute_tool span that starts before the chat span ends", run: func(r *ctRig) {
+			r.spans(ctChat(1, 1, 0, 0, 100, "c1"), ctTool(1, 2, 0, "c1", 60, 400))
+		}, result: ctOutSpanAttrs("execute_tool run_shell"), wantMs: 340},
+		{name: "a result event whose duration_ms reaches back before the decision", run: func(r *ctRig) {
+			// duration_ms "7": the tool started at 1003, before the decision at 1005.
+			r.logRecords(ctCodexDecision("call_1", "approved", 1005), ctCodexResult("call_1", 1010))
+		}, result: ctOutLogAttrs("codex.tool_result"), wantMs: 7},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newCTRig(t, nil)
+			tt.run(r)
+			r.advance(time.Minute)
+			attrs := tt.result(r)
+			assert.Equal(t, "paired", ctStr(attrs, "toolpair.outcome"))
+			d, ok := attrs.Get("toolpair.call.duration_ms")
+			require.True(t, ok)
+			assert.Equal(t, tt.wantMs, d.Int())
+		})
+	}
+}
+
+// ctOutSpanAttrs returns a getter of the attributes of the one output span named name.
+func ctOutSpanAttrs(name string) func(r *ctRig) pcommon.Map {
+	return func(r *ctRig) pcommon.Map {
+		var found []pcommon.Map
+		for _, s := range r.outSpans() {
+			if s.Name() == name {
+				found = append(found, s.Attributes())
+			}
+		}
+		require.Len(r.t, found, 1)
+		return found[0]
+	}
+}
+
+// ctOutLogAttrs returns a getter of the attributes of the one output log record of event.
+func ctOutLogAttrs(event string) func(r *ctRig) pcommon.Map {
+	return func(r *ctRig) pcommon.Map {
+		var found []pcommon.Map
+		for _, lr := range r.outLogs() {
+			if ctStr(lr.Attributes(), "event.name") == event {
+				found = append(found, lr.Attributes())
+			}
+		}
+		require.Len(r.t, found, 1)
+		return found[0]
+	}
+}
+
 // TestContractS3SyntheticSpan: the synthetic span of an interrupted call announced by a span,
 // field by field, for each reason that makes one; its ID is the same on a replay.
 func TestContractS3SyntheticSpan(t *testing.T) {
@@ -924,14 +1191,18 @@ func TestContractS3SyntheticSpan(t *testing.T) {
 		end      func(r *ctRig) pcommon.Timestamp
 		scopeKey string // scope attribute expected on the synthetic span, "" for none
 	}{
-		{name: "expired: parent is the announcing span's parent, end the detection time", run: func(r *ctRig) {
+		{name: "expired: parent is the announcing span's parent, end the scope's last sign of life", run: func(r *ctRig) {
 			r.spans(withRes(ctWith(ctChat(1, 1, 7, 0, 100, "c1"), "gen_ai.conversation.id", "conv-1")))
+			// Another call's tool span in the same conversation, later in record time, and one
+			// of another conversation later still: the first is the scope's last sign of life.
+			r.spans(ctWith(ctTool(1, 4, 7, "c2", 300, 700), "gen_ai.conversation.id", "conv-1"),
+				ctWith(ctTool(2, 5, 7, "c3", 300, 9000), "gen_ai.conversation.id", "conv-2"))
 			r.advance(10 * time.Minute)
-		}, reason: "expired", parent: ctSpanID(7), end: func(r *ctRig) pcommon.Timestamp { return pcommon.NewTimestampFromTime(r.clock.Now()) }, scopeKey: "gen_ai.conversation.id"},
-		{name: "shutdown: a root announcing span is the parent", run: func(r *ctRig) {
+		}, reason: "expired", parent: ctSpanID(7), end: func(*ctRig) pcommon.Timestamp { return ctTS(700) }, scopeKey: "gen_ai.conversation.id"},
+		{name: "shutdown: a root announcing span is the parent, end the use time when nothing followed", run: func(r *ctRig) {
 			r.spans(withRes(ctChat(1, 1, 0, 0, 100, "c1")))
 			r.shutdown()
-		}, reason: "shutdown", parent: ctSpanID(1), end: func(r *ctRig) pcommon.Timestamp { return pcommon.NewTimestampFromTime(r.clock.Now()) }},
+		}, reason: "shutdown", parent: ctSpanID(1), end: func(*ctRig) pcommon.Timestamp { return ctTS(100) }},
 		{name: "next_step: ends at the boundary", run: func(r *ctRig) {
 			r.spans(withRes(ctChat(1, 1, 7, 0, 100, "c1")), ctChat(1, 3, 7, 400, 500))
 			r.advance(31 * time.Second)
@@ -940,10 +1211,10 @@ func TestContractS3SyntheticSpan(t *testing.T) {
 			r.spans(withRes(ctWith(ctChat(1, 1, 7, 0, 100, "c1"), "session.id", "s-9")), ctWith(ctAgent(1, 7, 0, 0, 800), "session.id", "s-9"))
 			r.advance(31 * time.Second)
 		}, reason: "session_end", parent: ctSpanID(7), end: func(*ctRig) pcommon.Timestamp { return ctTS(800) }, scopeKey: "session.id"},
-		{name: "evicted: ends at the detection time", mutate: func(c *Config) { c.MaxPendingCalls = 1 }, run: func(r *ctRig) {
+		{name: "evicted: ends in record time, not at the detection time", mutate: func(c *Config) { c.MaxPendingCalls = 1 }, run: func(r *ctRig) {
 			r.spans(withRes(ctChat(1, 1, 7, 0, 100, "c1")))
 			r.spans(ctChat(2, 1, 7, 0, 100, "c2"))
-		}, reason: "evicted", parent: ctSpanID(7), end: func(r *ctRig) pcommon.Timestamp { return pcommon.NewTimestampFromTime(r.clock.Now()) }},
+		}, reason: "evicted", parent: ctSpanID(7), end: func(*ctRig) pcommon.Timestamp { return ctTS(100) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1046,7 +1317,7 @@ func TestContractS3SyntheticLogRecord(t *testing.T) {
 			assert.Equal(t, "toolpair.tool_call.interrupted", lr.EventName())
 			assert.Equal(t, plog.SeverityNumberWarn, lr.SeverityNumber())
 			assert.Equal(t, "WARN", lr.SeverityText())
-			assert.Equal(t, pcommon.NewTimestampFromTime(r.clock.Now()), lr.Timestamp(), "timestamp = end (detection time for expired)")
+			assert.Equal(t, ctTS(100), lr.Timestamp(), "timestamp = end: the use time when nothing followed in the scope, never the clock")
 			assert.Equal(t, pcommon.ValueTypeStr, lr.Body().Type())
 			assert.Equal(t, fmt.Sprintf("tool call %s (%s) interrupted: expired", tt.call, tt.tool), lr.Body().Str())
 			want := map[string]any{

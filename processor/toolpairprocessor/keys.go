@@ -11,6 +11,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 )
 
 var attrServiceName = string(semconv.ServiceNameKey)
@@ -27,7 +28,7 @@ type keyer struct {
 func (k *keyer) tenant(res pcommon.Resource) string {
 	attrs := res.Attributes()
 	svc := ""
-	if v, ok := attrs.Get(attrServiceName); ok {
+	if v, ok := fields.Get(attrs, attrServiceName); ok {
 		svc = v.AsString()
 	}
 	if len(k.tenantAttrs) == 0 {
@@ -37,7 +38,7 @@ func (k *keyer) tenant(res pcommon.Resource) string {
 	b.WriteString(svc)
 	for _, name := range k.tenantAttrs {
 		b.WriteByte(0)
-		if v, ok := attrs.Get(name); ok {
+		if v, ok := fields.Get(attrs, name); ok {
 			b.WriteString(v.AsString())
 		}
 	}
@@ -48,7 +49,7 @@ func (k *keyer) tenant(res pcommon.Resource) string {
 // that value.
 func (k *keyer) scopeIn(attrs pcommon.Map) (name, value string, ok bool) {
 	for _, n := range k.scopeAttrs {
-		if v, found := attrs.Get(n); found {
+		if v, found := fields.Get(attrs, n); found {
 			if s := v.AsString(); s != "" {
 				return n, s, true
 			}

@@ -256,6 +256,10 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 					}
 				}
 				var origin *synth.Origin
+				var start int64 // of the record's operation, for its results (logStart)
+				if results > 0 {
+					start = logStart(lr)
+				}
 				for _, it := range b.found.Items {
 					ev := pairing.Event{
 						Kind:     it.Kind,
@@ -265,6 +269,12 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 						Ref:      ref,
 						Source:   d.source,
 						Step:     it.Step,
+					}
+					switch it.Kind {
+					case pairing.KindResult, pairing.KindAbort, pairing.KindCompanion, pairing.KindMatch:
+						// A result event that gives its tool's duration shows when the tool
+						// started, which may come before the record that announced the call.
+						ev.Start = start
 					}
 					if it.Kind == pairing.KindUse || it.Kind == pairing.KindReject {
 						if origin == nil {

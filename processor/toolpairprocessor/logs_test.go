@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor"
@@ -138,7 +140,9 @@ func readAgentLogs(t *testing.T, dir, scenario string) plog.Logs {
 }
 
 // TestAgentLogsPairDecisionWithResult runs the real Claude Code and Codex log captures: every
-// result event is paired, with the time from its decision event, and nothing is added or lost.
+// result event is paired, timed from the earlier of its decision event and the start its own
+// duration_ms shows (so never shorter than the tool's own duration), and nothing is added or
+// lost.
 func TestAgentLogsPairDecisionWithResult(t *testing.T) {
 	for _, a := range logAgents {
 		for _, scenario := range []string{"normal", "parallel", "tool_timeout_nobg"} {
@@ -169,12 +173,30 @@ func TestAgentLogsPairDecisionWithResult(t *testing.T) {
 					id := logAttr(lr, a.idAttr)
 					assert.Equal(t, "paired", logAttr(lr, "toolpair.outcome"), id)
 					d, _ := lr.Attributes().Get("toolpair.call.duration_ms")
-					assert.Equal(t, (a.time(lr)-decided[id])/1e6, d.Int(), id)
+					start := decided[id]
+					if own := logStart(lr); own > 0 {
+						start = min(start, own)
+					}
+					assert.Equal(t, (a.time(lr)-start)/1e6, d.Int(), id)
+					assert.GreaterOrEqual(t, d.Int(), ownDurationMs(lr), id)
 				}
 				assert.Equal(t, len(decided), results)
 			})
 		}
 	}
+}
+
+// ownDurationMs is a result event's own duration_ms (an int or a decimal string), else 0.
+func ownDurationMs(lr plog.LogRecord) int64 {
+	v, ok := lr.Attributes().Get("duration_ms")
+	if !ok {
+		return 0
+	}
+	if v.Type() == pcommon.ValueTypeInt {
+		return v.Int()
+	}
+	n, _ := strconv.ParseInt(v.Str(), 10, 64)
+	return n
 }
 
 // TestAgentInterruptedCallGetsSyntheticLogRecord: the process was killed during the tool, so

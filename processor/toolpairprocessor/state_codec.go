@@ -29,8 +29,9 @@ import (
 //
 //	resources: the resources of the announcing records, each an OTLP protobuf ptrace.Traces
 //	           holding one ResourceSpans with that resource (shared by the calls that name it)
-//	scopes:    tenant, scope, uses seen (byte), last seen (engine clock, Unix ns), then the
-//	           scope's queued step boundaries and session ends: kind (byte), record time, step
+//	scopes:    tenant, scope, uses seen (byte), last seen (engine clock, Unix ns), last record
+//	           time (Unix ns), then the scope's queued step boundaries and session ends: kind
+//	           (byte), record time, step
 //	queue:     the FIFO of closing deadlines: scope index, record time, deadline (Unix ns)
 //	used:      hashes (8 bytes) of forgotten scopes that saw a use, oldest first
 //	calls:     state (byte), scope index, call ID, tool name, step, use time, result time,
@@ -47,7 +48,7 @@ import (
 const (
 	stateMagic = "TPST"
 	// stateVersion is the format version written. A blob of a newer version is discarded.
-	stateVersion = 1
+	stateVersion = 2
 )
 
 // discardReason says why a stored state was not restored (the reason attribute of
@@ -218,6 +219,7 @@ func encodeState(st *savedState, fp [8]byte) ([]byte, error) {
 		w.str(sc.Key.Scope)
 		w.byte(boolByte(sc.UsesSeen))
 		w.int(sc.LastSeen)
+		w.int(sc.LastRecord)
 		w.uint(uint64(len(sc.Closings)))
 		for _, c := range sc.Closings {
 			w.byte(byte(c.Kind))
@@ -485,6 +487,7 @@ func decodeState(blob []byte, fp [8]byte, next nexts) (*savedState, error) {
 		sc.Key = pairing.ScopeKey{Tenant: r.str(), Scope: r.str()}
 		sc.UsesSeen = r.byte() == 1
 		sc.LastSeen = r.int()
+		sc.LastRecord = r.int()
 		sc.Closings = make([]pairing.ClosingSnapshot, r.count(3))
 		for j := range sc.Closings {
 			sc.Closings[j] = pairing.ClosingSnapshot{Kind: pairing.Kind(r.byte()), Time: r.int(), Step: r.str()}

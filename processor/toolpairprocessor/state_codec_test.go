@@ -55,7 +55,7 @@ func codecState() (*savedState, nexts) {
 	s1 := pairing.ScopeKey{Tenant: "agent", Scope: "s1"}
 	key := func(id string) pairing.Key { return pairing.Key{Tenant: s1.Tenant, Scope: s1.Scope, CallID: id} }
 	snap := &pairing.Snapshot{
-		Scopes: []pairing.ScopeSnapshot{{Key: s1, UsesSeen: true, LastSeen: 77, Closings: []pairing.ClosingSnapshot{
+		Scopes: []pairing.ScopeSnapshot{{Key: s1, UsesSeen: true, LastSeen: 77, LastRecord: 640, Closings: []pairing.ClosingSnapshot{
 			{Kind: pairing.KindBoundary, Time: 500, Step: "m2"}, {Kind: pairing.KindSessionEnd, Time: 900},
 		}}},
 		Queue:      []pairing.QueuedClosing{{Scope: 0, Time: 500, Deadline: 1500}, {Scope: 0, Time: 900, Deadline: 1900}},

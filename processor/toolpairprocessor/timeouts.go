@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/inflight"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/timeout"
@@ -134,7 +135,7 @@ func (b *timeoutBatch) feed(events []pairing.Event, ref int32, start func(ref in
 				b.updates = append(b.updates, a)
 			}
 			u.Op, u.End = inflight.OpResolve, ev.Time
-		case pairing.KindEcho, pairing.KindReject:
+		case pairing.KindEcho, pairing.KindReject, pairing.KindRefused:
 			u.Op, u.End = inflight.OpResolve, ev.Time
 		default:
 			continue
@@ -337,7 +338,7 @@ func writeTimeout(attrs pcommon.Map, phase timeout.Phase, snap inflight.Snapshot
 // logStart is the start of the tool call a result log record reports: its time minus its
 // duration_ms (Claude Code and Codex tool_result events, an int or a decimal string), else 0.
 func logStart(lr plog.LogRecord) int64 {
-	v, ok := lr.Attributes().Get("duration_ms")
+	v, ok := fields.Get(lr.Attributes(), "duration_ms")
 	if !ok {
 		return 0
 	}
@@ -366,7 +367,7 @@ func logStart(lr plog.LogRecord) int64 {
 // (specification section 8); "" when neither is set.
 func transcriptFileScope(attrs pcommon.Map) string {
 	for _, k := range [...]string{"log.file.path", "log.file.name"} {
-		if v, ok := attrs.Get(k); ok && v.Str() != "" {
+		if v, ok := fields.Get(attrs, k); ok && v.Str() != "" {
 			return v.Str()
 		}
 	}

@@ -274,6 +274,12 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 						Step:     it.Step,
 						Match:    it.Match,
 					}
+					switch it.Kind {
+					case pairing.KindResult, pairing.KindAbort, pairing.KindCompanion, pairing.KindMatch:
+						// A result span is the tool's own operation: its start is a time the
+						// call shows, and may come before the record that announced the call.
+						ev.Start = int64(span.StartTimestamp())
+					}
 					if it.Kind == pairing.KindEcho {
 						// An echo is not a result record: a later execute_tool span of the same
 						// call is kept, marked duplicate, never dropped.

@@ -270,7 +270,15 @@ func TestInterruptedCallSyntheticSpan(t *testing.T) {
 		assert.Equal(t, chat.TraceID(), s.TraceID())
 		assert.Equal(t, chat.ParentSpanID(), s.ParentSpanID(), "parented like the announcing chat span")
 		assert.Equal(t, chat.EndTimestamp(), s.StartTimestamp())
-		assert.Equal(t, pcommon.NewTimestampFromTime(pl.clock.Now()), s.EndTimestamp())
+		// The end is in record time (the scope's last sign of life), never the clock.
+		var last pcommon.Timestamp
+		ctEachSpan(in, func(_ pcommon.Resource, sp ptrace.Span) {
+			if sp.TraceID() == chat.TraceID() {
+				last = max(last, sp.StartTimestamp(), sp.EndTimestamp())
+			}
+		})
+		assert.GreaterOrEqual(t, s.EndTimestamp(), chat.EndTimestamp())
+		assert.LessOrEqual(t, s.EndTimestamp(), last)
 		assert.Equal(t, ptrace.StatusCodeError, s.Status().Code())
 		assert.Equal(t, "tool call interrupted: expired", s.Status().Message())
 		assert.Equal(t, map[string]any{

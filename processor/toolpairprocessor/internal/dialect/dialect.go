@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
@@ -107,11 +108,12 @@ func (f *Found) Skip(reason string) {
 	f.Malformed = append(f.Malformed, reason)
 }
 
-// Results counts the result items found.
+// Results counts the result items found (a refusal written as a result, KindRefused,
+// included: its record is a tool_result record).
 func (f *Found) Results() int {
 	n := 0
 	for i := range f.Items {
-		if k := f.Items[i].Kind; k == pairing.KindResult || k == pairing.KindAbort || k == pairing.KindCompanion || k == pairing.KindMatch {
+		if k := f.Items[i].Kind; k == pairing.KindResult || k == pairing.KindAbort || k == pairing.KindCompanion || k == pairing.KindMatch || k == pairing.KindRefused {
 			n++
 		}
 	}
@@ -131,7 +133,7 @@ func LogTime(lr plog.LogRecord) int64 {
 	if t := lr.ObservedTimestamp(); t != 0 {
 		return int64(t)
 	}
-	if v, ok := lr.Attributes().Get("event.timestamp"); ok {
+	if v, ok := fields.Get(lr.Attributes(), "event.timestamp"); ok {
 		if t, err := time.Parse(time.RFC3339Nano, v.AsString()); err == nil {
 			return t.UnixNano()
 		}
@@ -143,7 +145,7 @@ func LogTime(lr plog.LogRecord) int64 {
 // ReasonMissingCallID and a value that is not a string as ReasonInvalidCallID; then ok is
 // false and the record must not pair.
 func (f *Found) CallID(attrs pcommon.Map, key string) (id string, ok bool) {
-	v, found := attrs.Get(key)
+	v, found := fields.Get(attrs, key)
 	switch {
 	case !found || (v.Type() == pcommon.ValueTypeStr && v.Str() == ""):
 		f.Skip(ReasonMissingCallID)

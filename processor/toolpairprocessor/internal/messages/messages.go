@@ -20,6 +20,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/jsonscan"
 )
 
@@ -326,7 +327,7 @@ func ScanValue(v pcommon.Value, fn func(Part)) error {
 }
 
 func scanMessageMap(msg pcommon.Map, fn func(Part)) {
-	parts, ok := msg.Get("parts")
+	parts, ok := fields.Get(msg, "parts")
 	if !ok || parts.Type() != pcommon.ValueTypeSlice {
 		return
 	}
@@ -338,7 +339,7 @@ func scanMessageMap(msg pcommon.Map, fn func(Part)) {
 		}
 		pm := pv.Map()
 		var p Part
-		if t, ok := pm.Get("type"); ok && t.Type() == pcommon.ValueTypeStr {
+		if t, ok := fields.Get(pm, "type"); ok && t.Type() == pcommon.ValueTypeStr {
 			switch t.Str() {
 			case "tool_call":
 				p.Type = ToolCall
@@ -349,7 +350,7 @@ func scanMessageMap(msg pcommon.Map, fn func(Part)) {
 		if p.Type == 0 {
 			continue
 		}
-		id, ok := pm.Get("id")
+		id, ok := fields.Get(pm, "id")
 		switch {
 		case !ok:
 			p.IDState = IDMissing
@@ -363,10 +364,10 @@ func scanMessageMap(msg pcommon.Map, fn func(Part)) {
 		default:
 			p.IDState = IDWrongType
 		}
-		if n, ok := pm.Get("name"); ok && n.Type() == pcommon.ValueTypeStr {
+		if n, ok := fields.Get(pm, "name"); ok && n.Type() == pcommon.ValueTypeStr {
 			p.Name = n.Str()
 		}
-		if a, ok := pm.Get("arguments"); ok {
+		if a, ok := fields.Get(pm, "arguments"); ok {
 			p.ArgumentsValue = a
 		}
 		fn(p)

@@ -19,6 +19,8 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 )
 
 // Normalizer applies one canonical field and its mirrors.
@@ -56,13 +58,13 @@ func (n *Normalizer) Apply(m pcommon.Map) bool {
 
 // lookup finds path in m: the flat key first, then nested maps.
 func lookup(m pcommon.Map, path string) (pcommon.Value, bool) {
-	if v, ok := m.Get(path); ok {
+	if v, ok := fields.Get(m, path); ok {
 		return v, true
 	}
 	cur := m
 	for {
 		head, rest, nested := strings.Cut(path, ".")
-		v, ok := cur.Get(head)
+		v, ok := fields.Get(cur, head)
 		if !ok {
 			return pcommon.Value{}, false
 		}
@@ -72,7 +74,7 @@ func lookup(m pcommon.Map, path string) (pcommon.Value, bool) {
 		if v.Type() != pcommon.ValueTypeMap {
 			return pcommon.Value{}, false
 		}
-		if fv, ok := v.Map().Get(rest); ok { // a flat dotted key inside the nested map
+		if fv, ok := fields.Get(v.Map(), rest); ok { // a flat dotted key inside the nested map
 			return fv, true
 		}
 		cur, path = v.Map(), rest

@@ -113,6 +113,16 @@ const (
 	// standalone at once (it is never held: it has no key to wait under), counted in
 	// Stats.Standalone and Stats.Unmatched.
 	KindMatch
+	// KindRefused is a result record that says the user refused its call (a Claude Code
+	// transcript tool_result the agent marks "User rejected tool use" with a toolDenialKind).
+	// It resolves its call as rejected on this record (the Resolution's ResultRef is its Ref,
+	// so the caller marks it rejected); no synthetic record is due. The record is the call's
+	// refusal, as a tool decision "reject" is: it is counted once, under Rejected, on the use
+	// side of the conservation (a call first seen through it counts as a use seen, and its
+	// later use is a repeat), and not among results seen. A result held for the call before it
+	// is released as a kept duplicate (SameSource false), as with KindReject. Only when the
+	// call is already resolved is the record a result like any other: a duplicate.
+	KindRefused
 )
 
 // Verdict is what Process decided for one Event.
@@ -142,6 +152,13 @@ type Event struct {
 	// Time is the record's time in Unix nanoseconds: the use time for a use (for example the
 	// announcing chat span's end), the result time for a result.
 	Time int64
+	// Start is, for a result, the start of the operation its record shows, in Unix
+	// nanoseconds: the start of a result span (a tool span may start before the record that
+	// announced its call, as Codex's tool spans start before its decision event); 0 when the
+	// record shows none. A call starts at the earliest time any of its records shows (the
+	// use, a repeated use such as a decision, a result's Start): that is the UseTime of its
+	// resolution and the start of its synthetic record (specification section 3).
+	Start int64
 	// ToolName is the tool's name when the record gives it, else "".
 	ToolName string
 	// Payload is kept with a pending use and handed back in its Resolution (the caller
@@ -179,11 +196,14 @@ type Resolution struct {
 	Key     Key
 	// ToolName is the tool name of the use, else of the result.
 	ToolName string
-	// UseTime and ResultTime are the records' times in Unix nanoseconds (0 when unknown).
+	// UseTime is the call's start in Unix nanoseconds: the earliest time any of its records
+	// showed (see Event.Start), 0 when unknown. ResultTime is the result record's time.
 	UseTime    int64
 	ResultTime int64
-	// EndTime is the end of the call for a synthetic record, in Unix nanoseconds: the
-	// engine's clock when the interruption was detected.
+	// EndTime is the end of the call for a synthetic record, in Unix nanoseconds, in record
+	// time: the boundary's or session end's time for next_step and session_end, the result's
+	// for aborted, the refusal's for rejected; for expired, evicted and shutdown the latest
+	// record time seen in the call's scope, else the use time (never the engine's clock).
 	EndTime int64
 	// UseRef and ResultRef are the Refs of the events of the current Process call that took
 	// part, or -1.
@@ -408,6 +428,11 @@ type scopeState struct {
 	stored bool
 	// lastSeen is the engine clock (Unix ns) of the scope's latest event.
 	lastSeen int64
+	// lastRecord is the latest record time (Unix ns) of the scope's events: any use, result,
+	// echo, refusal, step boundary or session end of the scope, whatever call it is of. It is
+	// the scope's last sign of life, where a call interrupted for want of its result (expired,
+	// evicted, shutdown) ends.
+	lastRecord int64
 	// refs counts the entries of the scope; the scope is forgotten when it drops to zero.
 	refs int
 	// pending is the first of the scope's pending entries, linked through sprev/snext.
@@ -415,6 +440,15 @@ type scopeState struct {
 	// closings are the scope's step boundaries and session ends waiting for
 	// Config.CloseDelay, sorted by time. Each holds a ref.
 	closings []queuedClosing
+}
+
+// saw notes an event of the scope at engine clock now with record time t (Unix ns, 0 when
+// unknown).
+func (sc *scopeState) saw(now, t int64) {
+	sc.lastSeen = now
+	if t > sc.lastRecord {
+		sc.lastRecord = t
+	}
 }
 
 // queuedClosing is a step boundary (KindBoundary) or session end (KindSessionEnd) waiting
@@ -748,6 +782,8 @@ func (e *Engine) Process(events []Event, hold func(*Event) any, out []Resolution
 			out = e.reject(ev, now, out)
 		case KindMatch:
 			out = e.matchResult(ev, now, out)
+		case KindRefused:
+			out = e.refuse(ev, now, hold, out)
 		default:
 			ev.Verdict = VerdictNone
 		}
@@ -790,7 +826,7 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 	ent, h := e.find(ev.Key)
 	if ent != nil {
 		own(ev, ent)
-		ent.scope.lastSeen = now
+		ent.scope.saw(now, ev.Time)
 		ent.scope.usesSeen = true
 		if ent.state == stateWaiting && ent.has(flagCompanion) {
 			// Only a companion came first: the call is now pending, and the companion goes on
@@ -801,7 +837,7 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 			ent.state = statePendingHeld
 			ent.set(flagCompanion, false)
 			ent.payload = ev.Payload
-			ent.useTime = ev.Time
+			ent.useTime = earliest(ent.useTime, ev.Time) // the companion's start, or the use
 			ent.step = e.step(ev.Step)
 			if ent.toolName == nil {
 				ent.toolName = e.name(ev.ToolName)
@@ -814,16 +850,24 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 		if ent.state != stateWaiting {
 			ev.Verdict = VerdictRepeated
 			e.stats.UsesRepeated++
+			if ent.state == statePending || ent.state == statePendingHeld {
+				// A record of the call that arrives later may show an earlier time (the
+				// model's tool_use arriving after the agent's decision): the call starts at
+				// the earliest.
+				ent.useTime = earliest(ent.useTime, ev.Time)
+			}
 			return out
 		}
-		// The result came first and is held: the pair is complete.
+		// The result came first and is held: the pair is complete. Its entry's useTime is the
+		// held result's start, when its record showed one.
 		e.stats.UsesSeen++
 		ev.Verdict = VerdictResolved
+		ent.useTime = earliest(ent.useTime, ev.Time)
 		r := Resolution{
 			Outcome:       OutcomePaired,
 			Key:           ev.Key,
 			ToolName:      firstNonEmpty(ev.ToolName, ent.tool()),
-			UseTime:       ev.Time,
+			UseTime:       ent.useTime,
 			ResultTime:    ent.resultTime,
 			UseRef:        ev.Ref,
 			ResultRef:     -1,
@@ -837,7 +881,6 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 		} else {
 			e.stats.Paired++
 		}
-		ent.useTime = ev.Time
 		e.toResolved(ent, now)
 		return append(out, r)
 	}
@@ -845,6 +888,7 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 	// Make room before looking the scope up: an eviction may forget the scope.
 	out = e.makeRoom(now, out)
 	sc := e.scope(ev.Key.ScopeKey(), now)
+	sc.saw(now, ev.Time)
 	sc.usesSeen = true
 	ent = &entry{
 		scope:    sc,
@@ -895,7 +939,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 	ent, h := e.find(ev.Key)
 	if ent != nil {
 		own(ev, ent)
-		ent.scope.lastSeen = now
+		ent.scope.saw(now, ev.Time)
 		switch {
 		case ent.state == statePending && companion:
 			if held := callHold(hold, ev); held != nil {
@@ -953,6 +997,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 	if held == nil {
 		// The record cannot wait: it is settled at once.
 		sc := e.scope(ev.Key.ScopeKey(), now)
+		sc.saw(now, ev.Time)
 		ev.Verdict = VerdictResolved
 		r := Resolution{Key: ev.Key, ToolName: ev.ToolName, ResultTime: ev.Time, UseRef: -1, ResultRef: ev.Ref}
 		e.settleUnmatched(&r, sc)
@@ -964,6 +1009,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 	// Make room before looking the scope up: an eviction may forget the scope.
 	out = e.makeRoom(now, out)
 	sc := e.scope(ev.Key.ScopeKey(), now)
+	sc.saw(now, ev.Time)
 	ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName)}
 	e.insertHashed(ent, nil, h)
 	own(ev, ent)
@@ -985,6 +1031,8 @@ func callHold(hold func(*Event) any, ev *Event) any {
 func (e *Engine) holdResult(ent *entry, ev *Event, held any, now int64) {
 	ent.state = stateWaiting
 	ent.payload = held
+	// No use yet: useTime keeps the earliest start the call's results showed.
+	ent.useTime = earliest(ent.useTime, ev.Start)
 	ent.resultTime = ev.Time
 	ent.deadline = now + int64(e.cfg.OrphanGrace)
 	ent.source = ev.Source
@@ -1005,6 +1053,7 @@ func (e *Engine) holdCompanion(ent *entry, ev *Event, held any, now int64) {
 	e.pending.remove(ent)
 	ent.state = statePendingHeld
 	e.companions[ent] = held
+	ent.useTime = earliest(ent.useTime, ev.Start)
 	ent.resultTime = ev.Time
 	ent.source = ev.Source
 	ent.deadline = now + int64(e.cfg.OrphanGrace)
@@ -1081,7 +1130,7 @@ func (e *Engine) reject(ev *Event, now int64, out []Resolution) []Resolution {
 	ent := e.lookup(ev.Key)
 	if ent != nil {
 		own(ev, ent)
-		ent.scope.lastSeen = now
+		ent.scope.saw(now, ev.Time)
 		ent.scope.usesSeen = true
 		switch ent.state {
 		case stateResolved:
@@ -1134,6 +1183,7 @@ func (e *Engine) reject(ev *Event, now int64, out []Resolution) []Resolution {
 	e.stats.Rejected++
 	ev.Verdict = VerdictResolved
 	sc := e.scope(ev.Key.ScopeKey(), now)
+	sc.saw(now, ev.Time)
 	sc.usesSeen = true
 	ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName), useTime: ev.Time, flags: flagRejected}
 	e.insertResolved(ent, now)
@@ -1141,17 +1191,92 @@ func (e *Engine) reject(ev *Event, now int64, out []Resolution) []Resolution {
 	return append(out, r)
 }
 
+// refuse applies a KindRefused event: a result record saying the user refused its call.
+func (e *Engine) refuse(ev *Event, now int64, hold func(*Event) any, out []Resolution) []Resolution {
+	ent := e.lookup(ev.Key)
+	if ent != nil && ent.state == stateResolved {
+		// Already resolved: a result record like any other, a duplicate.
+		return e.result(ev, now, hold, out)
+	}
+	r := Resolution{
+		Outcome:    OutcomeRejected,
+		Key:        ev.Key,
+		ToolName:   ev.ToolName,
+		UseTime:    ev.Time,
+		EndTime:    ev.Time,
+		UseRef:     -1,
+		ResultRef:  ev.Ref,
+		ResultTime: ev.Time,
+	}
+	ev.Verdict = VerdictResolved
+	e.stats.Rejected++
+	if ent == nil {
+		// The refusal came before the call's use: the use is seen through it.
+		e.stats.UsesSeen++
+		sc := e.scope(ev.Key.ScopeKey(), now)
+		sc.saw(now, ev.Time)
+		sc.usesSeen = true
+		ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), useTime: ev.Time, source: ev.Source, flags: flagRejected}
+		e.insertResolved(ent, now)
+		own(ev, ent)
+		return append(out, r)
+	}
+	own(ev, ent)
+	ent.scope.saw(now, ev.Time)
+	ent.scope.usesSeen = true
+	r.Key = ev.Key
+	if ent.state == stateWaiting {
+		// A result held before the refusal (and the use not seen): released as a kept
+		// duplicate, as after a KindReject.
+		e.stats.UsesSeen++
+		e.waiting.remove(ent)
+		e.stats.Waiting--
+		e.stats.Duplicate++
+		r.ToolName = firstNonEmpty(ent.tool(), ev.ToolName)
+		out = append(out, r, Resolution{
+			Outcome:       OutcomeDuplicate,
+			Key:           ent.key(),
+			ToolName:      r.ToolName,
+			UseTime:       ev.Time,
+			ResultTime:    ent.resultTime,
+			UseRef:        -1,
+			ResultRef:     -1,
+			ResultPayload: ent.payload,
+		})
+		ent.set(flagRejected, true)
+		e.toResolved(ent, now)
+		return out
+	}
+	// Pending (its companion perhaps held: released as a duplicate of this record).
+	dup, held := e.takeCompanion(ent)
+	e.removePending(ent)
+	r.ToolName = firstNonEmpty(ent.tool(), ev.ToolName)
+	r.UseTime = ent.useTime
+	r.UsePayload = ent.payload
+	ent.set(flagRejected, true)
+	ent.source = ev.Source
+	e.toResolved(ent, now)
+	out = append(out, r)
+	if held {
+		out = append(out, dup)
+	}
+	return out
+}
+
 func (e *Engine) echo(ev *Event, now int64, out []Resolution) []Resolution {
 	ent := e.lookup(ev.Key)
 	if ent != nil {
 		own(ev, ent)
+		ent.scope.saw(now, ev.Time)
+	} else if sc := e.scopes[ev.Key.ScopeKey()]; sc != nil {
+		// Ignored, but a sign of life of its scope all the same.
+		sc.saw(now, ev.Time)
 	}
 	if ent == nil || ent.state != statePending {
 		ev.Verdict = VerdictIgnored
 		e.stats.EchoesIgnored++
 		return out
 	}
-	ent.scope.lastSeen = now
 	e.stats.ResultsSeen++
 	ev.Verdict = VerdictResolved
 	r := e.pairPending(ent, ev, now)
@@ -1164,6 +1289,7 @@ func (e *Engine) echo(ev *Event, now int64, out []Resolution) []Resolution {
 // pairPending resolves a pending entry with the result ev: paired, or interrupted/aborted
 // when ev is a KindAbort.
 func (e *Engine) pairPending(ent *entry, ev *Event, now int64) Resolution {
+	ent.useTime = earliest(ent.useTime, ev.Start)
 	r := Resolution{
 		Outcome:    OutcomePaired,
 		Key:        ent.key(),
@@ -1232,6 +1358,7 @@ func (e *Engine) deferClose(ev *Event, now int64, out []Resolution) []Resolution
 			return out
 		}
 		ownScope(ev, sc)
+		sc.saw(now, ev.Time)
 		out, closed := e.closeScope(sc, ev.Kind, ev.Time, ev.Step, now, out)
 		ev.Verdict = VerdictIgnored
 		if closed {
@@ -1245,6 +1372,7 @@ func (e *Engine) deferClose(ev *Event, now int64, out []Resolution) []Resolution
 	}
 	sc := e.scope(ev.Key.ScopeKey(), now)
 	ownScope(ev, sc)
+	sc.saw(now, ev.Time)
 	// Keep sc.closings sorted by Time; consecutive lines of one message (a transcript)
 	// repeat the same boundary, queued once.
 	i := len(sc.closings)
@@ -1437,12 +1565,20 @@ func (e *Engine) makeRoom(now int64, out []Resolution) []Resolution {
 	for e.pending.n+e.waiting.n >= e.cfg.MaxPending {
 		p, w := e.pending.head, e.waiting.head
 		if w == nil || (p != nil && p.seq < w.seq) {
-			out = e.interruptPending(p, ReasonEvicted, now, now, out)
+			out = e.interruptPending(p, ReasonEvicted, now, p.lastSign(), out)
 		} else {
 			out = e.releaseWaiting(w, now, out)
 		}
 	}
 	return out
+}
+
+// lastSign is where a pending call interrupted for want of its result (expired, evicted,
+// shutdown) ends, in record time (Unix ns): the latest record time seen in its scope, when it
+// is at or after the call's use time, else the use time (specification section 3). Never the
+// engine's clock: a replayed or late capture must not yield a call days long.
+func (ent *entry) lastSign() int64 {
+	return max(ent.useTime, ent.scope.lastRecord)
 }
 
 // interruptPending closes a pending use as interrupted, ending at end (Unix ns); now is the
@@ -1498,7 +1634,7 @@ func (e *Engine) Tick(out []Resolution) []Resolution {
 		out = e.applyClosing(now, out)
 	}
 	for p := e.pending.head; p != nil && p.deadline <= now; p = e.pending.head {
-		out = e.interruptPending(p, ReasonExpired, now, now, out)
+		out = e.interruptPending(p, ReasonExpired, now, p.lastSign(), out)
 	}
 	for w := e.waiting.head; w != nil && w.deadline <= now; w = e.waiting.head {
 		out = e.releaseWaiting(w, now, out)
@@ -1530,7 +1666,7 @@ func (e *Engine) Shutdown(out []Resolution) []Resolution {
 	e.closings.reset()
 	e.closingsQueued = 0
 	for p := e.pending.head; p != nil; p = e.pending.head {
-		out = e.interruptPending(p, ReasonShutdown, now, now, out)
+		out = e.interruptPending(p, ReasonShutdown, now, p.lastSign(), out)
 	}
 	for w := e.waiting.head; w != nil; w = e.waiting.head {
 		out = e.releaseWaiting(w, now, out)
@@ -1604,6 +1740,17 @@ func (s Stats) CheckConservation() error {
 			s.ResultsSeen, s.Paired, s.Aborted, s.Orphan, s.Duplicate, s.Standalone, s.Waiting))
 	}
 	return errors.Join(errs...)
+}
+
+// earliest returns the earlier of two record times in Unix ns, where 0 means unknown.
+func earliest(a, b int64) int64 {
+	switch {
+	case a == 0:
+		return b
+	case b == 0:
+		return a
+	}
+	return min(a, b)
 }
 
 func firstNonEmpty(a, b string) string {

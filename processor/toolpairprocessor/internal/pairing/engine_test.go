@@ -279,7 +279,8 @@ func TestShutdownFlushesEverything(t *testing.T) {
 	require.Len(t, out, 2)
 	assert.Equal(t, OutcomeInterrupted, out[0].Outcome)
 	assert.Equal(t, ReasonShutdown, out[0].Reason)
-	assert.Equal(t, clk.Now().UnixNano(), out[0].EndTime)
+	// In record time: the scope's latest record (the result of b, at 4ms), not the clock.
+	assert.Equal(t, int64(4_000_000), out[0].EndTime)
 	assert.Equal(t, int64(1_000_000), out[0].UseTime)
 	assert.Equal(t, OutcomeOrphan, out[1].Outcome)
 	assert.Equal(t, int32(3), out[1].ResultPayload)

@@ -47,7 +47,7 @@ func (e *Engine) matchResult(ev *Event, now int64, out []Resolution) []Resolutio
 	ev.Verdict = VerdictResolved
 	var ent *entry
 	if sc := e.scopes[ev.Key.ScopeKey()]; sc != nil && ev.Match != 0 {
-		sc.lastSeen = now
+		sc.saw(now, ev.Time)
 		for _, c := range e.matches[matchKey{scope: sc, match: ev.Match}] {
 			if ent == nil || c.useTime < ent.useTime {
 				ent = c

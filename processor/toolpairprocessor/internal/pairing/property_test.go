@@ -181,8 +181,10 @@ func propGenerate(seed uint64) *propScenario {
 		switch x := rng.IntN(100); {
 		case x < 32:
 			kind = KindUse
-		case x < 62:
+		case x < 56:
 			kind = KindResult
+		case x < 62:
+			kind = KindRefused
 		case x < 74:
 			kind = KindEcho
 		case x < 84:
@@ -318,10 +320,13 @@ type propRun struct {
 	heldOf   []int32   // by Ref: the heldTok given to the result, or -1
 	useCount []uint8   // by Ref of a use or reject: use-side outcomes carrying its payload
 	refCount []uint8   // by Ref of a result: resolutions naming it as ResultRef
-	rejCount []uint8   // by Ref of a reject: rejected outcomes naming it as UseRef
-	heldRef  []int32   // by heldTok: the Ref of the held result
-	released []uint8   // by heldTok: times released in a ResultPayload
+	rejCount []uint8   // by Ref of a reject (as UseRef) or a refusal (as ResultRef): rejected outcomes naming it
+	// refusedFirst, by Ref of a refusal: its rejected outcome carried no use (none was pending).
+	refusedFirst []bool
+	heldRef      []int32 // by heldTok: the Ref of the held result
+	released     []uint8 // by heldTok: times released in a ResultPayload
 
+	seen       int             // events handed to Process so far: sc.events[:seen]
 	openUse    map[useTok]Key  // uses with VerdictPending not yet closed by an outcome
 	openHeld   map[heldTok]Key // held results not yet released
 	echoPaired int             // paired outcomes with neither a result Ref nor a held record
@@ -339,17 +344,18 @@ func propExecute(sc *propScenario) (*propRun, error) {
 	e.hashMask = propHashMask
 	n := len(sc.events)
 	r := &propRun{
-		sc:       sc,
-		e:        e,
-		clk:      clk,
-		verdicts: make([]Verdict, n),
-		asked:    make([]bool, n),
-		heldOf:   make([]int32, n),
-		useCount: make([]uint8, n),
-		refCount: make([]uint8, n),
-		rejCount: make([]uint8, n),
-		openUse:  make(map[useTok]Key),
-		openHeld: make(map[heldTok]Key),
+		sc:           sc,
+		e:            e,
+		clk:          clk,
+		verdicts:     make([]Verdict, n),
+		asked:        make([]bool, n),
+		heldOf:       make([]int32, n),
+		useCount:     make([]uint8, n),
+		refCount:     make([]uint8, n),
+		rejCount:     make([]uint8, n),
+		refusedFirst: make([]bool, n),
+		openUse:      make(map[useTok]Key),
+		openHeld:     make(map[heldTok]Key),
 	}
 	for i := range r.heldOf {
 		r.heldOf[i] = -1
@@ -370,6 +376,9 @@ func propExecute(sc *propScenario) (*propRun, error) {
 		case propProcess:
 			batch = slices.Clone(op.events)
 			r.res = e.Process(batch, hold, r.res)
+			for i := range batch {
+				r.seen = max(r.seen, int(batch[i].Ref)+1)
+			}
 		}
 		if err := r.after(op.kind, batch, from); err != nil {
 			return r, fmt.Errorf("after op %d (%s): %w", i, propOpName(op.kind), err)
@@ -474,7 +483,7 @@ func (r *propRun) checkVerdict(ev *Event) error {
 	switch {
 	case ev.Kind == KindBoundary || ev.Kind == KindSessionEnd: // the call ID does not matter
 		ok = v == VerdictResolved || v == VerdictIgnored
-	case ev.Key.CallID == "" || ev.Kind < KindUse || ev.Kind > KindReject:
+	case ev.Key.CallID == "" || ev.Kind < KindUse || (ev.Kind > KindReject && ev.Kind != KindRefused):
 		ok = v == VerdictNone
 	case ev.Kind == KindUse:
 		ok = v == VerdictPending || v == VerdictRepeated || v == VerdictResolved
@@ -484,6 +493,8 @@ func (r *propRun) checkVerdict(ev *Event) error {
 		ok = v == VerdictResolved || v == VerdictIgnored
 	case ev.Kind == KindReject:
 		ok = v == VerdictResolved || v == VerdictRepeated
+	case ev.Kind == KindRefused:
+		ok = v == VerdictResolved
 	}
 	if !ok {
 		return fmt.Errorf("unexpected verdict %s", propVerdictName(v))
@@ -510,7 +521,9 @@ func (r *propRun) resultEvent(res *Resolution) error {
 	if err != nil {
 		return err
 	}
-	if ev.Kind != KindResult || ev.Key != res.Key || ev.Time != res.ResultTime {
+	// A refusal's record is a result record when its call was already resolved: a duplicate.
+	isResult := ev.Kind == KindResult || (ev.Kind == KindRefused && res.Outcome == OutcomeDuplicate)
+	if !isResult || ev.Key != res.Key || ev.Time != res.ResultTime {
 		return fmt.Errorf("ResultRef %d is %s", res.ResultRef, propFmtEvent(ev))
 	}
 	if res.ResultPayload != nil {
@@ -560,6 +573,28 @@ func (r *propRun) closes(b *Event, res *Resolution) bool {
 	return propCloses(reason == ReasonNextStep, b.Step, r.sc.events[u].Step)
 }
 
+// lastSign reports whether the end of a call interrupted for want of its result (expired,
+// evicted, shutdown) is in record time, as specification section 3 says: its use time, or the time
+// of a later event of its scope handed over so far, no later than the latest of them.
+func (r *propRun) lastSign(res *Resolution) bool {
+	if res.EndTime == res.UseTime {
+		return true
+	}
+	if res.EndTime < res.UseTime {
+		return false
+	}
+	found, latest := false, int64(0)
+	for i := range r.sc.events[:r.seen] {
+		ev := &r.sc.events[i]
+		if ev.Key.ScopeKey() != res.Key.ScopeKey() {
+			continue
+		}
+		latest = max(latest, ev.Time)
+		found = found || ev.Time == res.EndTime
+	}
+	return found && res.EndTime <= latest
+}
+
 // account checks the shape of one resolution and records what it resolves.
 func (r *propRun) account(res *Resolution, kind propOpKind, batch []Event, now int64) error {
 	if res.Key.CallID == "" {
@@ -570,6 +605,9 @@ func (r *propRun) account(res *Resolution, kind propOpKind, batch []Event, now i
 	}
 	if res.SameSource && res.Outcome != OutcomeDuplicate {
 		return fmt.Errorf("SameSource set on a %s outcome", res.Outcome)
+	}
+	if res.Outcome == OutcomeRejected && res.ResultRef != -1 {
+		return r.refusal(res)
 	}
 	var ue *Event
 	u := useTok(-1)
@@ -583,8 +621,9 @@ func (r *propRun) account(res *Resolution, kind propOpKind, batch []Event, now i
 		if ue, err = r.event(int32(u)); err != nil {
 			return err
 		}
-		if ue.Key != res.Key || ue.Time != res.UseTime {
-			return fmt.Errorf("UsePayload is that of %s", propFmtEvent(ue))
+		// The call starts at the earliest time its records show: never after its use.
+		if ue.Key != res.Key || (res.UseTime > ue.Time && ue.Time != 0) {
+			return fmt.Errorf("UsePayload is that of %s, UseTime %d", propFmtEvent(ue), res.UseTime)
 		}
 		r.useCount[u]++
 		if r.useCount[u] > 1 {
@@ -641,8 +680,8 @@ func (r *propRun) account(res *Resolution, kind propOpKind, batch []Event, now i
 			if !slices.ContainsFunc(batch, func(b Event) bool { return r.closes(&b, res) }) {
 				return fmt.Errorf("no step boundary or session end of the batch closes it")
 			}
-		case res.EndTime != now:
-			return fmt.Errorf("EndTime %d, clock %d", res.EndTime, now)
+		case !r.lastSign(res):
+			return fmt.Errorf("EndTime %d (clock %d) is not the use time %d nor a later record time of the scope", res.EndTime, now, res.UseTime)
 		default:
 			want := map[propOpKind]Reason{propProcess: ReasonEvicted, propTick: ReasonExpired, propShutdown: ReasonShutdown}[kind]
 			if res.Reason != want {
@@ -687,6 +726,47 @@ func (r *propRun) account(res *Resolution, kind propOpKind, batch []Event, now i
 	default:
 		return fmt.Errorf("unknown outcome %d", res.Outcome)
 	}
+	return nil
+}
+
+// refusal accounts for a call rejected on a refusal's record (KindRefused): it names the
+// record as ResultRef, and carries the use's payload when the use was pending, else none (the
+// call's use is then seen through the refusal).
+func (r *propRun) refusal(res *Resolution) error {
+	ev, err := r.event(res.ResultRef)
+	if err != nil {
+		return err
+	}
+	if ev.Kind != KindRefused || ev.Key != res.Key {
+		return fmt.Errorf("rejected on the record of %s", propFmtEvent(ev))
+	}
+	if res.UseRef != -1 || res.ResultPayload != nil {
+		return fmt.Errorf("a refusal with a use ref or a held result")
+	}
+	r.rejCount[res.ResultRef]++
+	if res.UsePayload == nil {
+		r.refusedFirst[res.ResultRef] = true
+		return nil
+	}
+	u, ok := res.UsePayload.(useTok)
+	if !ok {
+		return fmt.Errorf("refusal whose UsePayload %v is not a use's", res.UsePayload)
+	}
+	ue, err := r.event(int32(u))
+	if err != nil {
+		return err
+	}
+	if ue.Kind != KindUse || ue.Key != res.Key {
+		return fmt.Errorf("refusal with the payload of %s", propFmtEvent(ue))
+	}
+	r.useCount[u]++
+	if r.useCount[u] > 1 {
+		return fmt.Errorf("a second use-side outcome for ref %d", u)
+	}
+	if _, open := r.openUse[u]; !open {
+		return fmt.Errorf("refused the use of ref %d, which is not pending", u)
+	}
+	delete(r.openUse, u)
 	return nil
 }
 
@@ -751,6 +831,18 @@ func (r *propRun) final() error {
 				echoesResolved++
 			} else {
 				echoesIgnored++
+			}
+		case KindRefused:
+			switch {
+			case r.rejCount[i] == 1 && r.refCount[i] == 0: // the call's refusal, on the use side
+				if r.refusedFirst[i] {
+					usesSeen++
+					acceptedPerKey[ev.Key]++
+				}
+			case r.rejCount[i] == 0 && r.refCount[i] == 1: // its call was resolved: a duplicate
+				resultsSeen++
+			default:
+				return bad(fmt.Sprintf("%d rejected and %d result-side outcomes", r.rejCount[i], r.refCount[i]))
 			}
 		}
 	}
@@ -886,6 +978,9 @@ func propModel(sc *propScenario) ([]Verdict, map[propOutcome]int) {
 				out[propOutcome{Key: k, Outcome: OutcomePaired}]++
 			default: // pending or resolved: not a new call
 				v = VerdictRepeated
+				if state[k] == propPending {
+					useTime[k] = earliest(useTime[k], ev.Time) // the call starts at its earliest record
+				}
 			}
 		case KindReject:
 			usesSeen[k.ScopeKey()] = true
@@ -1096,6 +1191,8 @@ func propKindName(k Kind) string {
 		return "echo"
 	case KindReject:
 		return "reject"
+	case KindRefused:
+		return "refused"
 	case KindBoundary:
 		return "boundary"
 	case KindSessionEnd:

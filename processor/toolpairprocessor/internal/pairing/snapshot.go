@@ -58,6 +58,9 @@ type ScopeSnapshot struct {
 	Key      ScopeKey
 	UsesSeen bool
 	LastSeen int64 // engine clock, Unix ns
+	// LastRecord is the latest record time (Unix ns) of the scope's events: where a call
+	// expired, evicted or shut down ends (specification section 3).
+	LastRecord int64
 	// Closings are the scope's queued closings, sorted by Time.
 	Closings []ClosingSnapshot
 }
@@ -99,7 +102,7 @@ func (e *Engine) Snapshot(held func(any) any) *Snapshot {
 	scopeIdx := make(map[*scopeState]int, len(e.scopes))
 	for _, sc := range e.scopes {
 		scopeIdx[sc] = len(s.Scopes)
-		ss := ScopeSnapshot{Key: sc.key, UsesSeen: sc.usesSeen, LastSeen: sc.lastSeen}
+		ss := ScopeSnapshot{Key: sc.key, UsesSeen: sc.usesSeen, LastSeen: sc.lastSeen, LastRecord: sc.lastRecord}
 		for _, q := range sc.closings {
 			ss.Closings = append(ss.Closings, ClosingSnapshot{Kind: q.kind, Time: q.time, Step: deref(q.step)})
 		}
@@ -179,6 +182,7 @@ func (e *Engine) Restore(snap *Snapshot, resolved []Key) (RestoreStats, error) {
 		ss := &snap.Scopes[i]
 		sc := e.restoreScope(ss.Key, ss.LastSeen)
 		sc.usesSeen = sc.usesSeen || ss.UsesSeen
+		sc.lastRecord = max(sc.lastRecord, ss.LastRecord)
 		for _, c := range ss.Closings {
 			sc.closings = append(sc.closings, queuedClosing{kind: c.Kind, time: c.Time, step: e.step(c.Step)})
 			sc.refs++

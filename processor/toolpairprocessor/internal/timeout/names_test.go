@@ -163,19 +163,20 @@ func TestScanAttrsKeys(t *testing.T) {
 		assert.True(t, mayScan(k), k)
 	}
 	for _, tc := range []struct {
-		key  string
-		val  any
-		want scan
+		key     string
+		val     any
+		timeout bool
+		want    scan
 	}{
-		{key: "error.type", val: "timeout", want: scan{timeout: true}},
-		{key: "exception.type", val: "TimeoutError", want: scan{timeout: true}},
-		{key: "http.response.status_code", val: int64(504), want: scan{timeout: true}},
-		{key: "http.status_code", val: "408", want: scan{timeout: true}},
-		{key: "status_code", val: int64(408), want: scan{timeout: true}},
-		{key: "error.message", val: "idle timeout", want: scan{timeout: true}},
-		{key: "error", val: "Request timed out.", want: scan{timeout: true}},
-		{key: "error_class", val: "api_timeout", want: scan{timeout: true}},
-		{key: "exception.message", val: "deadline exceeded", want: scan{timeout: true}},
+		{key: "error.type", val: "timeout", timeout: true},
+		{key: "exception.type", val: "TimeoutError", timeout: true},
+		{key: "http.response.status_code", val: int64(504), timeout: true},
+		{key: "http.status_code", val: "408", timeout: true},
+		{key: "status_code", val: int64(408), timeout: true},
+		{key: "error.message", val: "idle timeout", timeout: true},
+		{key: "error", val: "Request timed out.", timeout: true},
+		{key: "error_class", val: "api_timeout", timeout: true},
+		{key: "exception.message", val: "deadline exceeded", timeout: true},
 		{key: "gen_ai.operation.name", val: "chat", want: scan{op: "chat"}},
 		{key: "openinference.span.kind", val: "TOOL", want: scan{openInference: "TOOL"}},
 		{key: "traceloop.span.kind", val: "tool", want: scan{traceloopTool: true}},
@@ -196,7 +197,10 @@ func TestScanAttrsKeys(t *testing.T) {
 	} {
 		m := pcommon.NewMap()
 		require.NoError(t, m.FromRaw(map[string]any{tc.key: tc.val, "gen_ai.request.model": "m"}))
-		assert.Equal(t, tc.want, scanAttrs(m), tc.key)
+		got := scanAttrs(m)
+		assert.Equal(t, tc.timeout, got.timedOut(), tc.key)
+		got.timeouts = 0
+		assert.Equal(t, tc.want, got, tc.key)
 	}
 	m := pcommon.NewMap()
 	m.PutInt("duration_ms", 12)

@@ -66,9 +66,12 @@ const (
 	eventException = "exception"
 )
 
-// scan is what one pass over a record's attributes found.
+// scan is what one pass over a record's attributes found. Of a key repeated in the map, the
+// last occurrence counts (specification section 2), as for every field the processor reads.
 type scan struct {
-	timeout bool
+	// timeouts has bit timeoutBit(k) set when the last occurrence of key k says the record
+	// timed out.
+	timeouts uint16
 	// kind hints of spans
 	op, openInference string
 	traceloopTool     bool
@@ -78,6 +81,30 @@ type scan struct {
 	eventName  string
 	durationMs pcommon.Value
 	hasDur     bool
+}
+
+// timeoutKeys are the keys whose value may say a record timed out, in the order of their bits
+// in scan.timeouts.
+var timeoutKeys = [...]string{
+	keyErrorType, keyExceptionType, keyHTTPStatus, keyHTTPStatusOld, keyStatusCode,
+	keyErrorMessage, keyError, keyErrorClass, keyExceptionMessage,
+}
+
+// timedOut reports whether the last occurrence of any timeout key says the record timed out.
+func (sc *scan) timedOut() bool { return sc.timeouts != 0 }
+
+// setTimeout notes what the occurrence of key k says, replacing what an earlier one said.
+func (sc *scan) setTimeout(k string, timedOut bool) {
+	for i, tk := range timeoutKeys {
+		if tk == k {
+			if timedOut {
+				sc.timeouts |= 1 << i
+			} else {
+				sc.timeouts &^= 1 << i
+			}
+			return
+		}
+	}
 }
 
 // scannedKeys are the attribute keys scanAttrs reads: those scan.read has a case for
@@ -120,11 +147,11 @@ func scanAttrs(attrs pcommon.Map) scan {
 func (sc *scan) read(k string, v pcommon.Value) {
 	switch k {
 	case keyErrorType, keyExceptionType:
-		sc.timeout = sc.timeout || ErrorType(str(v))
+		sc.setTimeout(k, ErrorType(str(v)))
 	case keyHTTPStatus, keyHTTPStatusOld, keyStatusCode:
-		sc.timeout = sc.timeout || statusValue(v)
+		sc.setTimeout(k, statusValue(v))
 	case keyErrorMessage, keyError, keyErrorClass, keyExceptionMessage:
-		sc.timeout = sc.timeout || (v.Type() == pcommon.ValueTypeStr && Message(v.Str()))
+		sc.setTimeout(k, v.Type() == pcommon.ValueTypeStr && Message(v.Str()))
 	case keyOperation:
 		sc.op = str(v)
 	case keyOpenInferenceKind:
@@ -178,12 +205,13 @@ func (n *Names) Span(s ptrace.Span) Record {
 	sc := scanAttrs(s.Attributes())
 	r := Record{Kind: n.spanKind(s.Name(), &sc), Start: int64(s.StartTimestamp()), End: int64(s.EndTimestamp())}
 	st := s.Status()
-	r.Timeout = sc.timeout || (st.Code() == ptrace.StatusCodeError && Message(st.Message()))
+	r.Timeout = sc.timedOut() || (st.Code() == ptrace.StatusCodeError && Message(st.Message()))
 	if !r.Timeout {
 		evs := s.Events()
 		for i := 0; i < evs.Len() && !r.Timeout; i++ {
 			if e := evs.At(i); e.Name() == eventException {
-				r.Timeout = scanAttrs(e.Attributes()).timeout
+				sc := scanAttrs(e.Attributes())
+				r.Timeout = sc.timedOut()
 			}
 		}
 	}
@@ -311,7 +339,7 @@ func (n *Names) Log(lr plog.LogRecord) Record { return n.LogLine(lr, dialect.Lin
 // record read is the same as Log's whenever the dialect tells the truth.
 func (n *Names) LogLine(lr plog.LogRecord, line dialect.Line) Record {
 	sc := scanAttrs(lr.Attributes())
-	r := Record{Kind: n.logKind(lr, sc.eventName), End: dialect.LogTime(lr), Timeout: sc.timeout}
+	r := Record{Kind: n.logKind(lr, sc.eventName), End: dialect.LogTime(lr), Timeout: sc.timedOut()}
 	if r.Kind != KindOther && sc.hasDur {
 		if ms, err := intValue(sc.durationMs); err == nil && ms >= 0 && r.End > ms*1e6 {
 			r.Start = r.End - ms*1e6

@@ -37,6 +37,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
@@ -71,7 +72,7 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 		return false
 	}
 	attrs := span.Attributes()
-	op, ok := attrs.Get(attrOperationID)
+	op, ok := fields.Get(attrs, attrOperationID)
 	if !ok || op.Type() != pcommon.ValueTypeStr || op.Str() != name {
 		return false
 	}
@@ -79,7 +80,7 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 	case opDoGenerate, opDoStream:
 		step := pairing.GroupStep(span.ParentSpanID().String(), span.SpanID().String())
 		f.AddStep(pairing.KindBoundary, "", "", int64(span.StartTimestamp()), "", "", step)
-		if v, ok := attrs.Get(attrToolCalls); ok {
+		if v, ok := fields.Get(attrs, attrToolCalls); ok {
 			end := int64(span.EndTimestamp())
 			scanToolCalls(v, f, func(id, name string) {
 				f.AddStep(pairing.KindUse, id, name, end, "", "", step)
@@ -91,7 +92,7 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 			return true
 		}
 		name := ""
-		if v, ok := attrs.Get(attrToolCallName); ok {
+		if v, ok := fields.Get(attrs, attrToolCallName); ok {
 			name = v.AsString()
 		}
 		f.Add(pairing.KindResult, id, name, int64(span.EndTimestamp()))

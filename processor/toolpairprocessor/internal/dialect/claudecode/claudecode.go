@@ -33,6 +33,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
@@ -64,8 +65,8 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 	if name == "" {
 		// The event.name attribute alone is too generic to claim a record; require the
 		// Claude Code tool_use_id with it.
-		if v, ok := attrs.Get("event.name"); ok {
-			if _, hasID := attrs.Get("tool_use_id"); hasID {
+		if v, ok := fields.Get(attrs, "event.name"); ok {
+			if _, hasID := fields.Get(attrs, "tool_use_id"); hasID {
 				name = v.AsString()
 			}
 		}
@@ -74,7 +75,7 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 	switch name {
 	case eventDecision:
 		kind = pairing.KindUse
-		if v, ok := attrs.Get("decision"); ok && v.AsString() == "reject" {
+		if v, ok := fields.Get(attrs, "decision"); ok && v.AsString() == "reject" {
 			kind = pairing.KindReject
 		}
 	case eventResult:
@@ -87,7 +88,7 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 		return true
 	}
 	tool := ""
-	if t, ok := attrs.Get("tool_name"); ok {
+	if t, ok := fields.Get(attrs, "tool_name"); ok {
 		tool = t.AsString()
 	}
 	f.Add(kind, id, tool, dialect.LogTime(lr))

@@ -5,6 +5,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
@@ -87,8 +88,8 @@ func ExtractExecutionSpan(span ptrace.Span, f *dialect.Found) bool {
 func extractToolSpan(span ptrace.Span, kind pairing.Kind, f *dialect.Found) {
 	attrs := span.Attributes()
 	key := attrToolUseID
-	if _, ok := attrs.Get(key); !ok {
-		if _, ok := attrs.Get(attrGenAICallID); ok {
+	if _, ok := fields.Get(attrs, key); !ok {
+		if _, ok := fields.Get(attrs, attrGenAICallID); ok {
 			key = attrGenAICallID
 		}
 	}
@@ -97,9 +98,9 @@ func extractToolSpan(span ptrace.Span, kind pairing.Kind, f *dialect.Found) {
 		return
 	}
 	tool := ""
-	if v, ok := attrs.Get(attrToolName); ok {
+	if v, ok := fields.Get(attrs, attrToolName); ok {
 		tool = v.AsString()
-	} else if v, ok := attrs.Get(attrGenAIToolName); ok {
+	} else if v, ok := fields.Get(attrs, attrGenAIToolName); ok {
 		tool = v.AsString()
 	}
 	f.Add(kind, id, tool, int64(span.EndTimestamp()))

@@ -25,6 +25,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
@@ -35,7 +36,7 @@ const Name = "codex"
 // and reports whether the record is a Codex tool event.
 func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 	attrs := lr.Attributes()
-	ev, ok := attrs.Get("event.name")
+	ev, ok := fields.Get(attrs, "event.name")
 	if !ok {
 		return false
 	}
@@ -43,7 +44,7 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 	switch ev.Str() {
 	case "codex.tool_decision":
 		kind = pairing.KindUse
-		if d, ok := attrs.Get("decision"); ok {
+		if d, ok := fields.Get(attrs, "decision"); ok {
 			switch d.AsString() {
 			case "denied", "abort":
 				kind = pairing.KindReject
@@ -62,7 +63,7 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 		return true
 	}
 	tool := ""
-	if t, ok := attrs.Get("tool_name"); ok {
+	if t, ok := fields.Get(attrs, "tool_name"); ok {
 		tool = t.AsString()
 	}
 	f.Add(kind, id, tool, dialect.LogTime(lr))

@@ -5,6 +5,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
@@ -25,11 +26,11 @@ import (
 // skipped and reported as malformed.
 func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 	attrs := span.Attributes()
-	tool, ok := attrs.Get("tool_name")
+	tool, ok := fields.Get(attrs, "tool_name")
 	if !ok || tool.Type() != pcommon.ValueTypeStr || tool.Str() == "" || tool.Str() != span.Name() {
 		return false
 	}
-	if _, ok := attrs.Get("call_id"); !ok {
+	if _, ok := fields.Get(attrs, "call_id"); !ok {
 		return false
 	}
 	id, ok := f.CallID(attrs, "call_id")
@@ -37,7 +38,7 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 		return true
 	}
 	kind := pairing.KindResult
-	if v, ok := attrs.Get("aborted"); ok && v.AsString() == "true" {
+	if v, ok := fields.Get(attrs, "aborted"); ok && v.AsString() == "true" {
 		kind = pairing.KindAbort
 	}
 	f.Add(kind, id, tool.Str(), int64(span.EndTimestamp()))

@@ -175,7 +175,7 @@ func CheckFound(t *testing.T, f *dialect.Found, inputLen int) {
 	for _, it := range f.Items {
 		switch it.Kind {
 		case pairing.KindBoundary, pairing.KindSessionEnd:
-		case pairing.KindUse, pairing.KindResult, pairing.KindEcho, pairing.KindReject, pairing.KindAbort, pairing.KindCompanion:
+		case pairing.KindUse, pairing.KindResult, pairing.KindEcho, pairing.KindReject, pairing.KindAbort, pairing.KindCompanion, pairing.KindRefused:
 			if it.CallID == "" {
 				t.Fatalf("%v item without a call ID", it.Kind)
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/genaievents"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
@@ -50,7 +51,7 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 	attrs := lr.Attributes()
 	name := lr.EventName()
 	if name == "" {
-		v, ok := attrs.Get(attrEventName)
+		v, ok := fields.Get(attrs, attrEventName)
 		if !ok || v.Type() != pcommon.ValueTypeStr {
 			return false
 		}
@@ -58,12 +59,12 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 	}
 	switch name {
 	case eventAPIRequest:
-		if role, ok := attrs.Get(attrRole); !ok || role.AsString() == roleMain {
+		if role, ok := fields.Get(attrs, attrRole); !ok || role.AsString() == roleMain {
 			f.AddStep(pairing.KindBoundary, "", "", dialect.LogTime(lr), "", "", logBoundaryStep)
 		}
 		return true
 	case genaievents.EventOperationDetails:
-		if _, ok := attrs.Get(attrInstallationID); !ok {
+		if _, ok := fields.Get(attrs, attrInstallationID); !ok {
 			return false
 		}
 		genaievents.ExtractDetails(attrs, dialect.LogTime(lr), logUseStep, f)

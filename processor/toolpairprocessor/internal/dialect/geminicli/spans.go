@@ -32,6 +32,7 @@ import (
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/genaievents"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
@@ -87,20 +88,20 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 		return false
 	}
 	attrs := span.Attributes()
-	if op, ok := attrs.Get(attrOperation); !ok || op.Type() != pcommon.ValueTypeStr || op.Str() != name {
+	if op, ok := fields.Get(attrs, attrOperation); !ok || op.Type() != pcommon.ValueTypeStr || op.Str() != name {
 		return false
 	}
 	switch name {
 	case opLLMCall:
 		step := spanStep(span)
 		f.AddStep(pairing.KindBoundary, "", "", int64(span.StartTimestamp()), "", "", step)
-		if v, ok := attrs.Get(attrOutputMessages); ok {
+		if v, ok := fields.Get(attrs, attrOutputMessages); ok {
 			end := int64(span.EndTimestamp())
 			scanParts(v, f, callParts, func(id, tool string) {
 				f.AddStep(pairing.KindUse, genaievents.WireID(id, tool), tool, end, "", "", step)
 			})
 		}
-		if v, ok := attrs.Get(attrInputMessages); ok {
+		if v, ok := fields.Get(attrs, attrInputMessages); ok {
 			start := int64(span.StartTimestamp())
 			scanParts(v, f, responseParts, func(id, tool string) {
 				f.Add(pairing.KindEcho, genaievents.WireID(id, tool), "", start)
@@ -112,9 +113,9 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 		add := func(id, tool string) {
 			f.AddStep(pairing.KindUse, genaievents.WireID(id, tool), tool, start, "", "", step)
 		}
-		if v, ok := attrs.Get(attrOutputMessages); ok {
+		if v, ok := fields.Get(attrs, attrOutputMessages); ok {
 			scanScheduled(v, f, add, "request")
-		} else if v, ok := attrs.Get(attrInputMessages); ok {
+		} else if v, ok := fields.Get(attrs, attrInputMessages); ok {
 			scanScheduled(v, f, add)
 		}
 	case opToolCall:
@@ -123,11 +124,11 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 			return true
 		}
 		tool := ""
-		if v, ok := attrs.Get(attrToolName); ok {
+		if v, ok := fields.Get(attrs, attrToolName); ok {
 			tool = v.AsString()
 		}
 		kind := pairing.KindResult
-		if v, ok := attrs.Get(attrOutputMessages); ok && v.Type() == pcommon.ValueTypeStr &&
+		if v, ok := fields.Get(attrs, attrOutputMessages); ok && v.Type() == pcommon.ValueTypeStr &&
 			toolStatus(v.Str()) == statusCancelled {
 			kind = pairing.KindAbort
 		}

@@ -41,6 +41,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/messages"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
@@ -96,7 +97,7 @@ func extractSpan(span ptrace.Span, f *dialect.Found, matching bool) SpanKind {
 	attrs := span.Attributes()
 	kind := ModelCall
 	step := ""
-	if op, ok := attrs.Get(keyOperation); ok {
+	if op, ok := fields.Get(attrs, keyOperation); ok {
 		switch op := op.AsString(); {
 		case op == opExecuteTool:
 			extractExecuteTool(span, f)
@@ -113,7 +114,7 @@ func extractSpan(span ptrace.Span, f *dialect.Found, matching bool) SpanKind {
 		}
 	}
 	found := step != ""
-	if v, ok := attrs.Get(keyOutputMessages); ok {
+	if v, ok := fields.Get(attrs, keyOutputMessages); ok {
 		found = true
 		end := int64(span.EndTimestamp())
 		err := messages.ScanValue(v, func(p messages.Part) {
@@ -132,7 +133,7 @@ func extractSpan(span ptrace.Span, f *dialect.Found, matching bool) SpanKind {
 		})
 		skipOnError(f, err)
 	}
-	if v, ok := attrs.Get(keyInputMessages); ok {
+	if v, ok := fields.Get(attrs, keyInputMessages); ok {
 		found = true
 		start := int64(span.StartTimestamp())
 		err := messages.ScanValue(v, func(p messages.Part) {
@@ -217,7 +218,7 @@ func skipOnError(f *dialect.Found, err error) {
 func extractExecuteTool(span ptrace.Span, f *dialect.Found) {
 	attrs := span.Attributes()
 	name := ""
-	if v, ok := attrs.Get(keyToolName); ok {
+	if v, ok := fields.Get(attrs, keyToolName); ok {
 		name = v.AsString()
 	} else {
 		name = strings.TrimPrefix(span.Name(), opExecuteTool+" ")

@@ -49,6 +49,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/messages"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
@@ -74,7 +75,7 @@ const (
 func eventName(lr plog.LogRecord) string {
 	name := lr.EventName()
 	if name == "" {
-		if v, ok := lr.Attributes().Get(attrEventName); ok && v.Type() == pcommon.ValueTypeStr {
+		if v, ok := fields.Get(lr.Attributes(), attrEventName); ok && v.Type() == pcommon.ValueTypeStr {
 			name = v.Str()
 		}
 	}
@@ -116,7 +117,7 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 // of gen_ai.output.messages (its ID through WireID), with the Step step, and an echo for each
 // tool_call_response part of gen_ai.input.messages.
 func ExtractDetails(attrs pcommon.Map, t int64, step string, f *dialect.Found) {
-	if v, ok := attrs.Get(attrOutputMessages); ok {
+	if v, ok := fields.Get(attrs, attrOutputMessages); ok {
 		skipOnError(f, messages.ScanValue(v, func(p messages.Part) {
 			if p.Type != messages.ToolCall {
 				return
@@ -128,7 +129,7 @@ func ExtractDetails(attrs pcommon.Map, t int64, step string, f *dialect.Found) {
 			f.AddStep(pairing.KindUse, WireID(p.ID, p.Name), p.Name, t, "", "", step)
 		}))
 	}
-	if v, ok := attrs.Get(attrInputMessages); ok {
+	if v, ok := fields.Get(attrs, attrInputMessages); ok {
 		skipOnError(f, messages.ScanValue(v, func(p messages.Part) {
 			if p.Type != messages.ToolCallResponse {
 				return
@@ -187,10 +188,10 @@ func extractToolCalls(body pcommon.Value, t int64, f *dialect.Found) {
 	switch body.Type() {
 	case pcommon.ValueTypeMap:
 		m := body.Map()
-		calls, ok := m.Get("tool_calls")
+		calls, ok := fields.Get(m, "tool_calls")
 		if !ok {
-			if msg, found := m.Get("message"); found && msg.Type() == pcommon.ValueTypeMap {
-				calls, ok = msg.Map().Get("tool_calls")
+			if msg, found := fields.Get(m, "message"); found && msg.Type() == pcommon.ValueTypeMap {
+				calls, ok = fields.Get(msg.Map(), "tool_calls")
 			}
 		}
 		if !ok || calls.Type() == pcommon.ValueTypeEmpty {
@@ -212,8 +213,8 @@ func extractToolCalls(body pcommon.Value, t int64, f *dialect.Found) {
 				continue
 			}
 			name := ""
-			if fn, ok := c.Map().Get("function"); ok && fn.Type() == pcommon.ValueTypeMap {
-				if n, ok := fn.Map().Get("name"); ok {
+			if fn, ok := fields.Get(c.Map(), "function"); ok && fn.Type() == pcommon.ValueTypeMap {
+				if n, ok := fields.Get(fn.Map(), "name"); ok {
 					name = n.AsString()
 				}
 			}

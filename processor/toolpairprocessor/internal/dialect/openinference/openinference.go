@@ -33,6 +33,7 @@ import (
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/genai"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
@@ -66,7 +67,7 @@ var (
 // CHAIN). It never modifies the span.
 func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 	attrs := span.Attributes()
-	v, ok := attrs.Get(keySpanKind)
+	v, ok := fields.Get(attrs, keySpanKind)
 	if !ok || v.Type() != pcommon.ValueTypeStr {
 		return false
 	}
@@ -114,12 +115,12 @@ func extractLLM(span ptrace.Span, f *dialect.Found) {
 func extractTool(span ptrace.Span, f *dialect.Found) {
 	attrs := span.Attributes()
 	name := span.Name()
-	if v, ok := attrs.Get(keyToolName); ok && v.Type() == pcommon.ValueTypeStr && v.Str() != "" {
+	if v, ok := fields.Get(attrs, keyToolName); ok && v.Type() == pcommon.ValueTypeStr && v.Str() != "" {
 		name = v.Str()
 	}
 	end := int64(span.EndTimestamp())
 	for _, k := range [...]string{keyToolCallID, keyToolID, keyGenAICallID} {
-		v, ok := attrs.Get(k)
+		v, ok := fields.Get(attrs, k)
 		if !ok {
 			continue
 		}
@@ -133,7 +134,7 @@ func extractTool(span ptrace.Span, f *dialect.Found) {
 		}
 	}
 	var h uint64
-	if v, ok := attrs.Get(keyInputValue); ok {
+	if v, ok := fields.Get(attrs, keyInputValue); ok {
 		h, _ = dialect.MatchValue(name, v)
 	}
 	f.AddMatch(pairing.KindMatch, "", name, end, "", h)

@@ -46,6 +46,7 @@ import (
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/genai"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
@@ -100,14 +101,14 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 		return false
 	}
 	chat := false
-	if op, ok := attrs.Get(keyOperation); ok && op.AsString() == "chat" {
+	if op, ok := fields.Get(attrs, keyOperation); ok && op.AsString() == "chat" {
 		if !flattened {
 			genai.ExtractSpanMatching(span, f)
 			return true
 		}
 		chat = true
 	}
-	if rt, ok := attrs.Get(keyRequestType); ok && rt.AsString() == "chat" {
+	if rt, ok := fields.Get(attrs, keyRequestType); ok && rt.AsString() == "chat" {
 		chat = true
 	}
 	if !flattened && !chat {
@@ -175,16 +176,16 @@ func extractFlattened(span ptrace.Span, chat bool, f *dialect.Found) {
 func extractTool(span ptrace.Span, f *dialect.Found) {
 	attrs := span.Attributes()
 	name := strings.TrimSuffix(span.Name(), toolSpanSuffix)
-	if v, ok := attrs.Get(keyEntityName); ok && v.Type() == pcommon.ValueTypeStr {
+	if v, ok := fields.Get(attrs, keyEntityName); ok && v.Type() == pcommon.ValueTypeStr {
 		name = v.Str()
 	}
 	end := int64(span.EndTimestamp())
-	if v, ok := attrs.Get(keyToolCallID); ok && v.Type() == pcommon.ValueTypeStr && v.Str() != "" {
+	if v, ok := fields.Get(attrs, keyToolCallID); ok && v.Type() == pcommon.ValueTypeStr && v.Str() != "" {
 		f.Add(pairing.KindResult, v.Str(), name, end)
 		return
 	}
 	var h uint64
-	if v, ok := attrs.Get(keyEntityInput); ok {
+	if v, ok := fields.Get(attrs, keyEntityInput); ok {
 		h = inputMatch(name, v)
 	}
 	f.AddMatch(pairing.KindMatch, "", name, end, "", h)

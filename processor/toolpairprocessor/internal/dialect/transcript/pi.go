@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
@@ -52,7 +53,7 @@ type piLine struct {
 // piScope returns the scope attribute and value of a pi/OpenClaw line.
 func piScope(lr plog.LogRecord, sessionID string) (attr, value string) {
 	for _, k := range []string{AttrFilePath, AttrFileName} {
-		if v, ok := lr.Attributes().Get(k); ok && v.Type() == pcommon.ValueTypeStr && v.Str() != "" {
+		if v, ok := fields.Get(lr.Attributes(), k); ok && v.Type() == pcommon.ValueTypeStr && v.Str() != "" {
 			return k, v.Str()
 		}
 	}
@@ -204,16 +205,16 @@ func addPiResult(f *dialect.Found, l *piLine, t int64, scopeAttr, scope string) 
 
 // extractPiMap reads a pi/OpenClaw entry already parsed into a map body.
 func extractPiMap(m pcommon.Map, lr plog.LogRecord, f *dialect.Found) bool {
-	if v, ok := m.Get("type"); !ok || v.Type() != pcommon.ValueTypeStr || v.Str() != "message" {
+	if v, ok := fields.Get(m, "type"); !ok || v.Type() != pcommon.ValueTypeStr || v.Str() != "message" {
 		return false
 	}
-	mv, ok := m.Get("message")
+	mv, ok := fields.Get(m, "message")
 	if !ok || mv.Type() != pcommon.ValueTypeMap {
 		return false
 	}
 	msg := mv.Map()
 	getStr := func(m pcommon.Map, k string) string {
-		if v, ok := m.Get(k); ok && v.Type() == pcommon.ValueTypeStr {
+		if v, ok := fields.Get(m, k); ok && v.Type() == pcommon.ValueTypeStr {
 			return v.Str()
 		}
 		return ""
@@ -224,7 +225,7 @@ func extractPiMap(m pcommon.Map, lr plog.LogRecord, f *dialect.Found) bool {
 	default:
 		return false
 	}
-	if v, ok := msg.Get("timestamp"); ok {
+	if v, ok := fields.Get(msg, "timestamp"); ok {
 		switch v.Type() {
 		case pcommon.ValueTypeInt:
 			l.msTime = v.Int()
@@ -235,15 +236,15 @@ func extractPiMap(m pcommon.Map, lr plog.LogRecord, f *dialect.Found) bool {
 	scopeAttr, scope := piScope(lr, l.sessionID)
 	t := piTime(lr, l.msTime, l.timestamp)
 	if l.role == "toolResult" {
-		if v, ok := msg.Get("toolCallId"); ok {
+		if v, ok := fields.Get(msg, "toolCallId"); ok {
 			l.toolCallIDFound = true
 			l.toolCallIDType = jsonparser.Unknown
 			if v.Type() == pcommon.ValueTypeStr {
 				l.toolCallIDType, l.toolCallID = jsonparser.String, v.Str()
 			}
 		}
-		if d, ok := msg.Get("details"); ok && d.Type() == pcommon.ValueTypeMap {
-			if s, ok := d.Map().Get("openclawSyntheticMissingToolResult"); ok && s.Type() == pcommon.ValueTypeBool {
+		if d, ok := fields.Get(msg, "details"); ok && d.Type() == pcommon.ValueTypeMap {
+			if s, ok := fields.Get(d.Map(), "openclawSyntheticMissingToolResult"); ok && s.Type() == pcommon.ValueTypeBool {
 				l.synthetic = s.Bool()
 			}
 		}
@@ -251,7 +252,7 @@ func extractPiMap(m pcommon.Map, lr plog.LogRecord, f *dialect.Found) bool {
 		return true
 	}
 	f.AddStep(pairing.KindBoundary, "", "", t, scopeAttr, scope, l.id)
-	content, ok := msg.Get("content")
+	content, ok := fields.Get(msg, "content")
 	if !ok || content.Type() != pcommon.ValueTypeSlice {
 		return true
 	}
@@ -265,7 +266,7 @@ func extractPiMap(m pcommon.Map, lr plog.LogRecord, f *dialect.Found) bool {
 		if getStr(bm, "type") != "toolCall" {
 			continue
 		}
-		id, ok := bm.Get("id")
+		id, ok := fields.Get(bm, "id")
 		switch {
 		case !ok || (id.Type() == pcommon.ValueTypeStr && id.Str() == ""):
 			f.Skip(dialect.ReasonMissingCallID)

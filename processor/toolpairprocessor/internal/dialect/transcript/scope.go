@@ -7,6 +7,8 @@ import (
 	"github.com/buger/jsonparser"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 )
 
 // LineScope returns the scope of a transcript line whether or not it holds tool items: the
@@ -41,7 +43,7 @@ func LineScope(lr plog.LogRecord) (attr, scope string, ok bool) {
 	case pcommon.ValueTypeMap:
 		m := body.Map()
 		get := func(k string) (string, bool) {
-			if v, found := m.Get(k); found && v.Type() == pcommon.ValueTypeStr {
+			if v, found := fields.Get(m, k); found && v.Type() == pcommon.ValueTypeStr {
 				return v.Str(), true
 			}
 			return "", false

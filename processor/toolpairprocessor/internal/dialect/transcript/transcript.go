@@ -17,10 +17,14 @@
 //   - message.id of assistant lines: the step. Each assistant line is a step boundary of its
 //     scope; calls announced by an earlier message that are still pending when a new
 //     message begins are interrupted with reason next_step;
-//   - a tool_result block whose content (a string, or the first text block) starts with
-//     InterruptMarker is a KindAbort: the user interrupted the call. Claude Code's
-//     "The user doesn't want to proceed with this tool use..." results stay ordinary
-//     results: Claude Code writes them for refused calls as well, and the call was answered.
+//   - a tool_result block marked is_error: true on a line whose top-level toolUseResult is
+//     the string UserRejected and which carries a toolDenialKind (not null) is a
+//     KindRefused: the user refused the call, at the permission prompt or by interrupting
+//     the running tool, and the call is rejected;
+//   - otherwise a tool_result block whose content (a string, or the first text block) starts
+//     with InterruptMarker is a KindAbort: the user interrupted the call. Claude Code's
+//     "The user doesn't want to proceed with this tool use..." results without a
+//     toolDenialKind (Claude Code 2.1.39 and earlier) stay ordinary results.
 //
 // Lines without a top-level sessionId are read as pi/OpenClaw entries (see pi.go).
 //
@@ -52,6 +56,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/jsonscan"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
@@ -69,11 +74,21 @@ var (
 	typeToolResult  = []byte("tool_result")
 )
 
+// UserRejected is the top-level toolUseResult Claude Code writes on the line of a tool_result
+// the user refused (with a toolDenialKind saying how).
+const UserRejected = "User rejected tool use"
+
 // line is what the dialect needs of one transcript line.
 type line struct {
 	typ, sessionID, agentID, timestamp, messageID string
-	tmo                                           lineTimeout
+	// rejected: toolUseResult is UserRejected; denial: a toolDenialKind is present, not null.
+	rejected, denial bool
+	tmo              lineTimeout
 }
+
+// refused reports whether the line says its tool_result blocks marked is_error are the
+// user's refusals.
+func (l *line) refused() bool { return l.rejected && l.denial }
 
 // lineTimeout is what readLine reads of a Claude Code line for the timeout classifier (see
 // dialect.Line), as the classifier's reader (github.com/buger/jsonparser) reads it: the first
@@ -267,7 +282,11 @@ func extractJSON(data []byte, lr plog.LogRecord, f *dialect.Found) bool {
 				}
 			}
 			k := kind
-			if kind == pairing.KindResult && interruptedContent(b.content, b.contentKind) {
+			switch {
+			case kind != pairing.KindResult:
+			case b.lastIsError && l.refused():
+				k = pairing.KindRefused
+			case interruptedContent(b.content, b.contentKind):
 				k = pairing.KindAbort
 			}
 			f.AddStep(k, id, name, t, ScopeAttr, scope, l.messageID)
@@ -312,12 +331,16 @@ func (l *line) timeoutLine() dialect.Line {
 
 func extractMap(m pcommon.Map, lr plog.LogRecord, f *dialect.Found) bool {
 	get := func(k string) string {
-		if v, ok := m.Get(k); ok && v.Type() == pcommon.ValueTypeStr {
+		if v, ok := fields.Get(m, k); ok && v.Type() == pcommon.ValueTypeStr {
 			return v.Str()
 		}
 		return ""
 	}
 	l := line{typ: get("type"), sessionID: get("sessionId"), agentID: get("agentId"), timestamp: get("timestamp")}
+	l.rejected = get("toolUseResult") == UserRejected
+	if v, ok := fields.Get(m, "toolDenialKind"); ok && v.Type() != pcommon.ValueTypeEmpty {
+		l.denial = true
+	}
 	if l.sessionID == "" {
 		return extractPiMap(m, lr, f)
 	}
@@ -325,17 +348,17 @@ func extractMap(m pcommon.Map, lr plog.LogRecord, f *dialect.Found) bool {
 	if kind == 0 {
 		return false
 	}
-	msg, ok := m.Get("message")
+	msg, ok := fields.Get(m, "message")
 	if !ok || msg.Type() != pcommon.ValueTypeMap {
 		return false
 	}
-	content, ok := msg.Map().Get("content")
+	content, ok := fields.Get(msg.Map(), "content")
 	if !ok || content.Type() != pcommon.ValueTypeSlice {
 		return false
 	}
 	t := itemTime(lr, l.timestamp)
 	scope := scopeOf(l)
-	if id, ok := msg.Map().Get("id"); ok && kind == pairing.KindUse && id.Type() == pcommon.ValueTypeStr && id.Str() != "" {
+	if id, ok := fields.Get(msg.Map(), "id"); ok && kind == pairing.KindUse && id.Type() == pcommon.ValueTypeStr && id.Str() != "" {
 		l.messageID = id.Str()
 		f.AddStep(pairing.KindBoundary, "", "", t, ScopeAttr, scope, l.messageID)
 	}
@@ -347,17 +370,17 @@ func extractMap(m pcommon.Map, lr plog.LogRecord, f *dialect.Found) bool {
 			continue
 		}
 		bm := b.Map()
-		if bt, ok := bm.Get("type"); !ok || bt.AsString() != string(want) {
+		if bt, ok := fields.Get(bm, "type"); !ok || bt.AsString() != string(want) {
 			continue
 		}
 		found = true
 		idKey, name := "id", ""
 		if kind == pairing.KindResult {
 			idKey = "tool_use_id"
-		} else if n, ok := bm.Get("name"); ok {
+		} else if n, ok := fields.Get(bm, "name"); ok {
 			name = n.AsString()
 		}
-		id, ok := bm.Get(idKey)
+		id, ok := fields.Get(bm, idKey)
 		switch {
 		case !ok || (id.Type() == pcommon.ValueTypeStr && id.Str() == ""):
 			f.Skip(dialect.ReasonMissingCallID)
@@ -365,7 +388,11 @@ func extractMap(m pcommon.Map, lr plog.LogRecord, f *dialect.Found) bool {
 			f.Skip(dialect.ReasonInvalidCallID)
 		default:
 			k := kind
-			if kind == pairing.KindResult && interruptedMap(bm) {
+			switch {
+			case kind != pairing.KindResult:
+			case l.refused() && isErrorMap(bm):
+				k = pairing.KindRefused
+			case interruptedMap(bm):
 				k = pairing.KindAbort
 			}
 			f.AddStep(k, id.Str(), name, t, ScopeAttr, scope, l.messageID)
@@ -375,9 +402,10 @@ func extractMap(m pcommon.Map, lr plog.LogRecord, f *dialect.Found) bool {
 }
 
 // readLine reads the fields of a Claude Code line the dialect needs in one pass over the
-// line's object (see package jsonscan): type, sessionId, agentId, timestamp, message.id, and
-// the raw message.content with its kind. Strings are unescaped copies; a field of another type
-// reads as "". Of repeated keys the last wins at the top level, the first within message.
+// line's object (see package jsonscan): type, sessionId, agentId, timestamp, toolUseResult,
+// toolDenialKind, message.id, and the raw message.content with its kind. Strings are unescaped
+// copies; a field of another type reads as "". Of repeated keys the last wins (specification
+// section 2), at the top level and within message (the last message's members).
 // ok is false when the line is not a JSON object.
 func readLine(data []byte) (l line, content []byte, contentKind jsonscan.Kind, ok bool) {
 	var sc jsonscan.Scanner
@@ -409,6 +437,15 @@ func readLine(data []byte) (l line, content []byte, contentKind jsonscan.Kind, o
 				l.tmo.hasAPIError = true
 				l.tmo.apiError = sc.Peek() == jsonscan.True
 			}
+		case "toolUseResult":
+			l.rejected = false
+			if sc.Peek() == jsonscan.String {
+				raw, esc, ok := sc.String()
+				l.rejected = ok && jsonscan.Equal(raw, esc, UserRejected)
+				continue
+			}
+		case "toolDenialKind":
+			l.denial = sc.Peek() != jsonscan.Null
 		case "sessionId":
 			dst = &l.sessionID
 		case "agentId":
@@ -417,6 +454,7 @@ func readLine(data []byte) (l line, content []byte, contentKind jsonscan.Kind, o
 			dst = &l.timestamp
 		case "message":
 			l.tmo.messages++
+			content, contentKind, l.messageID = nil, jsonscan.Invalid, ""
 			if sc.Peek() == jsonscan.Object {
 				var escKey bool
 				content, contentKind, escKey = readMessage(&sc, &l)
@@ -445,23 +483,24 @@ func escapedString(sc *jsonscan.Scanner) bool {
 	return esc
 }
 
-// readMessage reads message.id into l and returns the raw message.content, and whether a key
-// of the message is escaped.
-func readMessage(sc *jsonscan.Scanner, l *line) (content []byte, kind jsonscan.Kind, escKey bool) {
+// readMessage reads message.id (the last) into l and returns the raw message.content (the
+// last), and whether a key of the message is escaped or its content repeated: then the timeout
+// classifier, whose reader takes the first, may not read the content the dialect does (see
+// dialect.Line).
+func readMessage(sc *jsonscan.Scanner, l *line) (content []byte, kind jsonscan.Kind, unsure bool) {
 	sc.Enter(jsonscan.Object)
-	seenContent, seenID := false, false
+	contents := 0
 	for first := true; ; first = false {
 		key, esc, more := sc.Key(first)
 		if !more {
-			return content, kind, escKey
+			return content, kind, unsure || contents > 1
 		}
-		escKey = escKey || esc
-		switch k := lineKey(key, esc); {
-		case k == "content" && !seenContent:
-			seenContent = true
+		unsure = unsure || esc
+		switch lineKey(key, esc) {
+		case "content":
+			contents++
 			content, kind, _ = sc.Raw()
-		case k == "id" && !seenID:
-			seenID = true
+		case "id":
 			l.messageID = scanString(sc)
 		default:
 			sc.Skip()
@@ -469,10 +508,12 @@ func readMessage(sc *jsonscan.Scanner, l *line) (content []byte, kind jsonscan.K
 	}
 }
 
-// block is what the dialect reads of one content block: the first "type", call ID ("id", or
-// "tool_use_id" in a result), "name" and "content" members, raw (strings between their
-// quotes, escapes not decoded), and for the timeout classifier the first "is_error" of a
-// result, whether the type is escaped, and whether a key is.
+// block is what the dialect reads of one content block: the last "type", call ID ("id", or
+// "tool_use_id" in a result), "name", "content" and "is_error" members (specification section 2),
+// raw (strings between their quotes, escapes not decoded), and for the timeout classifier the
+// first "is_error" of a result, whether the type is escaped, and whether a key is escaped or
+// one of these members repeated (escKey: then the classifier, whose reader takes the first of
+// repeated keys, may not read the block as the dialect does).
 type block struct {
 	typ, id, name, content  []byte
 	idKind, contentKind     jsonscan.Kind
@@ -481,6 +522,7 @@ type block struct {
 	seenName, hasContent    bool
 	typEsc, escKey          bool
 	seenIsError, isError    bool
+	lastIsError             bool
 }
 
 // readBlock reads the content block object at the cursor (of a user line when result), in
@@ -505,19 +547,24 @@ func readBlock(sc *jsonscan.Scanner, result bool) (b block, ok bool) {
 			key = []byte(k)
 		}
 		switch {
-		case !b.hasType && string(key) == "type":
-			b.hasType = true
+		case string(key) == "type":
+			b.escKey = b.escKey || b.hasType
+			b.hasType, b.typ, b.typEsc = true, nil, false
 			if sc.Peek() == jsonscan.String {
 				if b.typ, b.typEsc, ok = sc.String(); !ok {
 					return b, false
 				}
 				continue
 			}
-		case result && !b.seenIsError && string(key) == "is_error":
-			b.seenIsError = true
-			b.isError = sc.Peek() == jsonscan.True
-		case !b.hasID && string(key) == idKey:
-			b.hasID = true
+		case result && string(key) == "is_error":
+			b.lastIsError = sc.Peek() == jsonscan.True
+			b.escKey = b.escKey || b.seenIsError
+			if !b.seenIsError {
+				b.seenIsError = true
+				b.isError = b.lastIsError
+			}
+		case string(key) == idKey:
+			b.hasID, b.id, b.idEsc = true, nil, false
 			b.idKind = sc.Peek()
 			if b.idKind == jsonscan.String {
 				if b.id, b.idEsc, ok = sc.String(); !ok {
@@ -525,8 +572,8 @@ func readBlock(sc *jsonscan.Scanner, result bool) (b block, ok bool) {
 				}
 				continue
 			}
-		case !result && !b.seenName && string(key) == "name":
-			b.seenName = true
+		case !result && string(key) == "name":
+			b.seenName, b.hasName, b.name, b.nameEsc = true, false, nil, false
 			if sc.Peek() == jsonscan.String {
 				if b.name, b.nameEsc, ok = sc.String(); !ok {
 					return b, false
@@ -534,7 +581,8 @@ func readBlock(sc *jsonscan.Scanner, result bool) (b block, ok bool) {
 				b.hasName = true
 				continue
 			}
-		case result && !b.hasContent && string(key) == "content":
+		case result && string(key) == "content":
+			b.escKey = b.escKey || b.hasContent
 			b.hasContent = true
 			if b.content, b.contentKind, ok = sc.Raw(); !ok {
 				return b, false
@@ -612,6 +660,10 @@ func lineKey(raw []byte, escaped bool) string {
 		return "content"
 	case "id":
 		return "id"
+	case "toolUseResult":
+		return "toolUseResult"
+	case "toolDenialKind":
+		return "toolDenialKind"
 	}
 	return ""
 }
@@ -688,9 +740,15 @@ const InterruptMarker = "[Request interrupted by user"
 
 var interruptMarker = []byte(InterruptMarker)
 
+// isErrorMap reports whether a block of a parsed map body is marked is_error: true.
+func isErrorMap(block pcommon.Map) bool {
+	v, ok := fields.Get(block, "is_error")
+	return ok && v.Type() == pcommon.ValueTypeBool && v.Bool()
+}
+
 // interruptedMap is interruptedContent for a block of a parsed map body.
 func interruptedMap(block pcommon.Map) bool {
-	v, ok := block.Get("content")
+	v, ok := fields.Get(block, "content")
 	if !ok {
 		return false
 	}
@@ -701,7 +759,7 @@ func interruptedMap(block pcommon.Map) bool {
 		if v.Slice().Len() == 0 || v.Slice().At(0).Type() != pcommon.ValueTypeMap {
 			return false
 		}
-		t, ok := v.Slice().At(0).Map().Get("text")
+		t, ok := fields.Get(v.Slice().At(0).Map(), "text")
 		return ok && t.Type() == pcommon.ValueTypeStr && strings.HasPrefix(t.Str(), InterruptMarker)
 	}
 	return false

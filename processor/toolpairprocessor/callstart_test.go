@@ -1,0 +1,89 @@
+package toolpairprocessor
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// TestCodexToolSpanStartsBeforeDecision runs Codex's real captures with the codex.tool_result
+// logs removed, so that the exec_command span is each call's result record. Codex starts that
+// span before it writes the codex.tool_decision event that announces the call (specification
+// section 3): the paired duration runs from the span's start, so it is never shorter than the
+// span's own.
+func TestCodexToolSpanStartsBeforeDecision(t *testing.T) {
+	for _, scenario := range []string{"normal", "parallel"} {
+		t.Run(scenario, func(t *testing.T) {
+			dir := filepath.Join("..", "..", "testdata", "codex", scenario)
+			td, err := golden.ReadTraces(filepath.Join(dir, "traces.json"))
+			require.NoError(t, err)
+			ld, err := golden.ReadLogs(filepath.Join(dir, "logs.json"))
+			require.NoError(t, err)
+			decided := map[string]int64{}
+			ld.ResourceLogs().RemoveIf(func(rl plog.ResourceLogs) bool {
+				rl.ScopeLogs().RemoveIf(func(sl plog.ScopeLogs) bool {
+					sl.LogRecords().RemoveIf(func(lr plog.LogRecord) bool {
+						switch logAttr(lr, "event.name") {
+						case "codex.tool_decision":
+							decided[logAttr(lr, "call_id")] = logTime(lr)
+						case "codex.tool_result":
+							return true
+						}
+						return false
+					})
+					return sl.LogRecords().Len() == 0
+				})
+				return rl.ScopeLogs().Len() == 0
+			})
+			require.NotEmpty(t, decided)
+			b := newBothPipelines(t, nil)
+			require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
+			require.NoError(t, b.traces.ConsumeTraces(context.Background(), td))
+			b.advance(time.Minute)
+			b.shutdown()
+			paired := 0
+			for _, s := range tracesOut(b) {
+				id := strAttr(s, "call_id")
+				if s.Name() != strAttr(s, "tool_name") || id == "" {
+					continue
+				}
+				require.Equal(t, "paired", strAttr(s, "toolpair.outcome"), id)
+				paired++
+				start := int64(s.StartTimestamp())
+				require.Less(t, start, decided[id], "the capture's span starts before the decision")
+				d, ok := s.Attributes().Get("toolpair.call.duration_ms")
+				require.True(t, ok)
+				assert.Equal(t, (int64(s.EndTimestamp())-start)/int64(time.Millisecond), d.Int(), id)
+				assert.GreaterOrEqual(t, d.Int(), spanMs(s), "never shorter than the span's own duration")
+			}
+			assert.Equal(t, len(decided), paired)
+		})
+	}
+}
+
+// logTime is a log record's time as the dialects read it.
+func logTime(lr plog.LogRecord) int64 {
+	if t := lr.Timestamp(); t != 0 {
+		return int64(t)
+	}
+	if t := lr.ObservedTimestamp(); t != 0 {
+		return int64(t)
+	}
+	ts, err := time.Parse(time.RFC3339Nano, logAttr(lr, "event.timestamp"))
+	if err != nil {
+		return 0
+	}
+	return ts.UnixNano()
+}
+
+// spanMs is a span's own duration in whole milliseconds.
+func spanMs(s ptrace.Span) int64 {
+	return int64(s.EndTimestamp()-s.StartTimestamp()) / int64(time.Millisecond)
+}
