@@ -14,7 +14,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/custom"
 )
 
-// Dialect names (CONTRACT section 8): the source formats the processor recognises.
+// Dialect names (specification section 8): the source formats the processor recognises.
 const (
 	// DialectGenAI: OTel GenAI semantic-convention spans (chat, execute_tool, invoke_agent).
 	DialectGenAI = "genai"
@@ -26,10 +26,34 @@ const (
 	DialectCodex = "codex"
 	// DialectTranscript: agent session transcripts (JSONL lines as log bodies).
 	DialectTranscript = "transcript"
+	// DialectGeminiCLI: Gemini CLI spans and log events.
+	DialectGeminiCLI = "gemini_cli"
+	// DialectAISDK: Vercel AI SDK v4-v6 experimental_telemetry spans (ai.*).
+	DialectAISDK = "ai_sdk"
+	// DialectOpenInference: OpenInference spans (LLM, TOOL, root AGENT/CHAIN).
+	DialectOpenInference = "openinference"
+	// DialectOpenLLMetry: Traceloop OpenLLMetry spans (chat, tool, agent/workflow).
+	DialectOpenLLMetry = "openllmetry"
 )
 
 // knownDialects lists every dialect name the configuration accepts.
-var knownDialects = []string{DialectGenAI, DialectGenAIEvents, DialectClaudeCode, DialectCodex, DialectTranscript}
+var knownDialects = []string{DialectGenAI, DialectGenAIEvents, DialectClaudeCode, DialectCodex, DialectTranscript,
+	DialectGeminiCLI, DialectAISDK, DialectOpenInference, DialectOpenLLMetry}
+
+// Mode is what the processor does with the records it receives.
+type Mode string
+
+const (
+	// ModePair pairs tool calls (the default): the back tier, or a single collector.
+	ModePair Mode = "pair"
+	// ModeRoute only writes each record's route (the tenant and scope of its call key, see
+	// route.go) into RouteAttribute, for a load_balancing exporter after it; it keeps no
+	// pairing state.
+	ModeRoute Mode = "route"
+)
+
+// DefaultRouteAttribute is the attribute route mode writes the route into by default.
+const DefaultRouteAttribute = "toolpair.route"
 
 // Disposition says what happens to an orphan or duplicate result record.
 type Disposition string
@@ -41,7 +65,7 @@ const (
 	DispositionDrop Disposition = "drop"
 )
 
-// Config is the configuration of the toolpair processor (CONTRACT section 6). Every key is
+// Config is the configuration of the toolpair processor (specification section 6). Every key is
 // documented, with its default, in the component README.
 type Config struct {
 	// ScopeAttributes: the first of these attributes present on a record, else on its
@@ -64,19 +88,27 @@ type Config struct {
 	Duplicates Disposition `mapstructure:"duplicates"`
 	// Synthesize: emit synthetic records for interrupted calls.
 	Synthesize bool `mapstructure:"synthesize"`
-	// TimeoutClassification configures CONTRACT section 4.
+	// TimeoutClassification configures specification section 4.
 	TimeoutClassification TimeoutClassificationConfig `mapstructure:"timeout_classification"`
-	// DurationNormalization configures CONTRACT section 5.
+	// DurationNormalization configures specification section 5.
 	DurationNormalization DurationNormalizationConfig `mapstructure:"duration_normalization"`
-	// CustomDialects declares dialects in OTTL (CONTRACT section 8); they are tried after
+	// CustomDialects declares dialects in OTTL (specification section 8); they are tried after
 	// the built-in dialects, on the records none of those claimed.
 	CustomDialects []custom.Config `mapstructure:"custom_dialects"`
+	// Mode: pair (pair tool calls) or route (only write each record's route, specification
+	// section 10). In route mode the pairing keys (pairing_timeout, orphan_grace, ...) are
+	// validated but unused.
+	Mode Mode `mapstructure:"mode"`
+	// RouteAttribute is the record attribute route mode writes the route into: a span's or
+	// log record's own attribute, which the load_balancing exporter's routing_attributes
+	// reads per record.
+	RouteAttribute string `mapstructure:"route_attribute"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
 }
 
-// TimeoutClassificationConfig configures timeout classification (CONTRACT section 4).
+// TimeoutClassificationConfig configures timeout classification (specification section 4).
 type TimeoutClassificationConfig struct {
 	// Enabled turns classification on. Disabled, no record is changed and nothing is tracked.
 	Enabled bool `mapstructure:"enabled"`
@@ -105,7 +137,7 @@ var (
 	defaultCompactionEventNames = []string{`^claude_code\.compaction$`, `^openclaw\.compaction$`}
 )
 
-// DurationNormalizationConfig configures duration normalization (CONTRACT section 5).
+// DurationNormalizationConfig configures duration normalization (specification section 5).
 type DurationNormalizationConfig struct {
 	// Enabled turns normalization on.
 	Enabled bool `mapstructure:"enabled"`
@@ -141,6 +173,8 @@ func createDefaultConfig() component.Config {
 			Mirrors:   []string{"metadata.durationMs", "details.durationMs", "details.metadata.durationMs"},
 		},
 		CustomDialects: []custom.Config{},
+		Mode:           ModePair,
+		RouteAttribute: DefaultRouteAttribute,
 	}
 }
 
@@ -174,7 +208,28 @@ func (cfg *Config) Validate() error {
 		errs = append(errs, checkNames("duration_normalization.mirrors", cfg.DurationNormalization.Mirrors))
 	}
 	errs = append(errs, validateCustomDialects(cfg.CustomDialects))
+	errs = append(errs, cfg.validateRoute())
 	return errors.Join(errs...)
+}
+
+// validateRoute checks mode and route_attribute. The route attribute is checked in either
+// mode, so that switching a collector to route mode never reveals a bad value.
+func (cfg *Config) validateRoute() error {
+	if cfg.Mode != ModePair && cfg.Mode != ModeRoute {
+		return fmt.Errorf("mode must be %q or %q, got %q", ModePair, ModeRoute, cfg.Mode)
+	}
+	if strings.TrimSpace(cfg.RouteAttribute) == "" {
+		return errors.New("route_attribute must not be empty")
+	}
+	// The back tier reads the scope and tenant from these attributes: a route written over
+	// one of them would change the very key it was computed from.
+	if slices.Contains(cfg.ScopeAttributes, cfg.RouteAttribute) {
+		return fmt.Errorf("route_attribute %q must not be one of scope_attributes", cfg.RouteAttribute)
+	}
+	if slices.Contains(cfg.TenantAttributes, cfg.RouteAttribute) || cfg.RouteAttribute == attrServiceName {
+		return fmt.Errorf("route_attribute %q must not be service.name or one of tenant_attributes", cfg.RouteAttribute)
+	}
+	return nil
 }
 
 // validate checks the timeout classification keys, whether or not it is enabled, so that

@@ -67,6 +67,8 @@ func TestLoadConfig(t *testing.T) {
 					ScopeAttribute: "my_agent.workspace",
 					Time:           `Time(attributes["my_agent.at"], "%Y-%m-%dT%H:%M:%SZ")`,
 				}},
+				Mode:           ModeRoute,
+				RouteAttribute: "lb.scope",
 			},
 		},
 	}
@@ -89,7 +91,7 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, 10*time.Minute, cfg.PairingTimeout)
 	assert.Equal(t, 30*time.Second, cfg.OrphanGrace)
 	assert.Equal(t, 100_000, cfg.MaxPendingCalls)
-	assert.ElementsMatch(t, []string{"genai", "genai_events", "claude_code", "codex", "transcript"}, cfg.Dialects)
+	assert.ElementsMatch(t, []string{"genai", "genai_events", "claude_code", "codex", "transcript", "gemini_cli", "ai_sdk", "openinference", "openllmetry"}, cfg.Dialects)
 	assert.Equal(t, DispositionMark, cfg.Orphans)
 	assert.Equal(t, DispositionDrop, cfg.Duplicates)
 	assert.True(t, cfg.Synthesize)
@@ -101,6 +103,8 @@ func TestDefaults(t *testing.T) {
 	assert.True(t, cfg.DurationNormalization.Enabled)
 	assert.Equal(t, "durationMs", cfg.DurationNormalization.Canonical)
 	assert.Equal(t, []string{"metadata.durationMs", "details.durationMs", "details.metadata.durationMs"}, cfg.DurationNormalization.Mirrors)
+	assert.Equal(t, ModePair, cfg.Mode)
+	assert.Equal(t, "toolpair.route", cfg.RouteAttribute)
 }
 
 // TestInvalidConfigNamesTheKey loads each invalid value from YAML, as the collector does at
@@ -129,6 +133,13 @@ func TestInvalidConfigNamesTheKey(t *testing.T) {
 		{map[string]any{"timeout_classification": map[string]any{"compaction_event_names": []any{"ok", ""}}}, "timeout_classification.compaction_event_names[1]"},
 		{map[string]any{"timeout_classification": map[string]any{"enabled": false, "retention": "0s"}}, "timeout_classification.retention"},
 		{map[string]any{"duration_normalization": map[string]any{"mirrors": []any{""}}}, "duration_normalization.mirrors"},
+		{map[string]any{"mode": "shard"}, "mode"},
+		{map[string]any{"mode": ""}, "mode"},
+		{map[string]any{"mode": "route", "route_attribute": ""}, "route_attribute"},
+		{map[string]any{"route_attribute": " "}, "route_attribute"},
+		{map[string]any{"mode": "route", "route_attribute": "session.id"}, "route_attribute"},
+		{map[string]any{"mode": "route", "route_attribute": "service.name"}, "route_attribute"},
+		{map[string]any{"mode": "route", "tenant_attributes": []any{"k8s.namespace.name"}, "route_attribute": "k8s.namespace.name"}, "route_attribute"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.key, func(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/claudecode"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/codex"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/geminicli"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/genaievents"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/transcript"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
@@ -41,12 +42,19 @@ const (
 	sourceClaudeCodeExecution
 	sourceCodexSpan
 	sourceGenAIEvents
+	sourceGeminiCLISpan
+	sourceGeminiCLI
+	sourceAISDK
+	sourceOpenInference
+	sourceOpenLLMetry
 )
 
-// logDialects lists the log dialects built in, in the order they are tried.
+// logDialects lists the log dialects built in, in the order they are tried: gemini_cli
+// before genai_events, which would also read Gemini CLI's operation details events.
 var logDialects = []logDialect{
 	{name: claudecode.Name, source: sourceClaudeCode, extract: claudecode.ExtractLog},
 	{name: codex.Name, source: sourceCodex, extract: codex.ExtractLog},
+	{name: geminicli.Name, source: sourceGeminiCLI, extract: geminicli.ExtractLog},
 	{name: genaievents.Name, source: sourceGenAIEvents, extract: genaievents.ExtractLog},
 	{name: transcript.Name, source: sourceTranscript, extract: transcript.ExtractLog},
 }
@@ -65,17 +73,24 @@ type logsProcessor struct {
 }
 
 func newLogsProcessor(s *shared, next consumer.Logs) *logsProcessor {
-	p := &logsProcessor{
-		shared: s,
-		next:   next,
-		pool:   sync.Pool{New: func() any { return &logBatch{} }},
+	return &logsProcessor{
+		shared:   s,
+		next:     next,
+		dialects: enabledLogDialects(s.cfg),
+		pool:     sync.Pool{New: func() any { return &logBatch{} }},
 	}
+}
+
+// enabledLogDialects returns the log dialects cfg enables, in the order they are tried: pair
+// mode and route mode (route.go) recognise records, and scope their calls, alike.
+func enabledLogDialects(cfg *Config) []logDialect {
+	var ds []logDialect
 	for _, d := range logDialects {
-		if s.cfg.dialectEnabled(d.name) {
-			p.dialects = append(p.dialects, d)
+		if cfg.dialectEnabled(d.name) {
+			ds = append(ds, d)
 		}
 	}
-	return p
+	return ds
 }
 
 func (p *logsProcessor) start(context.Context, component.Host) error {
@@ -228,12 +243,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 				if len(b.found.Items) == 0 {
 					continue
 				}
-				var scopeAttr, scopeValue string
-				if it := b.found.Items[0]; it.Scope != "" {
-					scopeAttr, scopeValue = it.ScopeAttr, it.Scope
-				} else {
-					scopeAttr, scopeValue = p.keys.scope(lr.Attributes(), rscope, lr.TraceID())
-				}
+				scopeAttr, scopeValue := p.keys.logScope(lr, b.found.Items, rscope)
 				ref := int32(len(b.refs))
 				results := b.found.Results()
 				b.refs = append(b.refs, logRef{rl: i, sl: j, lr: k, r: lr, results: results})
@@ -277,6 +287,12 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 		}
 	}
 	p.tel.unrecognized(ctx, synth.Logs, unrecognized)
+	if p.observeKeys != nil {
+		for i := range b.events {
+			r := &b.refs[b.events[i].Ref]
+			p.observeKeys(recordPos{r.rl, r.sl, r.lr}, b.events[i].Key)
+		}
+	}
 	if len(b.events) > 0 {
 		b.res = p.engine.Process(b.events, b.hold, b.res)
 	}

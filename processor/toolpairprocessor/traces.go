@@ -12,9 +12,13 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/aisdk"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/claudecode"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/codex"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/geminicli"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/genai"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/openinference"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/openllmetry"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
@@ -36,11 +40,16 @@ type spanDialect struct {
 
 // spanDialects lists the span dialects built in, in the order they are tried: the vendor
 // dialects before genai, whose execute_tool and invoke_agent rules would also match Claude
-// Code's spans.
+// Code's spans, whose chat history rule would also match Gemini CLI's, and whose chat span
+// rule would read OpenLLMetry's chat spans without the match hashes its tool spans need.
 var spanDialects = []spanDialect{
 	{name: claudecode.Name, source: sourceClaudeCodeSpan, extract: claudecode.ExtractSpan},
 	{name: claudecode.Name, source: sourceClaudeCodeExecution, extract: claudecode.ExtractExecutionSpan, late: true},
 	{name: codex.Name, source: sourceCodexSpan, extract: codex.ExtractSpan},
+	{name: geminicli.Name, source: sourceGeminiCLISpan, extract: geminicli.ExtractSpan},
+	{name: aisdk.Name, source: sourceAISDK, extract: aisdk.ExtractSpan},
+	{name: openinference.Name, source: sourceOpenInference, extract: openinference.ExtractSpan},
+	{name: openllmetry.Name, source: sourceOpenLLMetry, extract: openllmetry.ExtractSpan},
 	{name: genai.Name, source: sourceGenAI, extract: func(span ptrace.Span, f *dialect.Found) bool {
 		return genai.ExtractSpan(span, f) != genai.Other
 	}},
@@ -92,6 +101,9 @@ type spanRef struct {
 	// batch when held, or when dropped and not kept.
 	held          *heldSpan
 	dropped, kept bool
+	// matched: the span carries no call ID of its own (a pairing.KindMatch result); the ID
+	// of the call it resolves is written on it.
+	matched bool
 }
 
 // spanBatch is the per-call scratch state of processTraces, pooled.
@@ -124,6 +136,9 @@ func (b *spanBatch) reset() {
 func (b *spanBatch) markResult(ref int32, r *pairing.Resolution) {
 	b.refs[ref].kept = true
 	synth.MarkResult(b.refs[ref].s.Attributes(), r)
+	if b.refs[ref].matched && r.Key.CallID != "" {
+		b.refs[ref].s.Attributes().PutStr(synth.AttrToolCallID, r.Key.CallID)
+	}
 }
 
 func (b *spanBatch) dropResult(ref int32) {
@@ -253,6 +268,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 						Ref:      ref,
 						Source:   d.source,
 						Step:     it.Step,
+						Match:    it.Match,
 					}
 					if it.Kind == pairing.KindEcho {
 						// An echo is not a result record: a later execute_tool span of the same
@@ -277,6 +293,11 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 						}
 						ev.Payload = origin
 					}
+					if it.Kind == pairing.KindMatch {
+						// In batch order, like every result: before the history of the next
+						// model request echoes the call.
+						b.refs[ref].matched = true
+					}
 					if d.late {
 						b.late = append(b.late, ev)
 					} else {
@@ -287,6 +308,12 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 		}
 	}
 	b.events = append(b.events, b.late...)
+	if p.observeKeys != nil {
+		for i := range b.events {
+			r := &b.refs[b.events[i].Ref]
+			p.observeKeys(recordPos{r.rs, r.ss, r.span}, b.events[i].Key)
+		}
+	}
 	p.tel.unrecognized(ctx, synth.Traces, unrecognized)
 	if len(b.events) > 0 {
 		b.res = p.engine.Process(b.events, b.hold, b.res)

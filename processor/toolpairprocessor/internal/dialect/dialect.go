@@ -29,6 +29,9 @@ type Item struct {
 	ScopeAttr string
 	// Step identifies the model request that announced a use, or the one a boundary starts.
 	Step string
+	// Match is the match hash (see MatchJSON) of a use whose results may come without a
+	// call ID, or of such a result (pairing.KindMatch, CallID empty); 0 otherwise.
+	Match uint64
 }
 
 // Malformed-input reasons, the values of the malformed counter's reason attribute.
@@ -66,7 +69,7 @@ const (
 	// invalid or repeated where it matters, or not a dialect that tells): the classifier
 	// reads it as it would without a dialect.
 	LineUnread Line = iota
-	// LineNoTimeout: the line cannot be a timeout line (CONTRACT section 4: a line type that
+	// LineNoTimeout: the line cannot be a timeout line (specification section 4: a line type that
 	// never is, a user line without a tool_result marked is_error, a system line other than
 	// an api_error, an assistant line not marked isApiErrorMessage): the classifier does not
 	// read it.
@@ -93,6 +96,12 @@ func (f *Found) AddStep(kind pairing.Kind, callID, toolName string, t int64, sco
 	f.Items = append(f.Items, Item{Kind: kind, CallID: callID, ToolName: toolName, Time: t, Scope: scope, ScopeAttr: scopeAttr, Step: step})
 }
 
+// AddMatch appends an item with a match hash: a use that a result without a call ID may
+// resolve, or such a result (pairing.KindMatch, callID "").
+func (f *Found) AddMatch(kind pairing.Kind, callID, toolName string, t int64, step string, match uint64) {
+	f.Items = append(f.Items, Item{Kind: kind, CallID: callID, ToolName: toolName, Time: t, Step: step, Match: match})
+}
+
 // Skip records a malformed piece of input.
 func (f *Found) Skip(reason string) {
 	f.Malformed = append(f.Malformed, reason)
@@ -102,7 +111,7 @@ func (f *Found) Skip(reason string) {
 func (f *Found) Results() int {
 	n := 0
 	for i := range f.Items {
-		if k := f.Items[i].Kind; k == pairing.KindResult || k == pairing.KindAbort || k == pairing.KindCompanion {
+		if k := f.Items[i].Kind; k == pairing.KindResult || k == pairing.KindAbort || k == pairing.KindCompanion || k == pairing.KindMatch {
 			n++
 		}
 	}

@@ -7,7 +7,8 @@
 // is a model's request to run a tool; a part {"type":"tool_call_response","id","response"}
 // carries its result back to the model. These attributes hold whole prompts and tool
 // outputs and can be megabytes long, so Scan reads only the "type", "id" and "name" fields of
-// each part and skips every other value (arguments, responses, text) without decoding it.
+// each part, hands over the bytes of its "arguments" undecoded, and skips every other value
+// (responses, text) without decoding it.
 // Instrumentations that record the history as a structured attribute (a slice of maps)
 // are read through ScanValue.
 package messages
@@ -68,6 +69,13 @@ type Part struct {
 	ID      string
 	IDState IDState
 	Name    string
+	// Arguments is the raw JSON text of the part's "arguments" value (an object, or a string
+	// holding one), nil when it has none or was read from a structured value. It aliases
+	// the scanned input: valid only while fn runs, and never to be modified.
+	Arguments []byte
+	// ArgumentsValue is the "arguments" value of a part read from a structured attribute
+	// (ScanValue of a slice or map); the empty Value otherwise.
+	ArgumentsValue pcommon.Value
 }
 
 // ErrMalformed is returned (wrapped) when the attribute is not a JSON array of messages or a
@@ -90,7 +98,8 @@ func ScanString(s string, fn func(Part)) error {
 
 // Scan calls fn for every tool call part of a JSON chat history: an array of messages, or
 // one message object. data is only read, in one pass (see package jsonscan): everything but
-// the messages' "parts" arrays and the parts' "type", "id" and "name" is skipped undecoded.
+// the messages' "parts" arrays and the parts' "type", "id" and "name" is skipped undecoded
+// (a part's "arguments" is passed on as its raw bytes).
 // It returns an error wrapping ErrMalformed when the JSON cannot be walked; parts found
 // before the error have been reported. Of duplicate "parts" keys the first is read; of
 // duplicate keys within a part, the last.
@@ -166,6 +175,7 @@ const (
 	keyType
 	keyID
 	keyName
+	keyArguments
 )
 
 // partKey returns which key of a part raw is.
@@ -184,6 +194,8 @@ func partKey(raw []byte, escaped bool) int {
 		return keyID
 	case "name":
 		return keyName
+	case "arguments":
+		return keyArguments
 	}
 	return keyOther
 }
@@ -236,6 +248,13 @@ func scanPart(sc *jsonscan.Scanner, immutable bool, fn func(Part)) {
 				nameIsString = true
 				continue
 			}
+		case keyArguments:
+			raw, _, ok := sc.Raw()
+			if !ok {
+				return
+			}
+			p.Arguments = raw
+			continue
 		}
 		if !sc.Skip() {
 			return
@@ -346,6 +365,9 @@ func scanMessageMap(msg pcommon.Map, fn func(Part)) {
 		}
 		if n, ok := pm.Get("name"); ok && n.Type() == pcommon.ValueTypeStr {
 			p.Name = n.Str()
+		}
+		if a, ok := pm.Get("arguments"); ok {
+			p.ArgumentsValue = a
 		}
 		fn(p)
 	}

@@ -28,8 +28,8 @@ func TestScan(t *testing.T) {
 			name: "AI SDK v7 output messages with two parallel calls",
 			in:   `[{"role":"assistant","parts":[{"type":"tool_call","id":"call_mock_parallel_01","name":"run_shell","arguments":{"command":"echo hello"}},{"type":"tool_call","id":"call_mock_parallel_02","name":"read_file","arguments":{"file_path":"/tmp/notes.txt"}}],"finish_reason":"tool_call"}]`,
 			want: []Part{
-				{Type: ToolCall, ID: "call_mock_parallel_01", Name: "run_shell"},
-				{Type: ToolCall, ID: "call_mock_parallel_02", Name: "read_file"},
+				{Type: ToolCall, ID: "call_mock_parallel_01", Name: "run_shell", Arguments: []byte(`{"command":"echo hello"}`)},
+				{Type: ToolCall, ID: "call_mock_parallel_02", Name: "read_file", Arguments: []byte(`{"file_path":"/tmp/notes.txt"}`)},
 			},
 		},
 		{
@@ -56,6 +56,11 @@ func TestScan(t *testing.T) {
 			name: "escaped id and name",
 			in:   `[{"parts":[{"type":"tool_call","id":"c\u0031\"x","name":"r\\n"}]}]`,
 			want: []Part{{Type: ToolCall, ID: "c1\"x", Name: `r\n`}},
+		},
+		{
+			name: "arguments as a string, passed on raw",
+			in:   `[{"parts":[{"type":"tool_call","id":"c3","arguments":"{\"a\": 1}","name":"x"}]}]`,
+			want: []Part{{Type: ToolCall, ID: "c3", Name: "x", Arguments: []byte(`"{\"a\": 1}"`)}},
 		},
 		{name: "no parts", in: `[{"role":"user","content":"x"},{"role":"assistant","parts":"oops"}]`},
 		{name: "empty", in: ``},
@@ -87,6 +92,7 @@ func TestScanValueStructured(t *testing.T) {
 	p.PutStr("type", "tool_call")
 	p.PutStr("id", "c9")
 	p.PutStr("name", "grep")
+	p.PutEmptyMap("arguments").PutStr("pattern", "x")
 	p2 := parts.AppendEmpty().SetEmptyMap()
 	p2.PutStr("type", "tool_call_response")
 	p2.PutInt("id", 3)
@@ -94,6 +100,9 @@ func TestScanValueStructured(t *testing.T) {
 
 	var got []Part
 	require.NoError(t, ScanValue(v, func(p Part) { got = append(got, p) }))
+	require.Len(t, got, 2)
+	assert.Equal(t, map[string]any{"pattern": "x"}, got[0].ArgumentsValue.AsRaw())
+	got[0].ArgumentsValue = pcommon.Value{}
 	assert.Equal(t, []Part{{Type: ToolCall, ID: "c9", Name: "grep"}, {Type: ToolCallResponse, IDState: IDWrongType}}, got)
 
 	assert.ErrorIs(t, ScanValue(pcommon.NewValueInt(3), func(Part) {}), ErrWrongType)

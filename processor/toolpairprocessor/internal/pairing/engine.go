@@ -1,6 +1,6 @@
 // Package pairing is the signal-agnostic heart of the toolpair processor: it pairs each
 // tool_use with its tool_result by call key and decides the outcome of every call
-// (CONTRACT sections 1, 2 and 7). It knows nothing of pdata: callers translate records
+// (specification sections 1, 2 and 7). It knows nothing of pdata: callers translate records
 // into Events, hand them over in batches, and translate the returned Resolutions back into
 // records. Whatever a caller needs to annotate or synthesise records later travels through
 // the engine as an opaque payload.
@@ -37,7 +37,7 @@ import (
 	"unsafe"
 )
 
-// Key identifies one tool call (CONTRACT section 1). Two records pair only when their Keys
+// Key identifies one tool call (specification section 1). Two records pair only when their Keys
 // are equal.
 type Key struct {
 	// Tenant is service.name plus the values of the configured tenant_attributes.
@@ -105,6 +105,14 @@ const (
 	// time, or before a boundary, session end, eviction or shutdown closes its call, resolves
 	// the call itself: paired (or orphan or standalone without a use), as a KindResult would.
 	KindCompanion
+	// KindMatch is a result record that carries no call ID (an OpenLLMetry or OpenInference
+	// tool span): Key.CallID is empty and Match says what it ran (see Event.Match). It
+	// resolves the pending call of its scope whose use has the same Match, the earliest use
+	// first, as paired; Process then sets the event's Key.CallID to that call's ID, so that the
+	// caller can write it on the record. When no pending call matches, the record is
+	// standalone at once (it is never held: it has no key to wait under), counted in
+	// Stats.Standalone and Stats.Unmatched.
+	KindMatch
 )
 
 // Verdict is what Process decided for one Event.
@@ -149,6 +157,10 @@ type Event struct {
 	// starts (a chat span's ID, a transcript message.id). Uses with an empty Step are never
 	// closed by an ungrouped boundary; see GroupStep for grouped steps.
 	Step string
+	// Match, on a use, is a hash of the call's tool name and arguments (made by the dialect,
+	// never 0 when set) under which a KindMatch result can find the call; 0 when the
+	// dialect resolves the call by its ID alone. On a KindMatch, the hash it looks for.
+	Match uint64
 
 	// Verdict is set by Process.
 	Verdict Verdict
@@ -198,7 +210,7 @@ func (r *Resolution) DurationMs() int64 {
 	return (r.ResultTime - r.UseTime) / int64(time.Millisecond)
 }
 
-// Synthesize reports whether the resolution calls for a synthetic record (CONTRACT
+// Synthesize reports whether the resolution calls for a synthetic record (specification
 // section 3): an interrupted call for any reason but aborted.
 func (r *Resolution) Synthesize() bool {
 	return r.Outcome == OutcomeInterrupted && r.Reason != ReasonAborted
@@ -311,6 +323,8 @@ const (
 	// Source that arrives for it is kept (SameSource false): it is that source's only record
 	// of the refused call.
 	flagRejected
+	// flagMatch: pending, and listed in Engine.matches (its use had a Match).
+	flagMatch
 )
 
 // has reports whether the entry has flag f.
@@ -448,12 +462,16 @@ type Engine struct {
 	closings       closingQueue
 	closingsQueued int
 	// usedScopes remembers the scopes forgotten (their last entry dropped) after they saw a
-	// use, so that a later unmatched result in one is still an orphan (CONTRACT section 2).
+	// use, so that a later unmatched result in one is still an orphan (specification section 2).
 	usedScopes scopeMemory
 	// companions holds the companion records held for pending calls (statePendingHeld), by
 	// entry: they are rare, and a field of their own would push every entry out of its size
 	// class.
 	companions map[*entry]any
+	// matches lists the pending calls whose use had a Match, by scope and Match, in order of
+	// arrival; matchOf is each one's Match (see match.go). Both hold pending calls only.
+	matches map[matchKey][]*entry
+	matchOf map[*entry]uint64
 }
 
 // closing is an entry of the closings FIFO: a step boundary or session end of scope, at
@@ -543,6 +561,8 @@ func New(cfg Config) (*Engine, error) {
 		names:      make(map[string]*string),
 		tenants:    make(map[string]string),
 		companions: make(map[*entry]any),
+		matches:    make(map[matchKey][]*entry),
+		matchOf:    make(map[*entry]uint64),
 		usedScopes: scopeMemory{max: cfg.MaxResolved},
 	}, nil
 }
@@ -710,7 +730,7 @@ func (e *Engine) Process(events []Event, hold func(*Event) any, out []Resolution
 	for i := range events {
 		ev := &events[i]
 		ev.Owned = false // set below only when the key was replaced by the engine's copy
-		if ev.Key.CallID == "" && ev.Kind != KindBoundary && ev.Kind != KindSessionEnd {
+		if ev.Key.CallID == "" && ev.Kind != KindBoundary && ev.Kind != KindSessionEnd && ev.Kind != KindMatch {
 			ev.Verdict = VerdictNone
 			continue
 		}
@@ -725,6 +745,8 @@ func (e *Engine) Process(events []Event, hold func(*Event) any, out []Resolution
 			out = e.echo(ev, now, out)
 		case KindReject:
 			out = e.reject(ev, now, out)
+		case KindMatch:
+			out = e.matchResult(ev, now, out)
 		default:
 			ev.Verdict = VerdictNone
 		}
@@ -784,6 +806,7 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 				ent.toolName = e.name(ev.ToolName)
 			}
 			e.linkScope(ent)
+			e.addMatch(ent, ev.Match)
 			ev.Verdict = VerdictPending
 			return out
 		}
@@ -836,6 +859,7 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 	own(ev, ent)
 	e.stats.Pending++
 	e.linkScope(ent)
+	e.addMatch(ent, ev.Match)
 	ev.Verdict = VerdictPending
 	return out
 }
@@ -1082,7 +1106,7 @@ func (e *Engine) reject(ev *Event, now int64, out []Resolution) []Resolution {
 		case stateWaiting:
 			// A result held before the refusal: released as what it would be after it, a
 			// duplicate kept as its source's only record of the refused call, so the order
-			// of arrival does not change the outcome (CONTRACT section 2).
+			// of arrival does not change the outcome (specification section 2).
 			e.stats.UsesSeen++
 			e.stats.Rejected++
 			ev.Verdict = VerdictResolved
@@ -1178,6 +1202,9 @@ func (e *Engine) removePending(ent *entry) {
 		e.pending.remove(ent)
 	}
 	e.stats.Pending--
+	if ent.has(flagMatch) {
+		e.removeMatch(ent)
+	}
 	if ent.sprev != nil {
 		ent.sprev.snext = ent.snext
 	} else if ent.scope.pending == ent {
@@ -1514,7 +1541,7 @@ func (e *Engine) Shutdown(out []Resolution) []Resolution {
 }
 
 // Stats returns a snapshot of the engine's counters, taken under its lock, so the
-// conservation of CONTRACT section 7 holds in every snapshot.
+// conservation of specification section 7 holds in every snapshot.
 func (e *Engine) Stats() Stats {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -1538,6 +1565,9 @@ type Stats struct {
 	Orphan     uint64
 	Duplicate  uint64
 	Standalone uint64
+	// Unmatched counts the KindMatch results that found no pending call (counted in
+	// Standalone too).
+	Unmatched uint64
 	// Aborted counts results that said their call was aborted.
 	Aborted uint64
 	// Interrupted counts interrupted uses by reason.
@@ -1557,7 +1587,7 @@ func (s Stats) InterruptedTotal() uint64 {
 	return n
 }
 
-// CheckConservation returns an error when the conservation of CONTRACT section 7 does not
+// CheckConservation returns an error when the conservation of specification section 7 does not
 // hold: uses seen = paired + interrupted + rejected + pending, and results seen = paired +
 // aborted + orphan + duplicate + standalone + waiting.
 func (s Stats) CheckConservation() error {

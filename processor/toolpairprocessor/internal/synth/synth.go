@@ -1,6 +1,6 @@
 // Package synth turns pairing outcomes back into pdata: it writes the toolpair attributes
 // on result records and builds the synthetic span or log record of an interrupted call
-// (CONTRACT section 3).
+// (specification section 3).
 package synth
 
 import (
@@ -16,7 +16,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
-// Attributes the processor writes (CONTRACT section 3). Only toolpair.* names are ours; the
+// Attributes the processor writes (specification section 3). Only toolpair.* names are ours; the
 // others are OTel semantic conventions v1.37.0.
 const (
 	// AttrOutcome (string): the outcome of the call or record, one of pairing.Outcome's names.
@@ -31,6 +31,11 @@ const (
 	// only in logs, whose synthetic log record is the call's own record. Lets metrics count
 	// the call once (from the log record) while the span shows it in the trace view.
 	AttrSyntheticCompanion = "toolpair.synthetic.companion"
+	// AttrToolCallID (string): the ID of the call a result record resolved, written on a
+	// result that carries no call ID of its own (an OpenLLMetry or OpenInference tool span
+	// matched by tool name and arguments), so that queries can join it to the call. Semconv
+	// gen_ai.tool.call.id.
+	AttrToolCallID = "gen_ai.tool.call.id"
 
 	// ErrorTypeInterrupted is the error.type of a synthetic record.
 	ErrorTypeInterrupted = "tool_call_interrupted"
@@ -41,7 +46,7 @@ const (
 var (
 	attrOperationName = string(semconv.GenAIOperationNameKey)
 	attrToolName      = string(semconv.GenAIToolNameKey)
-	attrToolCallID    = string(semconv.GenAIToolCallIDKey)
+	attrToolCallID    = AttrToolCallID
 	attrErrorType     = string(semconv.ErrorTypeKey)
 	opExecuteTool     = semconv.GenAIOperationNameExecuteTool.Value.AsString()
 )

@@ -166,7 +166,8 @@ func Spans(data []byte) (spans []ptrace.Span, ok bool) {
 }
 
 // CheckFound fails t when what a dialect found in an input of inputLen bytes is not
-// well-formed: an item other than a step boundary or session end without a call ID, an item
+// well-formed: an item other than a step boundary, session end or match without a call ID, a
+// match with a call ID, an item
 // of no known kind, or more items and malformed reasons than the input could describe (each
 // needs at least a few bytes of it: an extractor must never multiply its input).
 func CheckFound(t *testing.T, f *dialect.Found, inputLen int) {
@@ -177,6 +178,10 @@ func CheckFound(t *testing.T, f *dialect.Found, inputLen int) {
 		case pairing.KindUse, pairing.KindResult, pairing.KindEcho, pairing.KindReject, pairing.KindAbort, pairing.KindCompanion:
 			if it.CallID == "" {
 				t.Fatalf("%v item without a call ID", it.Kind)
+			}
+		case pairing.KindMatch:
+			if it.CallID != "" {
+				t.Fatalf("match item with call ID %q", it.CallID)
 			}
 		default:
 			t.Fatalf("item of unknown kind %d", it.Kind)

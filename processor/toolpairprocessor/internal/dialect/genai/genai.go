@@ -82,6 +82,17 @@ const (
 // ExtractSpan appends to f the tool calls that span announces or resolves, and returns the
 // span's role. It never modifies the span.
 func ExtractSpan(span ptrace.Span, f *dialect.Found) SpanKind {
+	return extractSpan(span, f, false)
+}
+
+// ExtractSpanMatching is ExtractSpan for sources whose tool spans carry no call ID (the
+// openllmetry dialect): each use also carries the match hash of its tool name and
+// "arguments" (dialect.MatchJSON), 0 when the arguments are not valid JSON.
+func ExtractSpanMatching(span ptrace.Span, f *dialect.Found) SpanKind {
+	return extractSpan(span, f, true)
+}
+
+func extractSpan(span ptrace.Span, f *dialect.Found, matching bool) SpanKind {
 	attrs := span.Attributes()
 	kind := ModelCall
 	step := ""
@@ -95,19 +106,9 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) SpanKind {
 			if span.SpanID().IsEmpty() {
 				break
 			}
-			id := span.SpanID()
-			f.AddStep(pairing.KindSessionEnd, "", "", int64(span.EndTimestamp()), "", "",
-				hexGroupStep(id[:], nil))
+			f.AddStep(pairing.KindSessionEnd, "", "", int64(span.EndTimestamp()), "", "", OwnGroup(span))
 		case opBoundaries[op] && !span.SpanID().IsEmpty():
-			tid, pid, id := span.TraceID(), span.ParentSpanID(), span.SpanID()
-			var group []byte // the hex of an empty ID is "", as pcommon formats it
-			switch {
-			case !pid.IsEmpty():
-				group = pid[:]
-			case !tid.IsEmpty():
-				group = tid[:]
-			}
-			step = hexGroupStep(group, id[:])
+			step = ModelStep(span)
 			f.AddStep(pairing.KindBoundary, "", "", int64(span.StartTimestamp()), "", "", step)
 		}
 	}
@@ -121,6 +122,10 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) SpanKind {
 			}
 			if p.IDState != messages.IDPresent {
 				f.Skip(p.IDState.String())
+				return
+			}
+			if matching {
+				f.AddMatch(pairing.KindUse, p.ID, p.Name, end, step, partMatch(p))
 				return
 			}
 			f.AddStep(pairing.KindUse, p.ID, p.Name, end, "", "", step)
@@ -148,6 +153,35 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) SpanKind {
 	return kind
 }
 
+// ModelStep returns the Step of a model call span (its boundary and its uses):
+// pairing.GroupStep(group, span ID) in hex, where group is the span's parent span ID, or its
+// trace ID for a root span. The span ID must not be empty.
+func ModelStep(span ptrace.Span) string {
+	tid, pid, id := span.TraceID(), span.ParentSpanID(), span.SpanID()
+	var group []byte // the hex of an empty ID is "", as pcommon formats it
+	switch {
+	case !pid.IsEmpty():
+		group = pid[:]
+	case !tid.IsEmpty():
+		group = tid[:]
+	}
+	return hexGroupStep(group, id[:])
+}
+
+// TraceStep returns pairing.GroupStep(trace ID, span ID) in hex: the Step of a model call
+// span of a source whose model calls are grouped by trace. The span ID must not be empty.
+func TraceStep(span ptrace.Span) string {
+	tid, id := span.TraceID(), span.SpanID()
+	return hexGroupStep(tid[:], id[:])
+}
+
+// OwnGroup returns pairing.GroupStep(span ID, "") in hex: the Step of a session end that
+// closes the calls of the model calls directly under span.
+func OwnGroup(span ptrace.Span) string {
+	id := span.SpanID()
+	return hexGroupStep(id[:], nil)
+}
+
 // hexGroupStep returns pairing.GroupStep of the hex forms of group and step, built in one
 // allocation (a chat span's step is made for every chat span).
 func hexGroupStep(group, step []byte) string {
@@ -157,6 +191,17 @@ func hexGroupStep(group, step []byte) string {
 	i += copy(buf[i:], pairing.GroupSep)
 	hex.Encode(buf[i:], step)
 	return unsafe.String(unsafe.SliceData(buf), n) // buf is never written again
+}
+
+// partMatch returns the match hash of a tool_call part, 0 when its arguments are not JSON.
+func partMatch(p messages.Part) uint64 {
+	var h uint64
+	if p.Arguments != nil {
+		h, _ = dialect.MatchJSON(p.Name, p.Arguments)
+	} else {
+		h, _ = dialect.MatchValue(p.Name, p.ArgumentsValue)
+	}
+	return h
 }
 
 func skipOnError(f *dialect.Found, err error) {

@@ -1,0 +1,140 @@
+// Package openinference is the dialect of OpenInference spans (specification section 8), as the
+// Arize OpenInference instrumentations write them.
+//
+// Checked against the OpenInference semantic conventions (spec/semantic_conventions.md and
+// spec/tool_calling.md of Arize-ai/openinference) and against
+// @arizeai/openinference-instrumentation-openai-agents 0.2.15 with @openai/agents 0.20.0
+// (the captures in testdata/agents).
+//
+// Fields read, on spans whose openinference.span.kind is:
+//
+//   - LLM: llm.output_messages.{i}.message.tool_calls.{j}.tool_call.id (string) is a use at
+//     the span's end, named by .tool_call.function.name, with the match hash
+//     (dialect.MatchJSON) of that name and .tool_call.function.arguments (a JSON string);
+//     llm.input_messages.{i}.message.tool_call_id (string) is an echo of a result at the
+//     span's start; the span's start is a step boundary. Its boundary and uses share the
+//     Step pairing.GroupStep(trace ID, span ID): the Agents SDK puts each model request
+//     under a "turn" span of its own, so the parent span does not tell the agent apart.
+//   - TOOL: a tool result at the span's end, named by tool.name (else the span name). Its
+//     call ID is tool_call.id, else tool.id, else gen_ai.tool.call.id (strings). The Agents
+//     SDK writes none of them: the span then resolves the pending call of its scope whose
+//     use has the same tool name and arguments (input.value, the JSON arguments the tool
+//     received), earliest use first (pairing.KindMatch).
+//   - AGENT or CHAIN without a parent span (the root of the run): a session end at the span's
+//     end, closing every pending call of its scope.
+//
+// Nested agents run as tools in the same trace share its steps: a model request of the inner
+// agent is a step boundary for the calls of the outer one.
+package openinference
+
+import (
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/genai"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+)
+
+// Name is the dialect's configuration name.
+const Name = "openinference"
+
+// Attribute keys (OpenInference semantic conventions).
+const (
+	keySpanKind    = "openinference.span.kind"
+	keyToolName    = "tool.name"
+	keyToolCallID  = "tool_call.id"
+	keyToolID      = "tool.id"
+	keyGenAICallID = "gen_ai.tool.call.id"
+	keyInputValue  = "input.value"
+	kindLLM        = "LLM"
+	kindTool       = "TOOL"
+	kindAgent      = "AGENT"
+	kindChain      = "CHAIN"
+)
+
+var (
+	outputs = dialect.FlatLayout{
+		Messages: "llm.output_messages.", Calls: "message.tool_calls.",
+		ID: "tool_call.id", Name: "tool_call.function.name", Arguments: "tool_call.function.arguments",
+	}
+	inputs = dialect.FlatLayout{Messages: "llm.input_messages.", ResultID: "message.tool_call_id"}
+)
+
+// ExtractSpan appends to f the tool calls that span announces or resolves and reports whether
+// it is an OpenInference span of a kind this dialect reads (LLM, TOOL, or a root AGENT or
+// CHAIN). It never modifies the span.
+func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
+	attrs := span.Attributes()
+	v, ok := attrs.Get(keySpanKind)
+	if !ok || v.Type() != pcommon.ValueTypeStr {
+		return false
+	}
+	switch v.Str() {
+	case kindLLM:
+		extractLLM(span, f)
+	case kindTool:
+		extractTool(span, f)
+	case kindAgent, kindChain:
+		if !span.ParentSpanID().IsEmpty() {
+			return false
+		}
+		f.Add(pairing.KindSessionEnd, "", "", int64(span.EndTimestamp()))
+	default:
+		return false
+	}
+	return true
+}
+
+func extractLLM(span ptrace.Span, f *dialect.Found) {
+	step := ""
+	if !span.SpanID().IsEmpty() {
+		step = genai.TraceStep(span)
+		f.AddStep(pairing.KindBoundary, "", "", int64(span.StartTimestamp()), "", "", step)
+	}
+	attrs := span.Attributes()
+	end, start := int64(span.EndTimestamp()), int64(span.StartTimestamp())
+	var buf [4]dialect.FlatCall
+	for _, c := range dialect.ScanFlat(attrs, &outputs, buf[:0]) {
+		if id, ok := f.FlatCallID(&c); ok {
+			h, _ := dialect.MatchValue(c.Name, c.Arguments)
+			f.AddMatch(pairing.KindUse, id, c.Name, end, step, h)
+		}
+	}
+	for _, c := range dialect.ScanFlat(attrs, &inputs, buf[:0]) {
+		if !c.IsResult() {
+			continue
+		}
+		if id, ok := f.FlatCallID(&c); ok {
+			f.Add(pairing.KindEcho, id, "", start)
+		}
+	}
+}
+
+func extractTool(span ptrace.Span, f *dialect.Found) {
+	attrs := span.Attributes()
+	name := span.Name()
+	if v, ok := attrs.Get(keyToolName); ok && v.Type() == pcommon.ValueTypeStr && v.Str() != "" {
+		name = v.Str()
+	}
+	end := int64(span.EndTimestamp())
+	for _, k := range [...]string{keyToolCallID, keyToolID, keyGenAICallID} {
+		v, ok := attrs.Get(k)
+		if !ok {
+			continue
+		}
+		if v.Type() != pcommon.ValueTypeStr {
+			f.Skip(dialect.ReasonInvalidCallID)
+			return
+		}
+		if v.Str() != "" {
+			f.Add(pairing.KindResult, v.Str(), name, end)
+			return
+		}
+	}
+	var h uint64
+	if v, ok := attrs.Get(keyInputValue); ok {
+		h, _ = dialect.MatchValue(name, v)
+	}
+	f.AddMatch(pairing.KindMatch, "", name, end, "", h)
+}

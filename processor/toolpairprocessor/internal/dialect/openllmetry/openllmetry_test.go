@@ -1,0 +1,175 @@
+package openllmetry
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+)
+
+var (
+	testTrace  = pcommon.TraceID{0xaa, 1}
+	testSpan   = pcommon.SpanID{0xbb, 2}
+	testParent = pcommon.SpanID{0xcc, 3}
+)
+
+func match(t *testing.T, tool, args string) uint64 {
+	t.Helper()
+	h, ok := dialect.MatchJSON(tool, []byte(args))
+	require.True(t, ok)
+	return h
+}
+
+func TestExtractSpan(t *testing.T) {
+	step := pairing.GroupStep(testParent.String(), testSpan.String())
+	shell := match(t, "run_shell", `{"command":"echo hello"}`)
+	tests := []struct {
+		name      string
+		span      string
+		attrs     map[string]any
+		root      bool
+		claimed   bool
+		items     []dialect.Item
+		malformed []string
+	}{
+		{
+			name: "0.27 chat span in a workflow: read as genai, uses with their arguments",
+			span: "chat gpt-4.1-mini",
+			attrs: map[string]any{
+				"gen_ai.operation.name":   "chat",
+				"traceloop.workflow.name": "capture_agent",
+				"gen_ai.output.messages":  `[{"role":"assistant","parts":[{"type":"tool_call","id":"c1","name":"run_shell","arguments":{"command":"echo hello"}}]}]`,
+				"gen_ai.input.messages":   `[{"role":"tool","parts":[{"type":"tool_call_response","id":"c0","response":"ok"}]}]`,
+			},
+			claimed: true,
+			items: []dialect.Item{
+				{Kind: pairing.KindBoundary, Time: 10, Step: step},
+				{Kind: pairing.KindUse, CallID: "c1", ToolName: "run_shell", Time: 20, Step: step, Match: shell},
+				{Kind: pairing.KindEcho, CallID: "c0", Time: 10},
+			},
+		},
+		{
+			name: "0.27 chat span outside any workflow: left to genai",
+			span: "chat gpt-4.1-mini",
+			attrs: map[string]any{
+				"gen_ai.operation.name":  "chat",
+				"gen_ai.output.messages": `[{"role":"assistant","parts":[{"type":"tool_call","id":"c1","name":"run_shell"}]}]`,
+			},
+		},
+		{
+			name: "older release: flattened completions and prompts",
+			span: "openai.chat",
+			attrs: map[string]any{
+				"llm.request.type":                           "chat",
+				"gen_ai.completion.0.role":                   "assistant",
+				"gen_ai.completion.0.tool_calls.0.id":        "c1",
+				"gen_ai.completion.0.tool_calls.0.name":      "run_shell",
+				"gen_ai.completion.0.tool_calls.0.arguments": `{"command": "echo hello"}`,
+				"gen_ai.completion.0.tool_calls.1.name":      "read_file",
+				"gen_ai.prompt.2.role":                       "tool",
+				"gen_ai.prompt.2.tool_call_id":               "c0",
+			},
+			claimed: true,
+			items: []dialect.Item{
+				{Kind: pairing.KindBoundary, Time: 10, Step: step},
+				{Kind: pairing.KindUse, CallID: "c1", ToolName: "run_shell", Time: 20, Step: step, Match: shell},
+				{Kind: pairing.KindEcho, CallID: "c0", Time: 10},
+			},
+			malformed: []string{dialect.ReasonMissingCallID},
+		},
+		{
+			name:    "older release chat span with content tracing off: a boundary only",
+			span:    "openai.chat",
+			attrs:   map[string]any{"llm.request.type": "chat", "traceloop.workflow.name": "w"},
+			claimed: true,
+			items:   []dialect.Item{{Kind: pairing.KindBoundary, Time: 10, Step: step}},
+		},
+		{
+			name: "tool span: kwargs matched",
+			span: "run_shell.tool",
+			attrs: map[string]any{
+				"traceloop.span.kind":    "tool",
+				"traceloop.entity.name":  "run_shell",
+				"traceloop.entity.input": `{"args":[],"kwargs":{"command":"echo hello"}}`,
+			},
+			claimed: true,
+			items:   []dialect.Item{{Kind: pairing.KindMatch, ToolName: "run_shell", Time: 20, Match: shell}},
+		},
+		{
+			name:    "tool span: one object in args, name from the span name",
+			span:    "run_shell.tool",
+			attrs:   map[string]any{"traceloop.span.kind": "tool", "traceloop.entity.input": `{"args":[{"command":"echo hello"}],"kwargs":{}}`},
+			claimed: true,
+			items:   []dialect.Item{{Kind: pairing.KindMatch, ToolName: "run_shell", Time: 20, Match: shell}},
+		},
+		{
+			name:    "tool span: no arguments at all",
+			span:    "now.tool",
+			attrs:   map[string]any{"traceloop.span.kind": "tool", "traceloop.entity.input": `{"args":[],"kwargs":{}}`},
+			claimed: true,
+			items:   []dialect.Item{{Kind: pairing.KindMatch, ToolName: "now", Time: 20, Match: match(t, "now", `{}`)}},
+		},
+		{
+			name:    "tool span: positional arguments cannot be matched",
+			span:    "run_shell.tool",
+			attrs:   map[string]any{"traceloop.span.kind": "tool", "traceloop.entity.input": `{"args":["echo hello"],"kwargs":{}}`},
+			claimed: true,
+			items:   []dialect.Item{{Kind: pairing.KindMatch, ToolName: "run_shell", Time: 20}},
+		},
+		{
+			name:    "tool span: input not JSON, or missing",
+			span:    "run_shell.tool",
+			attrs:   map[string]any{"traceloop.span.kind": "tool", "traceloop.entity.input": `{"args":`},
+			claimed: true,
+			items:   []dialect.Item{{Kind: pairing.KindMatch, ToolName: "run_shell", Time: 20}},
+		},
+		{
+			name:    "tool span already carrying gen_ai.tool.call.id (a replay)",
+			span:    "run_shell.tool",
+			attrs:   map[string]any{"traceloop.span.kind": "tool", "gen_ai.tool.call.id": "c1", "traceloop.entity.input": `{"args":[],"kwargs":{"command":"echo hello"}}`},
+			claimed: true,
+			items:   []dialect.Item{{Kind: pairing.KindResult, CallID: "c1", ToolName: "run_shell", Time: 20}},
+		},
+		{
+			name:    "agent span under a workflow: session end of its own group",
+			span:    "capture_agent.agent",
+			attrs:   map[string]any{"traceloop.span.kind": "agent"},
+			claimed: true,
+			items:   []dialect.Item{{Kind: pairing.KindSessionEnd, Time: 20, Step: pairing.GroupStep(testSpan.String(), "")}},
+		},
+		{
+			name:    "root workflow span: an ungrouped session end",
+			span:    "w.workflow",
+			attrs:   map[string]any{"traceloop.span.kind": "workflow"},
+			root:    true,
+			claimed: true,
+			items:   []dialect.Item{{Kind: pairing.KindSessionEnd, Time: 20}},
+		},
+		{name: "task span", span: "t.task", attrs: map[string]any{"traceloop.span.kind": "task"}},
+		{name: "embeddings span in a workflow", span: "e", attrs: map[string]any{"gen_ai.operation.name": "embeddings", "traceloop.workflow.name": "w"}},
+		{name: "OpenInference span", span: "response", attrs: map[string]any{"openinference.span.kind": "LLM"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := ptrace.NewSpan()
+			s.SetName(tt.span)
+			s.SetTraceID(testTrace)
+			s.SetSpanID(testSpan)
+			if !tt.root {
+				s.SetParentSpanID(testParent)
+			}
+			s.SetStartTimestamp(10)
+			s.SetEndTimestamp(20)
+			require.NoError(t, s.Attributes().FromRaw(tt.attrs))
+			var f dialect.Found
+			assert.Equal(t, tt.claimed, ExtractSpan(s, &f))
+			assert.Equal(t, tt.items, f.Items)
+			assert.Equal(t, tt.malformed, f.Malformed)
+		})
+	}
+}

@@ -1,0 +1,264 @@
+package toolpairprocessor
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
+)
+
+// olSpans is the OpenLLMetry normal capture split by span: the first chat span (announcing
+// the call), the run_shell.tool span, the second chat span (echoing the result) and the agent
+// span, each as its own Traces.
+type olSpans struct {
+	chat1, tool, chat2, agent ptrace.Traces
+}
+
+func readOLNormal(t *testing.T) olSpans {
+	t.Helper()
+	td := readOpenCapture(t, "openllmetry", "normal")
+	var out olSpans
+	chats := 0
+	rss := td.ResourceSpans()
+	for i := 0; i < rss.Len(); i++ {
+		one := ptrace.NewTraces()
+		rss.At(i).CopyTo(one.ResourceSpans().AppendEmpty())
+		s := one.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+		switch {
+		case s.Name() == "run_shell.tool":
+			out.tool = one
+		case s.Name() == "capture_agent.agent":
+			out.agent = one
+		case chats == 0:
+			out.chat1, chats = one, 1
+		default:
+			out.chat2 = one
+		}
+	}
+	require.NotZero(t, out.tool.SpanCount())
+	require.NotZero(t, out.chat2.SpanCount())
+	return out
+}
+
+// outcomes returns the toolpair.outcome of every marked span of the output, by span name, and
+// the synthetic spans' reasons.
+func outcomes(got ptrace.Traces) (marked map[string]string, synthetic []string) {
+	marked = map[string]string{}
+	for _, s := range allSpans(got) {
+		if v, _ := s.Attributes().Get(synth.AttrSynthetic); v.Bool() {
+			synthetic = append(synthetic, strAttr(s, "toolpair.interrupt.reason"))
+			continue
+		}
+		if o := strAttr(s, "toolpair.outcome"); o != "" {
+			marked[s.Name()] = o
+		}
+	}
+	return marked, synthetic
+}
+
+// TestOpenLLMetryToolSpanOrder: the tool span pairs its call whatever batch it comes in, as
+// long as it comes before the history that echoes it; it gets the call's ID. When the
+// history comes first it pairs the call, and the tool span is standalone.
+func TestOpenLLMetryToolSpanOrder(t *testing.T) {
+	tests := []struct {
+		name    string
+		batches func(s olSpans) []ptrace.Traces
+		want    map[string]string
+	}{
+		{
+			name:    "each span in its own export, in the order they ended",
+			batches: func(s olSpans) []ptrace.Traces { return []ptrace.Traces{s.chat1, s.tool, s.chat2, s.agent} },
+			want:    map[string]string{"run_shell.tool": "paired"},
+		},
+		{
+			name: "all in one export",
+			batches: func(s olSpans) []ptrace.Traces {
+				return []ptrace.Traces{merge(s.chat1, s.tool, s.chat2, s.agent)}
+			},
+			want: map[string]string{"run_shell.tool": "paired"},
+		},
+		{
+			name:    "the echoing chat span before the tool span",
+			batches: func(s olSpans) []ptrace.Traces { return []ptrace.Traces{s.chat1, s.chat2, s.tool, s.agent} },
+			want:    map[string]string{"chat gpt-4.1-mini": "paired", "run_shell.tool": "standalone"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pl := newPipeline(t, nil)
+			for _, b := range tt.batches(readOLNormal(t)) {
+				pl.consume(b)
+			}
+			pl.advance(time.Minute)
+			pl.shutdown()
+			marked, synthetic := outcomes(pl.output())
+			assert.Equal(t, tt.want, marked)
+			assert.Empty(t, synthetic)
+			for _, s := range allSpans(pl.output()) {
+				if s.Name() == "run_shell.tool" {
+					want := ""
+					if tt.want["run_shell.tool"] == "paired" {
+						want = "call_mock_normal_01"
+					}
+					assert.Equal(t, want, strAttr(s, "gen_ai.tool.call.id"))
+				}
+			}
+		})
+	}
+}
+
+// TestOpenLLMetryToolSpanBeforeFailedModelRequest: the tool ran and its span was exported,
+// then the next model request failed. OpenLLMetry JS exports nothing for the failed request
+// (and withAgent ends no span when its function throws); the Python SDK exports the chat
+// span with status ERROR. Either way the call is paired by its tool span, not interrupted.
+func TestOpenLLMetryToolSpanBeforeFailedModelRequest(t *testing.T) {
+	failedChat := func(s olSpans) ptrace.Traces {
+		td := ptrace.NewTraces()
+		s.chat2.CopyTo(td)
+		span := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+		span.Status().SetCode(ptrace.StatusCodeError)
+		span.Status().SetMessage("Request timed out.")
+		span.Attributes().Remove("gen_ai.output.messages")
+		return td
+	}
+	for name, batches := range map[string]func(s olSpans) []ptrace.Traces{
+		"no span for the failed request": func(s olSpans) []ptrace.Traces { return []ptrace.Traces{s.chat1, s.tool} },
+		"an ERROR chat span, then the agent span": func(s olSpans) []ptrace.Traces {
+			return []ptrace.Traces{s.chat1, s.tool, failedChat(s), s.agent}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			pl := newPipeline(t, nil)
+			for _, b := range batches(readOLNormal(t)) {
+				pl.consume(b)
+			}
+			pl.advance(time.Minute)
+			pl.advance(11 * time.Minute) // past pairing_timeout
+			pl.shutdown()
+			marked, synthetic := outcomes(pl.output())
+			assert.Equal(t, "paired", marked["run_shell.tool"])
+			assert.Empty(t, synthetic)
+			errSpans := 0
+			for _, s := range allSpans(pl.output()) {
+				if s.Status().Code() == ptrace.StatusCodeError {
+					// A timed-out model request with the tool already done (specification section 4).
+					errSpans++
+					assert.Equal(t, "provider", strAttr(s, "toolpair.timeout.phase"))
+					assert.Equal(t, "0", strAttr(s, "toolpair.timeout.active_tools"))
+				}
+			}
+			assert.Equal(t, strings.Contains(name, "ERROR"), errSpans == 1)
+		})
+	}
+}
+
+// toolSpanTrace builds an OpenLLMetry trace in one scope: a chat span announcing calls
+// (name, arguments JSON) at 100 ms, then one tool span per entry of tools (name, input JSON),
+// ending at 200 ms + 10 ms per span.
+func toolSpanTrace(calls [][3]string, tools [][2]string) ptrace.Traces {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "svc")
+	spans := rs.ScopeSpans().AppendEmpty().Spans()
+	trace := pcommon.TraceID{1, 2, 3}
+	chat := spans.AppendEmpty()
+	chat.SetName("chat m")
+	chat.SetTraceID(trace)
+	chat.SetSpanID(pcommon.SpanID{1})
+	chat.SetParentSpanID(pcommon.SpanID{9})
+	chat.SetStartTimestamp(pcommon.Timestamp(50 * time.Millisecond))
+	chat.SetEndTimestamp(pcommon.Timestamp(100 * time.Millisecond))
+	chat.Attributes().PutStr("gen_ai.operation.name", "chat")
+	chat.Attributes().PutStr("traceloop.workflow.name", "w")
+	msg := `[{"role":"assistant","parts":[`
+	for i, c := range calls {
+		if i > 0 {
+			msg += ","
+		}
+		msg += `{"type":"tool_call","id":"` + c[0] + `","name":"` + c[1] + `","arguments":` + c[2] + `}`
+	}
+	chat.Attributes().PutStr("gen_ai.output.messages", msg+`]}]`)
+	for i, tl := range tools {
+		s := spans.AppendEmpty()
+		s.SetName(tl[0] + ".tool")
+		s.SetTraceID(trace)
+		s.SetSpanID(pcommon.SpanID{2, byte(i)})
+		s.SetParentSpanID(pcommon.SpanID{9})
+		s.SetStartTimestamp(pcommon.Timestamp(150 * time.Millisecond))
+		s.SetEndTimestamp(pcommon.Timestamp(time.Duration(200+10*i) * time.Millisecond))
+		s.Attributes().PutStr("traceloop.span.kind", "tool")
+		s.Attributes().PutStr("traceloop.entity.name", tl[0])
+		s.Attributes().PutStr("traceloop.entity.input", tl[1])
+	}
+	return td
+}
+
+// TestOpenLLMetryParallelToolSpans: parallel calls are told apart by tool name and
+// arguments, whatever order their spans end in; two calls alike are resolved earliest use
+// first; a tool span matching no call is standalone.
+func TestOpenLLMetryParallelToolSpans(t *testing.T) {
+	tests := []struct {
+		name  string
+		calls [][3]string
+		tools [][2]string
+		want  []string // gen_ai.tool.call.id written on each tool span, in order ("" when none)
+		outc  []string
+	}{
+		{
+			name:  "same tool, other arguments, completion order reversed",
+			calls: [][3]string{{"c1", "run_shell", `{"command":"sleep 1"}`}, {"c2", "run_shell", `{"command":"echo hi"}`}},
+			tools: [][2]string{{"run_shell", `{"args":[],"kwargs":{"command":"echo hi"}}`}, {"run_shell", `{"args":[],"kwargs":{"command":"sleep 1"}}`}},
+			want:  []string{"c2", "c1"},
+			outc:  []string{"paired", "paired"},
+		},
+		{
+			name:  "two calls alike: the first announced first",
+			calls: [][3]string{{"c1", "read_file", `{"path":"a"}`}, {"c2", "read_file", `{"path":"a"}`}},
+			tools: [][2]string{{"read_file", `{"args":[{"path":"a"}],"kwargs":{}}`}, {"read_file", `{"args":[],"kwargs":{"path":"a"}}`}},
+			want:  []string{"c1", "c2"},
+			outc:  []string{"paired", "paired"},
+		},
+		{
+			name:  "no call with these arguments",
+			calls: [][3]string{{"c1", "read_file", `{"path":"a"}`}},
+			tools: [][2]string{{"read_file", `{"args":[],"kwargs":{"path":"b"}}`}},
+			want:  []string{""},
+			outc:  []string{"standalone"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pl := newPipeline(t, nil)
+			pl.consume(toolSpanTrace(tt.calls, tt.tools))
+			got := pl.output()
+			var ids, outc []string
+			for _, s := range allSpans(got) {
+				if strAttr(s, "traceloop.span.kind") == "tool" {
+					ids = append(ids, strAttr(s, "gen_ai.tool.call.id"))
+					outc = append(outc, strAttr(s, "toolpair.outcome"))
+				}
+			}
+			assert.Equal(t, tt.want, ids)
+			assert.Equal(t, tt.outc, outc)
+			st := pl.p.engine.Stats()
+			require.NoError(t, st.CheckConservation())
+		})
+	}
+}
+
+func merge(tds ...ptrace.Traces) ptrace.Traces {
+	out := ptrace.NewTraces()
+	for _, td := range tds {
+		rss := td.ResourceSpans()
+		for i := 0; i < rss.Len(); i++ {
+			rss.At(i).CopyTo(out.ResourceSpans().AppendEmpty())
+		}
+	}
+	return out
+}

@@ -1,0 +1,131 @@
+package toolpairprocessor
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/ptracetest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
+)
+
+// openCall is what the golden tests expect of one call of a capture.
+type openCall struct {
+	// resultSpan is the name of the span that carries the call's outcome ("" when only a
+	// synthetic span does).
+	resultSpan string
+	outcome    string
+	// durationMs of a paired call: the result span's end minus the announcing span's end.
+	durationMs int64
+	// reason of an interrupted call (its synthetic span).
+	reason string
+}
+
+func readOpenCapture(t *testing.T, agent, scenario string) ptrace.Traces {
+	t.Helper()
+	td, err := golden.ReadTraces(filepath.Join("..", "..", "testdata", agent, scenario, "traces.json"))
+	require.NoError(t, err)
+	return td
+}
+
+// TestGoldenOpenInferenceAndOpenLLMetryCaptures runs the real captures of the OpenAI Agents
+// SDK through OpenInference and of OpenLLMetry JS 0.27, each in one batch, and checks every
+// call's outcome: tool spans without a call ID resolve their call by tool name and
+// arguments and get its gen_ai.tool.call.id; a call whose tool span is missing is paired by
+// the next chat span's history (tool_timeout) or, killed, gets one synthetic span. The whole
+// output is compared with the golden file.
+func TestGoldenOpenInferenceAndOpenLLMetryCaptures(t *testing.T) {
+	tests := []struct {
+		agent, scenario string
+		calls           map[string]openCall
+	}{
+		{"agents", "normal", map[string]openCall{
+			"call_mock_normal_01": {resultSpan: "run_shell", outcome: "paired", durationMs: 14},
+		}},
+		{"agents", "parallel", map[string]openCall{
+			"call_mock_parallel_01": {resultSpan: "run_shell", outcome: "paired", durationMs: 25},
+			"call_mock_parallel_02": {resultSpan: "read_file", outcome: "paired", durationMs: 29},
+		}},
+		{"openllmetry", "normal", map[string]openCall{
+			"call_mock_normal_01": {resultSpan: "run_shell.tool", outcome: "paired", durationMs: 35},
+		}},
+		// The tool timed out: withTool ended no span, and the error text went back to the
+		// model in the next request, whose history pairs the call.
+		{"openllmetry", "tool_timeout", map[string]openCall{
+			"call_mock_tool_timeout_01": {resultSpan: "chat gpt-4.1-mini", outcome: "paired", durationMs: 2034},
+		}},
+		// Killed during the tool: only the announcing chat span was exported.
+		{"openllmetry", "interrupt_sigterm", map[string]openCall{
+			"call_mock_interrupt_01": {outcome: "interrupted", reason: "shutdown"},
+		}},
+		// Without withAgent every chat span is a trace of its own and nothing names the
+		// conversation: the next request's history is in another scope and cannot pair the
+		// call (see README, Dialects).
+		{"openllmetry", "normal_nodecorators", map[string]openCall{
+			"call_mock_normal_01": {outcome: "interrupted", reason: "shutdown"},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.agent+"/"+tt.scenario, func(t *testing.T) {
+			in := readOpenCapture(t, tt.agent, tt.scenario)
+			inCount := in.SpanCount()
+			pl := newPipeline(t, nil)
+			pl.consume(in)
+			pl.advance(time.Minute)
+			pl.shutdown()
+			got := pl.output()
+
+			synthetic := 0
+			seen := map[string]bool{}
+			for _, s := range allSpans(got) {
+				id := strAttr(s, "gen_ai.tool.call.id")
+				if v, _ := s.Attributes().Get(synth.AttrSynthetic); v.Bool() {
+					synthetic++
+					want, ok := tt.calls[id]
+					require.True(t, ok, "synthetic span of unknown call %q", id)
+					assert.Equal(t, "interrupted", want.outcome, id)
+					assert.Equal(t, want.reason, strAttr(s, "toolpair.interrupt.reason"), id)
+					seen[id] = true
+					continue
+				}
+				outcome := strAttr(s, "toolpair.outcome")
+				if outcome == "" {
+					continue
+				}
+				if id == "" {
+					// A chat span resolving through its history carries no ID of its own.
+					for cid, c := range tt.calls {
+						if c.resultSpan == s.Name() {
+							id = cid
+						}
+					}
+				}
+				want, ok := tt.calls[id]
+				require.True(t, ok, "span %s marked %s for unknown call %q", s.Name(), outcome, id)
+				assert.Equal(t, want.resultSpan, s.Name(), id)
+				assert.Equal(t, want.outcome, outcome, id)
+				d, _ := s.Attributes().Get("toolpair.call.duration_ms")
+				assert.Equal(t, want.durationMs, d.Int(), id)
+				seen[id] = true
+			}
+			for id := range tt.calls {
+				assert.True(t, seen[id], "no outcome for %s", id)
+			}
+			assert.Equal(t, inCount+synthetic, got.SpanCount(), "only synthetic spans are added")
+
+			expected := filepath.Join("..", "..", "testdata", tt.agent, tt.scenario, "expected_traces.yaml")
+			if *update {
+				require.NoError(t, golden.WriteTraces(t, expected, got))
+			}
+			want, err := golden.ReadTraces(expected)
+			require.NoError(t, err)
+			require.NoError(t, ptracetest.CompareTraces(want, got,
+				ptracetest.IgnoreResourceSpansOrder(), ptracetest.IgnoreScopeSpansOrder(), ptracetest.IgnoreSpansOrder()))
+		})
+	}
+}
