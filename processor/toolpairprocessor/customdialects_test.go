@@ -243,3 +243,16 @@ func TestCustomDialectsCompiledOncePerComponent(t *testing.T) {
 	assert.Equal(t, "acme_spans", b.shared.custom.spans[0].asSpan.name)
 	assert.NotEqual(t, b.shared.custom.logs[0].asLog.source, b.shared.custom.spans[0].asSpan.source)
 }
+
+// TestBuiltInSourcesBelowCustom: the Sources of the built-in dialects stay below the custom
+// dialects' range, so a custom dialect's result is never taken for a built-in one's retry.
+func TestBuiltInSourcesBelowCustom(t *testing.T) {
+	for _, d := range spanDialects {
+		assert.Less(t, d.source, sourceCustom, d.name)
+	}
+	for _, d := range logDialects {
+		assert.Less(t, d.source, sourceCustom, d.name)
+	}
+	assert.Less(t, sourceGenAIEcho, sourceCustom)
+	assert.LessOrEqual(t, int(sourceCustom)+maxCustomDialects, 256)
+}
