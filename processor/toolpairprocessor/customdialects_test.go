@@ -256,3 +256,37 @@ func TestBuiltInSourcesBelowCustom(t *testing.T) {
 	assert.Less(t, sourceGenAIEcho, sourceCustom)
 	assert.LessOrEqual(t, int(sourceCustom)+maxCustomDialects, 256)
 }
+
+// TestRouteOfCustomDialectRecords: in route mode, each record of the example agent gets the
+// route of the tenant and scope pair mode keys its calls under, the scope its custom dialect's
+// scope expression gives (acme.session_id, not a scope attribute); with scope_attributes that
+// would give another scope, so that a route from them would differ.
+func TestRouteOfCustomDialectRecords(t *testing.T) {
+	example := exampleConfig(t, "custom-dialect.yaml")
+	mutate := func(c *Config) {
+		c.Dialects = example.Dialects
+		c.CustomDialects = example.CustomDialects
+		c.ScopeAttributes = []string{"service.version"} // on the resource: one scope for all
+	}
+	n, _ := checkLogRoutes(t, mutate, loadLogs(t, "custom", "logs.json"))
+	assert.Equal(t, 12, n, "the records with call items or closings (all but the malformed one)")
+
+	td := loadTraces(t, "custom", "traces.json")
+	keys := pairingKeys(t, mutate, td, plog.Logs{})
+	require.NotEmpty(t, keys)
+	routed := ptrace.NewTraces()
+	td.CopyTo(routed)
+	_, err := testRouter(mutate).processTraces(context.Background(), routed)
+	require.NoError(t, err)
+	byID := map[[24]byte]string{}
+	forEachSpanAt(routed, func(_ recordPos, s ptrace.Span) { byID[spanKey(s)] = routeAttr(s.Attributes()) })
+	checked := 0
+	forEachSpanAt(td, func(pos recordPos, s ptrace.Span) {
+		for _, key := range keys[pos] {
+			assert.Equal(t, "sess-91bc", key.Scope)
+			assert.Equal(t, route(key.Tenant, key.Scope), byID[spanKey(s)], "span %s, call %s", s.Name(), key.CallID)
+			checked++
+		}
+	})
+	assert.Positive(t, checked)
+}

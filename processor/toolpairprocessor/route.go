@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 
+	"go.opentelemetry.io/collector/component"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -31,8 +33,14 @@ type router struct {
 	// dialects are the log dialects configured, tried in the order pairing tries them: the
 	// scope of a record's call keys is the one its first recognising dialect gives.
 	dialects   []logDialect
-	transcript bool      // the transcript dialect is configured (LineScope applies)
-	pool       sync.Pool // *routeScratch
+	transcript bool // the transcript dialect is configured (LineScope applies)
+	// custom are the custom dialects, tried after the built-in ones as pairing tries them:
+	// a custom dialect's scope expression gives the scope of the records it claims. With
+	// custom span dialects, spans also go through the built-in span dialects (spanDialects),
+	// since only a span none of those claims reaches a custom one.
+	custom       customDialects
+	spanDialects []spanDialect
+	pool         sync.Pool // *routeScratch
 }
 
 // routeMemo is the latest route computed, for the tenant and scope it was computed from: the
@@ -49,14 +57,22 @@ type routeScratch struct {
 	routes []string // traces: the route of each span of the scope group being routed
 }
 
-func newRouter(cfg *Config) *router {
-	return &router{
+func newRouter(cfg *Config, set component.TelemetrySettings) (*router, error) {
+	r := &router{
 		keys:       keyer{scopeAttrs: cfg.ScopeAttributes, tenantAttrs: cfg.TenantAttributes},
 		attr:       cfg.RouteAttribute,
 		dialects:   enabledLogDialects(cfg),
 		transcript: cfg.dialectEnabled(transcript.Name),
 		pool:       sync.Pool{New: func() any { return &routeScratch{} }},
 	}
+	var err error
+	if r.custom, err = newCustomDialects(cfg.CustomDialects, set); err != nil {
+		return nil, err
+	}
+	if len(r.custom.spans) > 0 {
+		r.spanDialects = enabledSpanDialects(cfg)
+	}
+	return r, nil
 }
 
 // routeOf returns route(tenant, scope), from the batch's memo when it is the same pair.
@@ -87,7 +103,13 @@ func (r *router) processTraces(_ context.Context, td ptrace.Traces) (ptrace.Trac
 			s.routes = s.routes[:0]
 			for k := 0; k < spans.Len(); k++ {
 				span := spans.At(k)
-				_, scope := r.keys.scopeHex(span.Attributes(), rscope, span.TraceID(), &s.hex)
+				scope, ok := "", false
+				if len(r.custom.spans) > 0 {
+					scope, ok = r.customSpanScope(rs, ss, span, &s.found)
+				}
+				if !ok {
+					_, scope = r.keys.scopeHex(span.Attributes(), rscope, span.TraceID(), &s.hex)
+				}
 				rt := s.routeOf(tenant, scope)
 				span.Attributes().PutStr(r.attr, rt)
 				s.routes = append(s.routes, rt)
@@ -98,6 +120,23 @@ func (r *router) processTraces(_ context.Context, td ptrace.Traces) (ptrace.Trac
 		}
 	}
 	return td, nil
+}
+
+// customSpanScope returns the scope a custom dialect gives a span, when no built-in span
+// dialect claims it and a custom one claims it with a scope of its own (its scope expression
+// gave one): ok is false otherwise, and the span's scope is the usual one.
+func (r *router) customSpanScope(rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, f *dialect.Found) (string, bool) {
+	f.Reset()
+	defer f.Reset()
+	for n := range r.spanDialects {
+		if r.spanDialects[n].extract(span, f) {
+			return "", false
+		}
+	}
+	if r.custom.extractSpan(context.Background(), rs, ss, span, f) == nil || len(f.Items) == 0 || f.Items[0].Scope == "" {
+		return "", false
+	}
+	return f.Items[0].Scope, true
 }
 
 // mixedTrace reports whether two spans of one trace in spans have different routes (routes
@@ -168,7 +207,7 @@ func (r *router) processLogs(_ context.Context, ld plog.Logs) (plog.Logs, error)
 			lrs := sl.LogRecords()
 			for k := 0; k < lrs.Len(); k++ {
 				lr := lrs.At(k)
-				scope := r.logScope(lr, rscope, &s.found)
+				scope := r.logScope(rl, sl, lr, rscope, &s.found)
 				lr.Attributes().PutStr(r.attr, s.routeOf(tenant, scope))
 			}
 		}
@@ -177,12 +216,17 @@ func (r *router) processLogs(_ context.Context, ld plog.Logs) (plog.Logs, error)
 }
 
 // logScope returns the scope of a log record's call keys, as processLogs describes it.
-func (r *router) logScope(lr plog.LogRecord, rscope resourceScope, f *dialect.Found) string {
+func (r *router) logScope(rl plog.ResourceLogs, sl plog.ScopeLogs, lr plog.LogRecord, rscope resourceScope, f *dialect.Found) string {
 	f.Reset()
+	claimed := false
 	for n := range r.dialects {
 		if r.dialects[n].extract(lr, f) {
+			claimed = true
 			break
 		}
+	}
+	if !claimed && len(r.custom.logs) > 0 {
+		r.custom.extractLog(context.Background(), rl, sl, lr, f)
 	}
 	if len(f.Items) > 0 {
 		_, scope := r.keys.logScope(lr, f.Items, rscope)

@@ -108,7 +108,11 @@ func testRouter(mutate func(*Config)) *router {
 	if mutate != nil {
 		mutate(cfg)
 	}
-	return newRouter(cfg)
+	r, err := newRouter(cfg, componenttest.NewNopTelemetrySettings())
+	if err != nil {
+		panic(err)
+	}
+	return r
 }
 
 // checkLogRoutes routes ld and checks that every record has a route and that every record

@@ -72,12 +72,19 @@ func newTracesProcessor(s *shared, next consumer.Traces) *tracesProcessor {
 		next:   next,
 		pool:   sync.Pool{New: func() any { return &spanBatch{} }},
 	}
+	p.dialects = enabledSpanDialects(s.cfg)
+	return p
+}
+
+// enabledSpanDialects returns the span dialects cfg enables, in the order they are tried.
+func enabledSpanDialects(cfg *Config) []spanDialect {
+	var ds []spanDialect
 	for _, d := range spanDialects {
-		if s.cfg.dialectEnabled(d.name) {
-			p.dialects = append(p.dialects, d)
+		if cfg.dialectEnabled(d.name) {
+			ds = append(ds, d)
 		}
 	}
-	return p
+	return ds
 }
 
 func (p *tracesProcessor) start(context.Context, component.Host) error {
