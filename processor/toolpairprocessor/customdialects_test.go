@@ -276,7 +276,7 @@ func TestRouteOfCustomDialectRecords(t *testing.T) {
 	require.NotEmpty(t, keys)
 	routed := ptrace.NewTraces()
 	td.CopyTo(routed)
-	_, err := testRouter(mutate).processTraces(context.Background(), routed)
+	_, err := testRouter(t, mutate).processTraces(context.Background(), routed)
 	require.NoError(t, err)
 	byID := map[[24]byte]string{}
 	forEachSpanAt(routed, func(_ recordPos, s ptrace.Span) { byID[spanKey(s)] = routeAttr(s.Attributes()) })

@@ -45,7 +45,7 @@ func createTraces(ctx context.Context, set processor.Settings, cfg component.Con
 		return processorhelper.NewTraces(ctx, set, cfg, next, r.processTraces,
 			processorhelper.WithCapabilities(processorCapabilities))
 	}
-	s, err := acquire(cfg.(*Config), set.TelemetrySettings, clock)
+	s, err := acquire(cfg.(*Config), set.ID, set.TelemetrySettings, clock)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func createLogs(ctx context.Context, set processor.Settings, cfg component.Confi
 		return processorhelper.NewLogs(ctx, set, cfg, next, r.processLogs,
 			processorhelper.WithCapabilities(processorCapabilities))
 	}
-	s, err := acquire(cfg.(*Config), set.TelemetrySettings, clock)
+	s, err := acquire(cfg.(*Config), set.ID, set.TelemetrySettings, clock)
 	if err != nil {
 		return nil, err
 	}
