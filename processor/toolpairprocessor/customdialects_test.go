@@ -290,3 +290,40 @@ func TestRouteOfCustomDialectRecords(t *testing.T) {
 	})
 	assert.Positive(t, checked)
 }
+
+// TestCustomDialectSessionEnd: a custom session end interrupts the calls of its scope still
+// pending, with reason session_end, ending at the session end's time; a call of another scope
+// (the scope expression's value) stays pending.
+func TestCustomDialectSessionEnd(t *testing.T) {
+	b := newBothPipelines(t, func(c *Config) {
+		c.CustomDialects = []custom.Config{{
+			Name: "acme", Context: custom.ContextLog,
+			Use:            `event_name == "start"`,
+			SessionEnd:     `event_name == "bye"`,
+			CallID:         `attributes["id"]`,
+			ToolName:       `attributes["tool"]`,
+			Scope:          `attributes["sess"]`,
+			ScopeAttribute: "acme.session",
+		}}
+	})
+	ld := plog.NewLogs()
+	lrs := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()
+	add := func(event string, ms int64, attrs map[string]any) {
+		lr := lrs.AppendEmpty()
+		lr.SetEventName(event)
+		lr.SetTimestamp(ctTS(ms))
+		require.NoError(t, lr.Attributes().FromRaw(attrs))
+	}
+	add("start", 1000, map[string]any{"id": "c1", "tool": "bash", "sess": "s1"})
+	add("start", 1100, map[string]any{"id": "c2", "tool": "bash", "sess": "s2"})
+	add("bye", 2000, map[string]any{"sess": "s1"})
+	require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
+	b.advance(31 * time.Second)
+
+	logs := syntheticLogs(b)
+	require.Len(t, logs, 1)
+	assert.Equal(t, "tool call c1 (bash) interrupted: session_end", logs[0].Body().Str())
+	assert.Equal(t, ctTS(2000), logs[0].Timestamp())
+	assert.Equal(t, "s1", logAttr(logs[0], "acme.session"))
+	assert.Equal(t, 1, b.shared.engine.Stats().Pending, "c2, of another scope, is still pending")
+}
