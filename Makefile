@@ -83,6 +83,8 @@ test: build $(JAEGER)
 	go test -run='^$$' -fuzz='^FuzzExtractSpan$$' -fuzztime=6000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/aisdk/
 	go test -run='^$$' -fuzz='^FuzzExtractSpan$$' -fuzztime=6000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/openinference/
 	go test -run='^$$' -fuzz='^FuzzExtractSpan$$' -fuzztime=6000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/openllmetry/
+	go test -run='^$$' -fuzz='^FuzzExtractLog$$' -fuzztime=10000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/custom/
+	go test -run='^$$' -fuzz='^FuzzExtractSpan$$' -fuzztime=10000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/custom/
 
 # Benchmarks of the engine and the message scanner (see the component README).
 bench:

@@ -243,3 +243,87 @@ func TestCustomDialectsCompiledOncePerComponent(t *testing.T) {
 	assert.Equal(t, "acme_spans", b.shared.custom.spans[0].asSpan.name)
 	assert.NotEqual(t, b.shared.custom.logs[0].asLog.source, b.shared.custom.spans[0].asSpan.source)
 }
+
+// TestBuiltInSourcesBelowCustom: the Sources of the built-in dialects stay below the custom
+// dialects' range, so a custom dialect's result is never taken for a built-in one's retry.
+func TestBuiltInSourcesBelowCustom(t *testing.T) {
+	for _, d := range spanDialects {
+		assert.Less(t, d.source, sourceCustom, d.name)
+	}
+	for _, d := range logDialects {
+		assert.Less(t, d.source, sourceCustom, d.name)
+	}
+	assert.Less(t, sourceGenAIEcho, sourceCustom)
+	assert.LessOrEqual(t, int(sourceCustom)+maxCustomDialects, 256)
+}
+
+// TestRouteOfCustomDialectRecords: in route mode, each record of the example agent gets the
+// route of the tenant and scope pair mode keys its calls under, the scope its custom dialect's
+// scope expression gives (acme.session_id, not a scope attribute); with scope_attributes that
+// would give another scope, so that a route from them would differ.
+func TestRouteOfCustomDialectRecords(t *testing.T) {
+	example := exampleConfig(t, "custom-dialect.yaml")
+	mutate := func(c *Config) {
+		c.Dialects = example.Dialects
+		c.CustomDialects = example.CustomDialects
+		c.ScopeAttributes = []string{"service.version"} // on the resource: one scope for all
+	}
+	n, _ := checkLogRoutes(t, mutate, loadLogs(t, "custom", "logs.json"))
+	assert.Equal(t, 12, n, "the records with call items or closings (all but the malformed one)")
+
+	td := loadTraces(t, "custom", "traces.json")
+	keys := pairingKeys(t, mutate, td, plog.Logs{})
+	require.NotEmpty(t, keys)
+	routed := ptrace.NewTraces()
+	td.CopyTo(routed)
+	_, err := testRouter(t, mutate).processTraces(context.Background(), routed)
+	require.NoError(t, err)
+	byID := map[[24]byte]string{}
+	forEachSpanAt(routed, func(_ recordPos, s ptrace.Span) { byID[spanKey(s)] = routeAttr(s.Attributes()) })
+	checked := 0
+	forEachSpanAt(td, func(pos recordPos, s ptrace.Span) {
+		for _, key := range keys[pos] {
+			assert.Equal(t, "sess-91bc", key.Scope)
+			assert.Equal(t, route(key.Tenant, key.Scope), byID[spanKey(s)], "span %s, call %s", s.Name(), key.CallID)
+			checked++
+		}
+	})
+	assert.Positive(t, checked)
+}
+
+// TestCustomDialectSessionEnd: a custom session end interrupts the calls of its scope still
+// pending, with reason session_end, ending at the session end's time; a call of another scope
+// (the scope expression's value) stays pending.
+func TestCustomDialectSessionEnd(t *testing.T) {
+	b := newBothPipelines(t, func(c *Config) {
+		c.CustomDialects = []custom.Config{{
+			Name: "acme", Context: custom.ContextLog,
+			Use:            `event_name == "start"`,
+			SessionEnd:     `event_name == "bye"`,
+			CallID:         `attributes["id"]`,
+			ToolName:       `attributes["tool"]`,
+			Scope:          `attributes["sess"]`,
+			ScopeAttribute: "acme.session",
+		}}
+	})
+	ld := plog.NewLogs()
+	lrs := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()
+	add := func(event string, ms int64, attrs map[string]any) {
+		lr := lrs.AppendEmpty()
+		lr.SetEventName(event)
+		lr.SetTimestamp(ctTS(ms))
+		require.NoError(t, lr.Attributes().FromRaw(attrs))
+	}
+	add("start", 1000, map[string]any{"id": "c1", "tool": "bash", "sess": "s1"})
+	add("start", 1100, map[string]any{"id": "c2", "tool": "bash", "sess": "s2"})
+	add("bye", 2000, map[string]any{"sess": "s1"})
+	require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
+	b.advance(31 * time.Second)
+
+	logs := syntheticLogs(b)
+	require.Len(t, logs, 1)
+	assert.Equal(t, "tool call c1 (bash) interrupted: session_end", logs[0].Body().Str())
+	assert.Equal(t, ctTS(2000), logs[0].Timestamp())
+	assert.Equal(t, "s1", logAttr(logs[0], "acme.session"))
+	assert.Equal(t, 1, b.shared.engine.Stats().Pending, "c2, of another scope, is still pending")
+}

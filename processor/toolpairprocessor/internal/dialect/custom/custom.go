@@ -76,7 +76,7 @@ func (d *Dialect) Name() string { return d.name }
 // Context returns ContextSpan or ContextLog.
 func (d *Dialect) Context() string { return d.context }
 
-// Validate compiles cfg and returns the first errors found, each naming its key, without
+// Validate compiles cfg and returns every error New would, each naming its key, without
 // keeping the result: for the processor's configuration check, before the collector starts.
 func Validate(cfg Config) error {
 	_, err := New(cfg, component.TelemetrySettings{Logger: zap.NewNop()})
@@ -166,10 +166,10 @@ type record struct {
 	useStep, boundaryStep string
 }
 
-// ExtractSpan appends to f what the dialect finds in span (resource and scope spans are
-// those it belongs to, for resource and scope paths), and reports whether any condition of
-// the dialect held on it or failed. It never modifies the span. It must be called only on
-// a dialect of ContextSpan.
+// ExtractSpan appends to f what the dialect finds in the span of tc (made by NewSpanContext
+// with the span's resource and scope spans, which resource and scope paths read), and
+// reports whether any condition of the dialect held on it or failed. It never modifies the
+// span. It must be called only on a dialect of ContextSpan.
 func (d *Dialect) ExtractSpan(ctx context.Context, tc *ottlspan.TransformContext, f *dialect.Found) bool {
 	span := tc.GetSpan()
 	rec := record{start: int64(span.StartTimestamp()), end: int64(span.EndTimestamp()), useStep: stepUse, boundaryStep: stepBoundary}
@@ -236,15 +236,12 @@ func extract[K any](ctx context.Context, d *Dialect, p *program[K], tc K, rec re
 		f.AddStep(pairing.KindBoundary, "", "", start, scopeAttr, scope, rec.boundaryStep)
 	}
 	if call != nRoles {
-		name := ""
-		if p.toolName != nil {
-			name = stringValue(ctx, p.toolName, tc, f)
-		}
 		step := ""
 		if call == roleUse {
 			step = rec.useStep
 		}
 		if call == roleUse && p.callsEx != nil {
+			// Each entry names its own tool (tool_name_path); tool_name is not read.
 			v, err := p.callsEx.Eval(ctx, tc)
 			if err != nil {
 				f.Skip(ReasonExpressionError)
@@ -254,6 +251,10 @@ func extract[K any](ctx context.Context, d *Dialect, p *program[K], tc K, rec re
 				})
 			}
 		} else if id, ok := callID(ctx, p.callID, tc, f); ok {
+			name := ""
+			if p.toolName != nil {
+				name = stringValue(ctx, p.toolName, tc, f)
+			}
 			f.AddStep(kinds[call], id, name, endTime, scopeAttr, scope, step)
 		}
 	}

@@ -16,7 +16,8 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
-// acmeLogs is the log form of the made-up in-house agent of examples/custom-dialect.yaml.
+// acmeLogs is a log dialect in the shape of the made-up agent of examples/custom-dialect.yaml
+// (shorter attribute names).
 func acmeLogs() Config {
 	return Config{
 		Name:         "acme_logs",

@@ -1,0 +1,94 @@
+package custom
+
+import (
+	"context"
+	"testing"
+
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
+)
+
+// acmeSpans is the span dialect of the made-up agent of examples/custom-dialect.yaml.
+func acmeSpans() Config {
+	return Config{
+		Name:         "acme_spans",
+		Context:      ContextSpan,
+		Use:          `name == "acme.llm"`,
+		StepBoundary: `name == "acme.llm"`,
+		Calls:        `attributes["acme.llm.output"]`,
+		CallsPath:    "calls",
+		CallIDPath:   "call_id",
+		ToolNamePath: "tool.name",
+		Result:       `name == "acme.tool"`,
+		SessionEnd:   `name == "acme.turn"`,
+		CallID:       `attributes["acme.call_id"]`,
+		ToolName:     `attributes["acme.tool_name"]`,
+		Scope:        `attributes["acme.session_id"]`,
+	}
+}
+
+// FuzzExtractLog: mutations of the example agent's log records, read by its log dialect,
+// never panic and yield well-formed findings (dialecttest.Extract).
+func FuzzExtractLog(f *testing.F) {
+	dialecttest.SeedLogs(f, "custom/logs.json")
+	cfg := acmeLogs()
+	cfg.CallID, cfg.ToolName, cfg.Scope = `attributes["acme.call_id"]`, `attributes["acme.tool_name"]`, `attributes["acme.session_id"]`
+	d, err := New(cfg, componenttest.NewNopTelemetrySettings())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var u plog.ProtoUnmarshaler
+		ld, err := u.UnmarshalLogs(data)
+		if err != nil {
+			return
+		}
+		for i := 0; i < ld.ResourceLogs().Len(); i++ {
+			rl := ld.ResourceLogs().At(i)
+			for j := 0; j < rl.ScopeLogs().Len(); j++ {
+				sl := rl.ScopeLogs().At(j)
+				for k := 0; k < sl.LogRecords().Len(); k++ {
+					dialecttest.Extract(t, sl.LogRecords().At(k), func(lr plog.LogRecord, found *dialect.Found) bool {
+						tc := NewLogContext(rl, sl, lr)
+						defer tc.Close()
+						return d.ExtractLog(context.Background(), tc, found)
+					}, len(data))
+				}
+			}
+		}
+	})
+}
+
+// FuzzExtractSpan is FuzzExtractLog for the span form, whose calls are read from a JSON
+// attribute.
+func FuzzExtractSpan(f *testing.F) {
+	dialecttest.SeedSpans(f, "custom/traces.json")
+	d, err := New(acmeSpans(), componenttest.NewNopTelemetrySettings())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var u ptrace.ProtoUnmarshaler
+		td, err := u.UnmarshalTraces(data)
+		if err != nil {
+			return
+		}
+		for i := 0; i < td.ResourceSpans().Len(); i++ {
+			rs := td.ResourceSpans().At(i)
+			for j := 0; j < rs.ScopeSpans().Len(); j++ {
+				ss := rs.ScopeSpans().At(j)
+				for k := 0; k < ss.Spans().Len(); k++ {
+					dialecttest.Extract(t, ss.Spans().At(k), func(s ptrace.Span, found *dialect.Found) bool {
+						tc := NewSpanContext(rs, ss, s)
+						defer tc.Close()
+						return d.ExtractSpan(context.Background(), tc, found)
+					}, len(data))
+				}
+			}
+		}
+	})
+}
