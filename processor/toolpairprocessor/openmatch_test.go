@@ -1,6 +1,7 @@
 package toolpairprocessor
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -261,4 +262,16 @@ func merge(tds ...ptrace.Traces) ptrace.Traces {
 		}
 	}
 	return out
+}
+
+// TestUnmatchedToolSpanCounted: a tool span that finds no call is standalone, counted under
+// its own reason, and the outcome points still sum to the results seen.
+func TestUnmatchedToolSpanCounted(t *testing.T) {
+	r := newCTRig(t, nil)
+	require.NoError(t, r.traces.ConsumeTraces(context.Background(), toolSpanTrace([][3]string{{"c1", "read_file", `{"path":"a"}`}},
+		[][2]string{{"read_file", `{"args":[],"kwargs":{"path":"b"}}`}, {"read_file", `{"args":[],"kwargs":{"path":"a"}}`}})))
+	assert.Equal(t, int64(1), r.sum("otelcol_processor_toolpair_outcomes", map[string]string{"toolpair.outcome": "standalone", "reason": "no_matching_call"}))
+	assert.Equal(t, int64(1), r.sum("otelcol_processor_toolpair_outcomes", map[string]string{"toolpair.outcome": "standalone"}))
+	assert.Equal(t, int64(1), r.sum("otelcol_processor_toolpair_outcomes", map[string]string{"toolpair.outcome": "paired"}))
+	assert.Equal(t, int64(2), r.sum("otelcol_processor_toolpair_results", nil))
 }
