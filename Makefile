@@ -24,7 +24,7 @@ DIST_SRCS      := $(wildcard $(DIST_DIR)/*.go $(DIST_DIR)/go.mod $(DIST_DIR)/go.
 JAEGER         := .cache/jaeger
 JAEGER_MODULE  := internal/tools/jaeger
 
-.PHONY: all build generate test bench mdatagen run clean jaeger jaeger-run
+.PHONY: all build generate test bench bench-e2e mdatagen run clean jaeger jaeger-run
 
 all: build
 
@@ -81,6 +81,13 @@ test: build $(JAEGER)
 # Benchmarks of the engine and the message scanner (see the component README).
 bench:
 	go test -run='^$$' -bench=. -benchmem ./processor/toolpairprocessor/...
+
+# The built collector's CPU per record with and without toolpair (test/e2ebench): 400 batches
+# of 1,000 records per run, Claude Code log events and GenAI spans, runs alternating. A
+# measurement of minutes, not a test: `make test` runs its tiny variant only (the same test
+# without OTELCOL_AGENT_BENCH_E2E).
+bench-e2e: build
+	OTELCOL_AGENT_BIN=$(CURDIR)/$(BINARY) OTELCOL_AGENT_BENCH_E2E=1 go test -count=1 -timeout=60m -v -run='^TestCollectorCPUPerRecord$$' ./test/e2ebench/
 
 $(JAEGER): $(JAEGER_MODULE)/go.mod $(JAEGER_MODULE)/go.sum
 	@mkdir -p $(dir $@)

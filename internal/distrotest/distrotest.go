@@ -167,6 +167,9 @@ func (p *Process) Stop() {
 	}
 }
 
+// Pid returns the process ID, for reading the process's own accounting under /proc.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
 // Output returns what the process wrote so far (stdout and stderr).
 func (p *Process) Output() string { return p.output.String() }
 

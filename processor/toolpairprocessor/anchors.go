@@ -21,6 +21,9 @@ const (
 	spanClaudeCodeLLMRequest = "claude_code.llm_request"
 	// spanCodexSampling is Codex's span of one model request; it carries conversation.id.
 	spanCodexSampling = "codex.sampling"
+	// spanGeminiLLMCall is Gemini CLI's span of one model request (a root span, a trace of
+	// its own); it carries gen_ai.conversation.id, the session.
+	spanGeminiLLMCall = "llm_call"
 	// spanPrefixInvokeAgent starts the name of a GenAI agent span, "invoke_agent
 	// {gen_ai.agent.name}" (semantic conventions v1.37.0, gen-ai-agent-spans): a turn.
 	spanPrefixInvokeAgent = "invoke_agent"
@@ -39,7 +42,7 @@ func anchorKind(s ptrace.Span) (turn, model bool) {
 	switch name := s.Name(); name {
 	case spanClaudeCodeInteraction:
 		return true, false
-	case spanClaudeCodeLLMRequest, spanCodexSampling:
+	case spanClaudeCodeLLMRequest, spanCodexSampling, spanGeminiLLMCall:
 		return false, true
 	default:
 		return strings.HasPrefix(name, spanPrefixInvokeAgent) &&
@@ -65,7 +68,7 @@ type scopeAnchors struct {
 // anchorIndex remembers, per scope, the latest turn spans and model-call spans seen in the
 // component's traces pipelines, so that a call announced only in logs (a Claude Code or
 // Codex tool_decision) and interrupted gets a synthetic span in the trace of the turn it
-// happened in, as well as its synthetic log record (CONTRACT section 3). It is bounded by
+// happened in, as well as its synthetic log record (specification section 3). It is bounded by
 // maxAnchorScopes scopes, and safe for concurrent use.
 type anchorIndex struct {
 	mu     sync.Mutex

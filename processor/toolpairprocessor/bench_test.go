@@ -676,7 +676,7 @@ func runAgainstFloor[T any](b *testing.B, run *benchRun[T], count func(T) int, f
 }
 
 // benchConfigs are the configurations each processor benchmark runs: the defaults, and the
-// defaults without timeout classification (CONTRACT section 4), to show its share.
+// defaults without timeout classification (specification section 4), to show its share.
 var benchConfigs = []struct {
 	name             string
 	classifyTimeouts bool

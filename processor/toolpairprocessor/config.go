@@ -12,7 +12,7 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 )
 
-// Dialect names (CONTRACT section 8): the source formats the processor recognises.
+// Dialect names (specification section 8): the source formats the processor recognises.
 const (
 	// DialectGenAI: OTel GenAI semantic-convention spans (chat, execute_tool, invoke_agent).
 	DialectGenAI = "genai"
@@ -24,6 +24,10 @@ const (
 	DialectCodex = "codex"
 	// DialectTranscript: agent session transcripts (JSONL lines as log bodies).
 	DialectTranscript = "transcript"
+	// DialectGeminiCLI: Gemini CLI spans and log events.
+	DialectGeminiCLI = "gemini_cli"
+	// DialectAISDK: Vercel AI SDK v4-v6 experimental_telemetry spans (ai.*).
+	DialectAISDK = "ai_sdk"
 	// DialectOpenInference: OpenInference spans (LLM, TOOL, root AGENT/CHAIN).
 	DialectOpenInference = "openinference"
 	// DialectOpenLLMetry: Traceloop OpenLLMetry spans (chat, tool, agent/workflow).
@@ -32,7 +36,7 @@ const (
 
 // knownDialects lists every dialect name the configuration accepts.
 var knownDialects = []string{DialectGenAI, DialectGenAIEvents, DialectClaudeCode, DialectCodex, DialectTranscript,
-	DialectOpenInference, DialectOpenLLMetry}
+	DialectGeminiCLI, DialectAISDK, DialectOpenInference, DialectOpenLLMetry}
 
 // Disposition says what happens to an orphan or duplicate result record.
 type Disposition string
@@ -44,7 +48,7 @@ const (
 	DispositionDrop Disposition = "drop"
 )
 
-// Config is the configuration of the toolpair processor (CONTRACT section 6). Every key is
+// Config is the configuration of the toolpair processor (specification section 6). Every key is
 // documented, with its default, in the component README.
 type Config struct {
 	// ScopeAttributes: the first of these attributes present on a record, else on its
@@ -67,16 +71,16 @@ type Config struct {
 	Duplicates Disposition `mapstructure:"duplicates"`
 	// Synthesize: emit synthetic records for interrupted calls.
 	Synthesize bool `mapstructure:"synthesize"`
-	// TimeoutClassification configures CONTRACT section 4.
+	// TimeoutClassification configures specification section 4.
 	TimeoutClassification TimeoutClassificationConfig `mapstructure:"timeout_classification"`
-	// DurationNormalization configures CONTRACT section 5.
+	// DurationNormalization configures specification section 5.
 	DurationNormalization DurationNormalizationConfig `mapstructure:"duration_normalization"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
 }
 
-// TimeoutClassificationConfig configures timeout classification (CONTRACT section 4).
+// TimeoutClassificationConfig configures timeout classification (specification section 4).
 type TimeoutClassificationConfig struct {
 	// Enabled turns classification on. Disabled, no record is changed and nothing is tracked.
 	Enabled bool `mapstructure:"enabled"`
@@ -105,7 +109,7 @@ var (
 	defaultCompactionEventNames = []string{`^claude_code\.compaction$`, `^openclaw\.compaction$`}
 )
 
-// DurationNormalizationConfig configures duration normalization (CONTRACT section 5).
+// DurationNormalizationConfig configures duration normalization (specification section 5).
 type DurationNormalizationConfig struct {
 	// Enabled turns normalization on.
 	Enabled bool `mapstructure:"enabled"`

@@ -31,7 +31,7 @@ import (
 // The conservation property test runs seeded random sequences of tool records through the
 // traces and logs pipelines of one toolpair component and checks, for each sequence:
 //
-//   - CONTRACT section 7 holds exactly in the engine's counters after every batch, and in the
+//   - specification section 7 holds exactly in the engine's counters after every batch, and in the
 //     component's own metrics at the end;
 //   - every input record leaves exactly once (orphans and duplicates are marked, not dropped),
 //     and every synthetic record is one the reference model expects;
@@ -665,7 +665,7 @@ func (sc *consScenario) records() int {
 	return n
 }
 
-// telemetryStats reads the component's own metrics (CONTRACT section 7) into Stats.
+// telemetryStats reads the component's own metrics (specification section 7) into Stats.
 func (r *consRun) telemetryStats() (pairing.Stats, error) {
 	var st pairing.Stats
 	var rm metricdata.ResourceMetrics

@@ -1,10 +1,10 @@
 package toolpairprocessor
 
-// Acceptance tests of /work/shared/CONTRACT.md (contract v1), one test per section, named
+// Acceptance tests of docs/specification.md, one test per section, named
 // after it (TestContractS1..., TestContractS2...). Every test goes through the factory, with
 // processortest.NewNopSettings or a componenttest.Telemetry, consumertest sinks and built
 // pdata (or the real captures under testdata/ where a clause is about a real source), and
-// reads the attribute and metric names exactly as the contract spells them. The clock is the
+// reads the attribute and metric names exactly as the specification spells them. The clock is the
 // factory's injected one, so nothing sleeps.
 
 import (
@@ -538,7 +538,7 @@ func (r *ctRig) sum(name string, match map[string]string) int64 {
 	return n
 }
 
-// checkConservation checks CONTRACT section 7 on the component's metrics: uses seen = paired
+// checkConservation checks specification section 7 on the component's metrics: uses seen = paired
 // + interrupted + rejected + pending; results seen = paired + aborted + orphan + duplicate +
 // standalone + waiting.
 func (r *ctRig) checkConservation() {
@@ -562,7 +562,7 @@ func (r *ctRig) checkConservation() {
 		"results %d = paired %d + aborted %d + orphan %d + duplicate %d + standalone %d + waiting %d", results, paired, aborted, orphan, duplicate, standalone, waiting)
 }
 
-// ctSyntheticSpanID is the contract's deterministic span ID, computed independently: the
+// ctSyntheticSpanID is the specification's deterministic span ID, computed independently: the
 // first 8 bytes of SHA-256(trace ID || call ID).
 func ctSyntheticSpanID(trace pcommon.TraceID, call string) pcommon.SpanID {
 	sum := sha256.Sum256(append(trace[:], call...))
@@ -1468,7 +1468,7 @@ func TestContractS5DurationNormalization(t *testing.T) {
 	})
 }
 
-// TestContractS6Configuration: the defaults of the contract's table, each key's meaning
+// TestContractS6Configuration: the defaults of the specification's table, each key's meaning
 // through the processor, and refusal of invalid values with an error naming the key.
 func TestContractS6Configuration(t *testing.T) {
 	cfg := NewFactory().CreateDefaultConfig().(*Config)
@@ -1477,7 +1477,7 @@ func TestContractS6Configuration(t *testing.T) {
 	assert.Equal(t, 10*time.Minute, cfg.PairingTimeout)
 	assert.Equal(t, 30*time.Second, cfg.OrphanGrace)
 	assert.Equal(t, 100000, cfg.MaxPendingCalls)
-	assert.ElementsMatch(t, []string{"genai", "genai_events", "claude_code", "codex", "transcript", "openinference", "openllmetry"}, cfg.Dialects, "all built in")
+	assert.ElementsMatch(t, []string{"genai", "genai_events", "claude_code", "codex", "transcript", "gemini_cli", "ai_sdk", "openinference", "openllmetry"}, cfg.Dialects, "all built in")
 	assert.Equal(t, Disposition("mark"), cfg.Orphans)
 	assert.Equal(t, Disposition("drop"), cfg.Duplicates)
 	assert.True(t, cfg.Synthesize)
@@ -1635,7 +1635,7 @@ func TestContractS8GenAIEvents(t *testing.T) {
 		}
 		r.checkConservation()
 	})
-	t.Run("gen_ai.tool.message that resolves a call carries its outcome (CONTRACT section 3)", func(t *testing.T) {
+	t.Run("gen_ai.tool.message that resolves a call carries its outcome (specification section 3)", func(t *testing.T) {
 		r := newCTRig(t, nil)
 		r.logRecords(ctChoice(100, "call_1"), ctToolMessage(900, "call_1"))
 		out := r.outLogs()
@@ -1946,7 +1946,7 @@ func TestContractS4TranscriptModelErrors(t *testing.T) {
 	}
 }
 
-// TestContractS3UnnamedTool: a call whose use named no tool (the contract is silent; README
+// TestContractS3UnnamedTool: a call whose use named no tool (the specification is silent; README
 // "Attributes written"): the span is named execute_tool, the log body says "unknown tool",
 // gen_ai.tool.name is absent.
 func TestContractS3UnnamedTool(t *testing.T) {

@@ -155,7 +155,7 @@ func callOutcomes(t *testing.T, lines [][]byte, rng *rand.Rand) (map[string]stri
 }
 
 // TestFaultedTranscripts makes faulted variants of a real transcript and checks the exact
-// outcome of every call (CONTRACT section 2).
+// outcome of every call (specification section 2).
 func TestFaultedTranscripts(t *testing.T) {
 	lines := readTranscriptLines(t, faultTranscript)
 	ids, useAt, resultAt := toolLines(t, lines)

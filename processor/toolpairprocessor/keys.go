@@ -9,7 +9,7 @@ import (
 
 var attrServiceName = string(semconv.ServiceNameKey)
 
-// keyer computes the tenant and scope parts of call keys (CONTRACT section 1).
+// keyer computes the tenant and scope parts of call keys (specification section 1).
 type keyer struct {
 	scopeAttrs  []string
 	tenantAttrs []string

@@ -15,6 +15,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/claudecode"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/codex"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/geminicli"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/genaievents"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/transcript"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
@@ -41,12 +42,17 @@ const (
 	sourceClaudeCodeExecution
 	sourceCodexSpan
 	sourceGenAIEvents
+	sourceGeminiCLISpan
+	sourceGeminiCLI
+	sourceAISDK
 )
 
-// logDialects lists the log dialects built in, in the order they are tried.
+// logDialects lists the log dialects built in, in the order they are tried: gemini_cli
+// before genai_events, which would also read Gemini CLI's operation details events.
 var logDialects = []logDialect{
 	{name: claudecode.Name, source: sourceClaudeCode, extract: claudecode.ExtractLog},
 	{name: codex.Name, source: sourceCodex, extract: codex.ExtractLog},
+	{name: geminicli.Name, source: sourceGeminiCLI, extract: geminicli.ExtractLog},
 	{name: genaievents.Name, source: sourceGenAIEvents, extract: genaievents.ExtractLog},
 	{name: transcript.Name, source: sourceTranscript, extract: transcript.ExtractLog},
 }

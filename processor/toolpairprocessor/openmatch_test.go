@@ -148,7 +148,7 @@ func TestOpenLLMetryToolSpanBeforeFailedModelRequest(t *testing.T) {
 			errSpans := 0
 			for _, s := range allSpans(pl.output()) {
 				if s.Status().Code() == ptrace.StatusCodeError {
-					// A timed-out model request with the tool already done (CONTRACT section 4).
+					// A timed-out model request with the tool already done (specification section 4).
 					errSpans++
 					assert.Equal(t, "provider", strAttr(s, "toolpair.timeout.phase"))
 					assert.Equal(t, "0", strAttr(s, "toolpair.timeout.active_tools"))

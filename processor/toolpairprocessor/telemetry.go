@@ -45,7 +45,7 @@ const (
 
 var triggerNames = [numTriggers]string{triggerExpiry: "expiry", triggerShutdown: "shutdown", triggerRouted: "routed"}
 
-// telemetry records the processor's own metrics (CONTRACT section 7, documented in
+// telemetry records the processor's own metrics (specification section 7, documented in
 // documentation.md). The counts of uses, results and outcomes and the pending and waiting
 // gauges are observed from the engine's counters, so the conservation that holds in the
 // engine holds between the metrics too. Attribute sets are built once so the hot path does

@@ -17,7 +17,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/timeout"
 )
 
-// Attributes written on timeout records (CONTRACT section 4).
+// Attributes written on timeout records (specification section 4).
 const (
 	// AttrTimeoutPhase is toolpair.timeout.phase: tool_execution, provider, compaction or
 	// unknown.
@@ -41,7 +41,7 @@ const (
 // Claude Code in the corpus captures).
 const settle = time.Second
 
-// timeouts classifies the timeout records of a component (CONTRACT section 4). It is nil
+// timeouts classifies the timeout records of a component (specification section 4). It is nil
 // when timeout_classification is disabled.
 type timeouts struct {
 	names  *timeout.Names
@@ -319,7 +319,7 @@ func (t *timeouts) classify(ctx context.Context, pending []pendingTimeout) {
 	}
 }
 
-// writeTimeout writes the CONTRACT section 4 attributes; the active tool's elapsed time runs
+// writeTimeout writes the specification section 4 attributes; the active tool's elapsed time runs
 // to end, the record's end.
 func writeTimeout(attrs pcommon.Map, phase timeout.Phase, snap inflight.Snapshot, end int64) {
 	attrs.PutStr(AttrTimeoutPhase, phase.String())
@@ -363,7 +363,7 @@ func logStart(lr plog.LogRecord) int64 {
 
 // transcriptFileScope is the scope of a transcript line that names no session (pi, OpenClaw):
 // the file it came from, log.file.path else log.file.name as the filelog receiver sets them
-// (CONTRACT section 8); "" when neither is set.
+// (specification section 8); "" when neither is set.
 func transcriptFileScope(attrs pcommon.Map) string {
 	for _, k := range [...]string{"log.file.path", "log.file.name"} {
 		if v, ok := attrs.Get(k); ok && v.Str() != "" {

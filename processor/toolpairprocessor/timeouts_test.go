@@ -135,7 +135,7 @@ func transcriptCallElapsed(t *testing.T, path, id string) int64 {
 
 // TestTimeoutsOnRealCaptures runs every agent capture of testdata through one component (its
 // spans, log events and transcript together): only the timeout records of the timeout
-// scenarios get timeout attributes, with the phase of CONTRACT section 4.
+// scenarios get timeout attributes, with the phase of specification section 4.
 func TestTimeoutsOnRealCaptures(t *testing.T) {
 	provider := map[string]any{AttrTimeoutPhase: "provider", AttrTimeoutActiveTools: int64(0)}
 	nobg := filepath.Join("..", "..", "testdata", "claude", "tool_timeout_nobg")
@@ -377,7 +377,7 @@ func turnTimeout(end int64) ruleSpan {
 		attrs: map[string]any{"gen_ai.operation.name": "invoke_agent"}}
 }
 
-// TestTimeoutRules is the table of CONTRACT section 4's rules on records of one Claude Code
+// TestTimeoutRules is the table of specification section 4's rules on records of one Claude Code
 // session: tool calls seen in its log events, model calls and turns in its spans.
 func TestTimeoutRules(t *testing.T) {
 	tests := []struct {

@@ -29,7 +29,7 @@ const (
 // loopback ports; posts the real claude/interrupt_sigterm capture (logs, then traces) as
 // Claude Code does; and reads the trace back through Jaeger's query API (api/v3, OTLP JSON):
 // it holds exactly one synthetic error span for the killed call, under the turn span, with
-// the attributes of CONTRACT section 3.
+// the attributes of specification section 3.
 func TestSyntheticSpanInJaeger(t *testing.T) {
 	root := distrotest.RepoRoot(t)
 	jaegerBin := distrotest.JaegerBinary(t)

@@ -69,7 +69,7 @@ const (
 	// invalid or repeated where it matters, or not a dialect that tells): the classifier
 	// reads it as it would without a dialect.
 	LineUnread Line = iota
-	// LineNoTimeout: the line cannot be a timeout line (CONTRACT section 4: a line type that
+	// LineNoTimeout: the line cannot be a timeout line (specification section 4: a line type that
 	// never is, a user line without a tool_result marked is_error, a system line other than
 	// an api_error, an assistant line not marked isApiErrorMessage): the classifier does not
 	// read it.

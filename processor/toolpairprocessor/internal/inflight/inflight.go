@@ -1,5 +1,5 @@
 // Package inflight keeps, per scope, what an agent was doing over the recent past, to answer
-// "what was in flight at instant T" for timeout classification (CONTRACT section 4):
+// "what was in flight at instant T" for timeout classification (specification section 4):
 //
 //   - tool calls, by call ID: when each was announced or started, and when it was resolved
 //     (its result, its rejection, or its interruption), with its tool name;

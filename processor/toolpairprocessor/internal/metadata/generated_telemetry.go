@@ -214,7 +214,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ProcessorToolpairTimeouts, err = builder.meter.Int64Counter(
 		"otelcol_processor_toolpair_timeouts",
-		metric.WithDescription("Timeout records classified (CONTRACT section 4), by `toolpair.timeout.phase` (tool_execution, provider, compaction, unknown). [Development]"),
+		metric.WithDescription("Timeout records classified (specification section 4), by `toolpair.timeout.phase` (tool_execution, provider, compaction, unknown). [Development]"),
 		metric.WithUnit("{records}"),
 	)
 	errs = errors.Join(errs, err)

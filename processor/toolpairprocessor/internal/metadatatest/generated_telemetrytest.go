@@ -134,7 +134,7 @@ func AssertEqualProcessorToolpairSyntheticRecords(t *testing.T, tt *componenttes
 func AssertEqualProcessorToolpairTimeouts(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_toolpair_timeouts",
-		Description: "Timeout records classified (CONTRACT section 4), by `toolpair.timeout.phase` (tool_execution, provider, compaction, unknown). [Development]",
+		Description: "Timeout records classified (specification section 4), by `toolpair.timeout.phase` (tool_execution, provider, compaction, unknown). [Development]",
 		Unit:        "{records}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,

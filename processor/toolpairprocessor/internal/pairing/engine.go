@@ -1,6 +1,6 @@
 // Package pairing is the signal-agnostic heart of the toolpair processor: it pairs each
 // tool_use with its tool_result by call key and decides the outcome of every call
-// (CONTRACT sections 1, 2 and 7). It knows nothing of pdata: callers translate records
+// (specification sections 1, 2 and 7). It knows nothing of pdata: callers translate records
 // into Events, hand them over in batches, and translate the returned Resolutions back into
 // records. Whatever a caller needs to annotate or synthesise records later travels through
 // the engine as an opaque payload.
@@ -37,7 +37,7 @@ import (
 	"unsafe"
 )
 
-// Key identifies one tool call (CONTRACT section 1). Two records pair only when their Keys
+// Key identifies one tool call (specification section 1). Two records pair only when their Keys
 // are equal.
 type Key struct {
 	// Tenant is service.name plus the values of the configured tenant_attributes.
@@ -210,7 +210,7 @@ func (r *Resolution) DurationMs() int64 {
 	return (r.ResultTime - r.UseTime) / int64(time.Millisecond)
 }
 
-// Synthesize reports whether the resolution calls for a synthetic record (CONTRACT
+// Synthesize reports whether the resolution calls for a synthetic record (specification
 // section 3): an interrupted call for any reason but aborted.
 func (r *Resolution) Synthesize() bool {
 	return r.Outcome == OutcomeInterrupted && r.Reason != ReasonAborted
@@ -462,7 +462,7 @@ type Engine struct {
 	closings       closingQueue
 	closingsQueued int
 	// usedScopes remembers the scopes forgotten (their last entry dropped) after they saw a
-	// use, so that a later unmatched result in one is still an orphan (CONTRACT section 2).
+	// use, so that a later unmatched result in one is still an orphan (specification section 2).
 	usedScopes scopeMemory
 	// companions holds the companion records held for pending calls (statePendingHeld), by
 	// entry: they are rare, and a field of their own would push every entry out of its size
@@ -1106,7 +1106,7 @@ func (e *Engine) reject(ev *Event, now int64, out []Resolution) []Resolution {
 		case stateWaiting:
 			// A result held before the refusal: released as what it would be after it, a
 			// duplicate kept as its source's only record of the refused call, so the order
-			// of arrival does not change the outcome (CONTRACT section 2).
+			// of arrival does not change the outcome (specification section 2).
 			e.stats.UsesSeen++
 			e.stats.Rejected++
 			ev.Verdict = VerdictResolved
@@ -1541,7 +1541,7 @@ func (e *Engine) Shutdown(out []Resolution) []Resolution {
 }
 
 // Stats returns a snapshot of the engine's counters, taken under its lock, so the
-// conservation of CONTRACT section 7 holds in every snapshot.
+// conservation of specification section 7 holds in every snapshot.
 func (e *Engine) Stats() Stats {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -1587,7 +1587,7 @@ func (s Stats) InterruptedTotal() uint64 {
 	return n
 }
 
-// CheckConservation returns an error when the conservation of CONTRACT section 7 does not
+// CheckConservation returns an error when the conservation of specification section 7 does not
 // hold: uses seen = paired + interrupted + rejected + pending, and results seen = paired +
 // aborted + orphan + duplicate + standalone + waiting.
 func (s Stats) CheckConservation() error {

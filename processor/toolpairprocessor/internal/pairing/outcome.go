@@ -1,10 +1,10 @@
 package pairing
 
-// Outcome is what became of one tool_use or one tool_result (CONTRACT section 2).
+// Outcome is what became of one tool_use or one tool_result (specification section 2).
 // Its String form is the value written to the `toolpair.outcome` attribute.
 type Outcome uint8
 
-// The outcomes of CONTRACT section 2. The zero value is not an outcome.
+// The outcomes of specification section 2. The zero value is not an outcome.
 const (
 	// OutcomePaired: the result arrived for a pending call (or the call's use arrived
 	// while its result was waiting).
@@ -31,7 +31,7 @@ var outcomeNames = [...]string{
 	OutcomeStandalone:  "standalone",
 }
 
-// String returns the contract name of the outcome ("paired", "interrupted", ...), or ""
+// String returns the specification's name of the outcome ("paired", "interrupted", ...), or ""
 // for the zero value.
 func (o Outcome) String() string {
 	if int(o) < len(outcomeNames) {
@@ -44,7 +44,7 @@ func (o Outcome) String() string {
 // `toolpair.interrupt.reason` attribute.
 type Reason uint8
 
-// The interrupt reasons of CONTRACT section 2. ReasonNone goes with every outcome other
+// The interrupt reasons of specification section 2. ReasonNone goes with every outcome other
 // than OutcomeInterrupted.
 const (
 	ReasonNone Reason = iota
@@ -74,7 +74,7 @@ var reasonNames = [...]string{
 	ReasonAborted:    "aborted",
 }
 
-// String returns the contract name of the reason ("next_step", "expired", ...), or "" for
+// String returns the specification's name of the reason ("next_step", "expired", ...), or "" for
 // ReasonNone.
 func (r Reason) String() string {
 	if int(r) < len(reasonNames) {

@@ -3,8 +3,8 @@ package pairing
 // Seeded property tests of the engine: random scenarios of uses, results, echoes, rejects,
 // step boundaries and session ends in random batches, with clock advances, Ticks, evictions,
 // results that cannot wait and a final Shutdown, checked against the conservation of
-// CONTRACT section 7 after every call, against the one-outcome-per-use and
-// one-outcome-per-result rule of CONTRACT section 2 at the end, and, for simple scenarios,
+// specification section 7 after every call, against the one-outcome-per-use and
+// one-outcome-per-result rule of specification section 2 at the end, and, for simple scenarios,
 // against a small reference model of the outcome rules.
 //
 // A failure prints the scenario's seed and its operations; rerun it alone with (the test
@@ -825,7 +825,7 @@ const (
 	propResolved
 )
 
-// propModel is the reference model of the outcome rules (CONTRACT section 2 and the doc
+// propModel is the reference model of the outcome rules (specification section 2 and the doc
 // comments of Kind, Verdict and Resolution.SameSource) for model scenarios, where nothing
 // expires, is evicted or is forgotten before the end. It returns each event's verdict and
 // the outcomes per key.

@@ -10,7 +10,7 @@ import (
 
 // TestOrphanAfterResolvedTrim: once MaxResolved has forgotten every resolved call of a scope
 // (and so the scope's state), a result without its use in that scope is still an orphan
-// (CONTRACT section 2: a scope where at least one use has been seen), held or not; a scope
+// (specification section 2: a scope where at least one use has been seen), held or not; a scope
 // that never saw a use stays standalone; and the memory of such scopes is bounded, oldest
 // forgotten first.
 func TestOrphanAfterResolvedTrim(t *testing.T) {

@@ -1,6 +1,6 @@
 // Package synth turns pairing outcomes back into pdata: it writes the toolpair attributes
 // on result records and builds the synthetic span or log record of an interrupted call
-// (CONTRACT section 3).
+// (specification section 3).
 package synth
 
 import (
@@ -16,7 +16,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
-// Attributes the processor writes (CONTRACT section 3). Only toolpair.* names are ours; the
+// Attributes the processor writes (specification section 3). Only toolpair.* names are ours; the
 // others are OTel semantic conventions v1.37.0.
 const (
 	// AttrOutcome (string): the outcome of the call or record, one of pairing.Outcome's names.

@@ -155,7 +155,7 @@ func TestMayMentionCoversPattern(t *testing.T) {
 	require.Greater(t, matched, 10000)
 }
 
-// TestTranscriptLineUpperCase: timeout messages in capitals (CONTRACT section 4: the match is
+// TestTranscriptLineUpperCase: timeout messages in capitals (specification section 4: the match is
 // case-insensitive) are seen in transcript lines too.
 func TestTranscriptLineUpperCase(t *testing.T) {
 	for _, line := range []string{

@@ -1,4 +1,4 @@
-// Package timeout recognises timeout records (CONTRACT section 4) and says what kind of
+// Package timeout recognises timeout records (specification section 4) and says what kind of
 // operation a record is: a tool call, a model call, a compaction, or something else (an
 // agent, turn or step record, or a record of no known kind).
 //
@@ -34,7 +34,7 @@ import (
 	"strings"
 )
 
-// MessagePattern is the CONTRACT section 4 pattern of a timeout message, case-insensitive:
+// MessagePattern is the specification section 4 pattern of a timeout message, case-insensitive:
 // "timed out", "timeout", "time out", "Timeout", "deadline exceeded".
 var MessagePattern = regexp.MustCompile(`(?i)timed? ?out|deadline exceeded`)
 
@@ -147,7 +147,7 @@ type InFlight struct {
 	Compaction, Model bool
 }
 
-// Classify decides the phase of a timeout record of kind k (CONTRACT section 4): a tool
+// Classify decides the phase of a timeout record of kind k (specification section 4): a tool
 // record is tool_execution and a model call provider whatever else was running; a compaction
 // record is compaction; any other record is tool_execution when at least one tool call of
 // its scope was in flight, else compaction when a compaction was, else provider when a model

@@ -56,7 +56,7 @@ var (
 	digits504 = []byte("504")
 )
 
-// mayStatus reports whether a line may hold a timeout status code (408 or 504, CONTRACT
+// mayStatus reports whether a line may hold a timeout status code (408 or 504, specification
 // section 4) whose message spells no timeout, such as a Claude Code api_error line
 // {"error":{"message":"Bad gateway","status":504}}: whether it holds the digits "408" or
 // "504" anywhere. Identifiers and timestamps hold them too now and then; such lines are
@@ -157,7 +157,7 @@ func transcriptJSON(data []byte) (Record, bool) {
 		r.Timeout = anyText(data, Message, "message", "content")
 	case "message":
 		// pi and OpenClaw: the message's own time (ms) first, as the transcript dialect times
-		// the entry (CONTRACT section 8).
+		// the entry (specification section 8).
 		if ms, err := jsonparser.GetInt(data, "message", "timestamp"); err == nil && ms > 0 {
 			r.End = ms * int64(time.Millisecond) // else the entry's timestamp, below
 		}

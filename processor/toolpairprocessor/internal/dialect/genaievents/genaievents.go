@@ -102,7 +102,7 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 	}
 	switch name {
 	case EventOperationDetails:
-		extractDetails(lr.Attributes(), t, f)
+		ExtractDetails(lr.Attributes(), t, "", f)
 	case EventToolMessage:
 		extractToolMessage(body, t, f)
 	default:
@@ -111,7 +111,11 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 	return true
 }
 
-func extractDetails(attrs pcommon.Map, t int64, f *dialect.Found) {
+// ExtractDetails appends to f the tool calls of the attributes of a
+// gen_ai.client.inference.operation.details record at time t: a use for each tool_call part
+// of gen_ai.output.messages (its ID through WireID), with the Step step, and an echo for each
+// tool_call_response part of gen_ai.input.messages.
+func ExtractDetails(attrs pcommon.Map, t int64, step string, f *dialect.Found) {
 	if v, ok := attrs.Get(attrOutputMessages); ok {
 		skipOnError(f, messages.ScanValue(v, func(p messages.Part) {
 			if p.Type != messages.ToolCall {
@@ -121,7 +125,7 @@ func extractDetails(attrs pcommon.Map, t int64, f *dialect.Found) {
 				f.Skip(p.IDState.String())
 				return
 			}
-			f.Add(pairing.KindUse, WireID(p.ID, p.Name), p.Name, t)
+			f.AddStep(pairing.KindUse, WireID(p.ID, p.Name), p.Name, t, "", "", step)
 		}))
 	}
 	if v, ok := attrs.Get(attrInputMessages); ok {

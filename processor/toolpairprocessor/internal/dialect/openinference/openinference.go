@@ -1,4 +1,4 @@
-// Package openinference is the dialect of OpenInference spans (CONTRACT section 8), as the
+// Package openinference is the dialect of OpenInference spans (specification section 8), as the
 // Arize OpenInference instrumentations write them.
 //
 // Checked against the OpenInference semantic conventions (spec/semantic_conventions.md and

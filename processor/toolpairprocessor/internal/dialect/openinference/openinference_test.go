@@ -150,7 +150,7 @@ func TestExtractSpan(t *testing.T) {
 }
 
 // TestRepeatedKeyLastWins: of a flattened key repeated on the wire, the last occurrence is
-// read (CONTRACT section 2).
+// read (specification section 2).
 func TestRepeatedKeyLastWins(t *testing.T) {
 	const otlp = `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"aa010000000000000000000000000000","spanId":"bb02000000000000","name":"response","endTimeUnixNano":"20","attributes":[
 		{"key":"openinference.span.kind","value":{"stringValue":"LLM"}},

@@ -1,4 +1,4 @@
-// Package openllmetry is the dialect of Traceloop OpenLLMetry spans (CONTRACT section 8).
+// Package openllmetry is the dialect of Traceloop OpenLLMetry spans (specification section 8).
 //
 // Checked against OpenLLMetry JS 0.27.0 (@traceloop/node-server-sdk and
 // @traceloop/instrumentation-openai 0.27.0, the captures in testdata/openllmetry); the

@@ -1,0 +1,280 @@
+package toolpairprocessor
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/ptracetest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
+)
+
+func readGemini(t *testing.T, scenario string) (ptrace.Traces, plog.Logs) {
+	t.Helper()
+	dir := filepath.Join("..", "..", "testdata", "gemini", scenario)
+	td, err := golden.ReadTraces(filepath.Join(dir, "traces.json"))
+	require.NoError(t, err)
+	ld, err := golden.ReadLogs(filepath.Join(dir, "logs.json"))
+	require.NoError(t, err)
+	return td, ld
+}
+
+// geminiAnnouncements maps the call ID the model saw (Gemini CLI's "<tool>__" prefix removed)
+// of each functionCall in an llm_call span's output messages to that span, decoded with
+// encoding/json independently of the processor.
+func geminiAnnouncements(t *testing.T, td ptrace.Traces) map[string]ptrace.Span {
+	t.Helper()
+	out := map[string]ptrace.Span{}
+	for _, s := range allSpans(td) {
+		if strAttr(s, "gen_ai.operation.name") != "llm_call" {
+			continue
+		}
+		var msgs []struct {
+			Parts []struct {
+				FunctionCall *struct{ ID, Name string } `json:"functionCall"`
+			} `json:"parts"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(strAttr(s, "gen_ai.output.messages")), &msgs))
+		for _, m := range msgs {
+			for _, p := range m.Parts {
+				if p.FunctionCall != nil {
+					out[strings.TrimPrefix(p.FunctionCall.ID, p.FunctionCall.Name+"__")] = s
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestGoldenGeminiCLISpans runs Gemini CLI's real spans alone: in normal, the call the first
+// llm_call announced is paired on its tool_call span, with the time from the llm_call's end
+// to the tool_call's end; in interrupt_sigterm (killed during the tool: only the llm_call
+// span was exported) the call gets one synthetic span in the llm_call's trace after
+// pairing_timeout, and nothing else changes.
+func TestGoldenGeminiCLISpans(t *testing.T) {
+	for _, scenario := range []string{"normal", "interrupt_sigterm"} {
+		t.Run(scenario, func(t *testing.T) {
+			in, _ := readGemini(t, scenario)
+			announced := geminiAnnouncements(t, in)
+			require.Len(t, announced, 1)
+			n := in.SpanCount()
+			pl := newPipeline(t, nil)
+			pl.consume(in)
+			pl.advance(11 * time.Minute)
+			pl.shutdown()
+			got := pl.output()
+
+			executed := map[string]bool{}
+			var synthetic []ptrace.Span
+			for _, s := range allSpans(got) {
+				if v, _ := s.Attributes().Get(synth.AttrSynthetic); v.Bool() {
+					synthetic = append(synthetic, s)
+					continue
+				}
+				if s.Name() != "tool_call" {
+					assert.Empty(t, strAttr(s, "toolpair.outcome"), s.Name())
+					continue
+				}
+				id := strAttr(s, "gen_ai.tool.call_id")
+				id = strings.TrimPrefix(id, strAttr(s, "gen_ai.tool.name")+"__")
+				use, ok := announced[id]
+				require.True(t, ok, "call %s was announced", id)
+				executed[id] = true
+				assert.Equal(t, "paired", strAttr(s, "toolpair.outcome"), id)
+				d, ok := s.Attributes().Get("toolpair.call.duration_ms")
+				require.True(t, ok)
+				assert.Equal(t, (int64(s.EndTimestamp())-int64(use.EndTimestamp()))/1e6, d.Int())
+			}
+			for id, use := range announced {
+				if executed[id] {
+					continue
+				}
+				require.Len(t, synthetic, 1, id)
+				s := synthetic[0]
+				assert.Equal(t, id, strAttr(s, "gen_ai.tool.call.id"))
+				assert.Equal(t, "execute_tool run_shell_command", s.Name())
+				assert.Equal(t, "expired", strAttr(s, "toolpair.interrupt.reason"))
+				assert.Equal(t, use.TraceID(), s.TraceID(), "in the trace of the announcing llm_call")
+				assert.Equal(t, use.SpanID(), s.ParentSpanID(), "under the llm_call, a root span")
+				assert.Equal(t, use.EndTimestamp(), s.StartTimestamp())
+				assert.Equal(t, strAttr(use, "gen_ai.conversation.id"), strAttr(s, "gen_ai.conversation.id"))
+			}
+			assert.Equal(t, n+len(announced)-len(executed), got.SpanCount())
+			assert.Len(t, synthetic, len(announced)-len(executed))
+
+			expected := filepath.Join("..", "..", "testdata", "gemini", scenario, "expected_traces.yaml")
+			if *update {
+				require.NoError(t, golden.WriteTraces(t, expected, got))
+			}
+			want, err := golden.ReadTraces(expected)
+			require.NoError(t, err)
+			require.NoError(t, ptracetest.CompareTraces(want, got,
+				ptracetest.IgnoreResourceSpansOrder(), ptracetest.IgnoreScopeSpansOrder(), ptracetest.IgnoreSpansOrder()))
+		})
+	}
+}
+
+// TestGeminiCLISpansAndLogs runs Gemini CLI's real normal capture, spans and logs, through one
+// component in both orders: the llm_call span and the operation details record announce the
+// same call (one use, the other a repeated use); it is paired once, on the first result
+// record to arrive (the tool_call span, or the next request's details record whose input
+// messages answer the call); the other is kept, marked duplicate when it is a result of its
+// own. Nothing is added or dropped.
+func TestGeminiCLISpansAndLogs(t *testing.T) {
+	for _, logsFirst := range []bool{false, true} {
+		t.Run(map[bool]string{false: "traces_first", true: "logs_first"}[logsFirst], func(t *testing.T) {
+			b := newBothPipelines(t, nil)
+			td, ld := readGemini(t, "normal")
+			nSpans, nLogs := td.SpanCount(), ld.LogRecordCount()
+			if logsFirst {
+				require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
+				require.NoError(t, b.traces.ConsumeTraces(context.Background(), td))
+			} else {
+				require.NoError(t, b.traces.ConsumeTraces(context.Background(), td))
+				require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
+			}
+			b.advance(11 * time.Minute)
+			st := b.shared.engine.Stats()
+			assert.Equal(t, uint64(1), st.UsesSeen)
+			assert.Equal(t, uint64(1), st.Paired)
+			assert.GreaterOrEqual(t, st.UsesRepeated, uint64(2), "the details record and schedule_tool_calls repeat the llm_call's use")
+			assert.Zero(t, st.InterruptedTotal())
+			b.shutdown()
+			spans, logs := tracesOut(b), allLogs(b.lsink)
+			require.Len(t, spans, nSpans)
+			require.Len(t, logs, nLogs)
+			outcomes := map[string]string{}
+			for _, s := range spans {
+				if o := strAttr(s, "toolpair.outcome"); o != "" {
+					outcomes["span "+s.Name()] = o
+				}
+			}
+			for _, lr := range logs {
+				if o := logAttr(lr, "toolpair.outcome"); o != "" {
+					outcomes["log "+logAttr(lr, "event.name")] = o
+				}
+			}
+			want := map[string]string{"span tool_call": "paired"}
+			if logsFirst {
+				want = map[string]string{"log gen_ai.client.inference.operation.details": "paired", "span tool_call": "duplicate"}
+			}
+			assert.Equal(t, want, outcomes)
+		})
+	}
+}
+
+// TestGeminiCLIKilledCallGetsSpan: killed during the tool, Gemini CLI exports the llm_call
+// span and the details record announcing the call, nothing else. With both signals, in either
+// order, the call is interrupted once (expired) and gets exactly one synthetic span, in the
+// llm_call's trace: made from the span's announcement, or, when the log record came first,
+// as the companion of the synthetic log record, under the llm_call span (an anchor).
+func TestGeminiCLIKilledCallGetsSpan(t *testing.T) {
+	for _, logsFirst := range []bool{false, true} {
+		t.Run(map[bool]string{false: "traces_first", true: "logs_first"}[logsFirst], func(t *testing.T) {
+			b := newBothPipelines(t, nil)
+			td, ld := readGemini(t, "interrupt_sigterm")
+			llm := spansByName(td)["llm_call"]
+			require.Len(t, llm, 1)
+			if logsFirst {
+				require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
+				require.NoError(t, b.traces.ConsumeTraces(context.Background(), td))
+			} else {
+				require.NoError(t, b.traces.ConsumeTraces(context.Background(), td))
+				require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
+			}
+			b.advance(11 * time.Minute)
+			st := b.shared.engine.Stats()
+			assert.Equal(t, uint64(1), st.UsesSeen)
+			assert.Equal(t, uint64(1), st.InterruptedTotal())
+			b.shutdown()
+			var synthetic []ptrace.Span
+			for _, s := range tracesOut(b) {
+				if v, _ := s.Attributes().Get(synth.AttrSynthetic); v.Bool() {
+					synthetic = append(synthetic, s)
+				}
+			}
+			require.Len(t, synthetic, 1)
+			s := synthetic[0]
+			assert.Equal(t, "run_shell_command_1795323400327_0", strAttr(s, "gen_ai.tool.call.id"))
+			assert.Equal(t, "expired", strAttr(s, "toolpair.interrupt.reason"))
+			assert.Equal(t, llm[0].TraceID(), s.TraceID())
+			assert.Equal(t, llm[0].SpanID(), s.ParentSpanID())
+			if logsFirst {
+				assert.Len(t, syntheticLogs(b), 1)
+			} else {
+				assert.Empty(t, syntheticLogs(b))
+			}
+		})
+	}
+}
+
+// TestGeminiCLINextRequestClosesAbandonedCall: a call announced by an llm_call span that has
+// no result when the main agent's next llm_call starts is interrupted with reason next_step,
+// ending at that start; a sub-agent's llm_call (a span with a parent) does not close it.
+func TestGeminiCLINextRequestClosesAbandonedCall(t *testing.T) {
+	td, _ := readGemini(t, "interrupt_sigterm")
+	first := spansByName(td)["llm_call"][0]
+	next := func(name string, parent bool, startAfter time.Duration) ptrace.Traces {
+		out := ptrace.NewTraces()
+		rs := out.ResourceSpans().AppendEmpty()
+		td.ResourceSpans().At(0).Resource().CopyTo(rs.Resource())
+		s := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+		first.CopyTo(s)
+		s.SetName(name)
+		s.SetSpanID([8]byte{byte(startAfter), 1, 2, 3, 4, 5, 6, 7})
+		if parent {
+			s.SetParentSpanID([8]byte{9, 9, 9, 9, 9, 9, 9, 9})
+		}
+		s.Attributes().PutStr("gen_ai.output.messages", `[{"role":"model","parts":[{"text":"x"}]}]`)
+		s.SetStartTimestamp(first.EndTimestamp() + pcommon.Timestamp(startAfter))
+		s.SetEndTimestamp(s.StartTimestamp() + pcommon.Timestamp(time.Second))
+		return out
+	}
+	pl := newPipeline(t, nil)
+	pl.consume(td)
+	pl.consume(next("llm_call", true, 2*time.Second)) // a sub-agent's request
+	pl.advance(time.Minute)
+	assert.Zero(t, pl.p.engine.Stats().InterruptedTotal(), "a sub-agent's request closes nothing of the main agent")
+	pl.consume(next("llm_call", false, 5*time.Second))
+	pl.advance(time.Minute)
+	var synthetic []ptrace.Span
+	for _, s := range allSpans(pl.output()) {
+		if v, _ := s.Attributes().Get(synth.AttrSynthetic); v.Bool() {
+			synthetic = append(synthetic, s)
+		}
+	}
+	require.Len(t, synthetic, 1)
+	assert.Equal(t, "next_step", strAttr(synthetic[0], "toolpair.interrupt.reason"))
+	assert.Equal(t, first.EndTimestamp()+pcommon.Timestamp(5*time.Second), synthetic[0].EndTimestamp())
+}
+
+// TestGeminiCLIFetchFailedIsNotATimeout: Gemini CLI reports a dropped model connection as an
+// llm_call span in error "exception TypeError: fetch failed sending request" and a
+// gemini_cli.api_error with error.type "Error" and no status code (the corpus notes of Gemini
+// CLI 0.61.0): no field says timeout, so neither is classified as one.
+func TestGeminiCLIFetchFailedIsNotATimeout(t *testing.T) {
+	b := newBothPipelines(t, nil)
+	td := ruleTraces([]ruleSpan{{name: "llm_call", start: 0, end: 15_010, status: "exception TypeError: fetch failed sending request",
+		attrs: map[string]any{"gen_ai.operation.name": "llm_call", "gen_ai.conversation.id": ruleSession}}})
+	ld := plog.NewLogs()
+	lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	lr.SetTimestamp(pcommon.NewTimestampFromTime(at(15_010)))
+	require.NoError(t, lr.Attributes().FromRaw(map[string]any{
+		"event.name": "gemini_cli.api_error", "session.id": ruleSession, "error": "fetch failed sending request",
+		"error.type": "Error", "status_code": "", "duration_ms": int64(15_010), "installation.id": "i",
+	}))
+	require.NoError(t, b.traces.ConsumeTraces(context.Background(), td))
+	require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
+	b.shutdown()
+	assert.Empty(t, b.timeoutRecords(t))
+}

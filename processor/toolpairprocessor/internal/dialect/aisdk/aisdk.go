@@ -1,0 +1,130 @@
+// Package aisdk is the dialect of the Vercel AI SDK's own telemetry spans (the ai.* spans
+// that generateText and streamText make when experimental_telemetry is enabled, in the
+// "ai" package v4 to v6; checked against ai 6.0.326 and the SDK's telemetry documentation).
+// AI SDK 7 writes OTel GenAI semantic-convention spans instead (through @ai-sdk/otel), which
+// the genai dialect reads.
+//
+// Every span names its operation in ai.operationId, which is the only attribute read on a
+// span of another source (one map lookup). Fields read:
+//
+//   - ai.generateText.doGenerate / ai.streamText.doStream (one provider call, a step): its
+//     start is a step boundary; each {"toolCallId","toolName"} of ai.response.toolCalls (a
+//     JSON array string, written when the response is complete) is a tool_use at the span's
+//     end;
+//   - ai.toolCall: ai.toolCall.id (the call ID) and ai.toolCall.name: a tool_result at the
+//     span's end, whatever its status (a tool that threw is a result with an error);
+//   - ai.generateText / ai.streamText (the whole run): its end is a session end.
+//
+// Steps are grouped by the run: a provider call's Step is its own span ID grouped by its
+// parent span ID (the run's span, of which it is a child), and a run's session end is
+// grouped by the run's span ID. A run nested inside a tool (an agent used as a tool) has a
+// span of its own, so its steps and its end never close the calls of the outer run.
+//
+// The SDK sets no session ID: unless the application adds one of scope_attributes, a
+// call's scope is its trace, which is the run's. A call ID that is missing, empty or not a
+// string is skipped and reported as malformed, and so is a toolCalls attribute that is not
+// a JSON array of objects.
+package aisdk
+
+import (
+	"bytes"
+	"unsafe"
+
+	"github.com/buger/jsonparser"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+)
+
+// Name is the dialect's configuration name.
+const Name = "ai_sdk"
+
+// Attributes and operation IDs read (AI SDK telemetry documentation, ai 4.x to 6.x).
+const (
+	attrOperationID   = "ai.operationId"
+	attrToolCalls     = "ai.response.toolCalls"
+	attrToolCallID    = "ai.toolCall.id"
+	attrToolCallName  = "ai.toolCall.name"
+	opGenerateText    = "ai.generateText"
+	opStreamText      = "ai.streamText"
+	opDoGenerate      = "ai.generateText.doGenerate"
+	opDoStream        = "ai.streamText.doStream"
+	opToolCall        = "ai.toolCall"
+	keyToolCallIDJSON = "toolCallId"
+	keyToolNameJSON   = "toolName"
+)
+
+// ExtractSpan appends to f the tool calls an AI SDK span announces or resolves, the step
+// boundary a provider call is, or the session end a run's span is, and reports whether the
+// span is one of those. Other ai.* spans (generateObject, embed, ...) are not claimed.
+func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
+	attrs := span.Attributes()
+	op, ok := attrs.Get(attrOperationID)
+	if !ok || op.Type() != pcommon.ValueTypeStr {
+		return false
+	}
+	switch op.Str() {
+	case opDoGenerate, opDoStream:
+		step := pairing.GroupStep(span.ParentSpanID().String(), span.SpanID().String())
+		f.AddStep(pairing.KindBoundary, "", "", int64(span.StartTimestamp()), "", "", step)
+		if v, ok := attrs.Get(attrToolCalls); ok {
+			end := int64(span.EndTimestamp())
+			scanToolCalls(v, f, func(id, name string) {
+				f.AddStep(pairing.KindUse, id, name, end, "", "", step)
+			})
+		}
+	case opToolCall:
+		id, ok := f.CallID(attrs, attrToolCallID)
+		if !ok {
+			return true
+		}
+		name := ""
+		if v, ok := attrs.Get(attrToolCallName); ok {
+			name = v.AsString()
+		}
+		f.Add(pairing.KindResult, id, name, int64(span.EndTimestamp()))
+	case opGenerateText, opStreamText:
+		f.AddStep(pairing.KindSessionEnd, "", "", int64(span.EndTimestamp()), "", "",
+			pairing.GroupStep(span.SpanID().String(), ""))
+	default:
+		return false
+	}
+	return true
+}
+
+// scanToolCalls calls fn for each entry of ai.response.toolCalls, a JSON array of
+// {"toolCallId","toolName",...} (the arguments, "args" in v4 and "input" from v5, are not
+// read). Entries that are not objects are reported once per array as ReasonInvalidType;
+// a value that is not a JSON array string as ReasonInvalidType or ReasonInvalidJSON.
+func scanToolCalls(v pcommon.Value, f *dialect.Found, fn func(id, name string)) {
+	if v.Type() != pcommon.ValueTypeStr {
+		f.Skip(dialect.ReasonInvalidType)
+		return
+	}
+	data := bytes.TrimSpace(unsafe.Slice(unsafe.StringData(v.Str()), len(v.Str())))
+	if len(data) == 0 || data[0] != '[' {
+		f.Skip(dialect.ReasonInvalidJSON)
+		return
+	}
+	wrong := false
+	_, err := jsonparser.ArrayEach(data, func(el []byte, dt jsonparser.ValueType, _ int, err error) {
+		if err != nil {
+			return
+		}
+		if dt != jsonparser.Object {
+			if !wrong {
+				f.Skip(dialect.ReasonInvalidType)
+			}
+			wrong = true
+			return
+		}
+		if id, ok := f.JSONCallID(el, keyToolCallIDJSON); ok {
+			fn(id, dialect.JSONString(el, keyToolNameJSON))
+		}
+	})
+	if err != nil {
+		f.Skip(dialect.ReasonInvalidJSON)
+	}
+}
