@@ -55,8 +55,9 @@ $(BINARY): $(DIST_DIR)/main.go $(BUILDER_CONFIG) $(PROCESSOR_SRCS) $(DIST_SRCS) 
 build: $(BUILDER) $(BINARY)
 
 # Every test, with the built collector and Jaeger for test/distribution and the dashboard test
-# module, then a few seconds of each fuzz target (a fixed number of executions). CI=true (as CI
-# sets it) makes a missing binary an error.
+# module (and test/e2ebench, whose tiny variant runs here; `make bench-e2e` is the
+# measurement), then a few seconds of each fuzz target (a fixed number of executions). CI=true
+# (as CI sets it) makes a missing binary an error.
 test: build $(JAEGER)
 	OTELCOL_AGENT_BIN=$(CURDIR)/$(BINARY) JAEGER_BIN=$(CURDIR)/$(JAEGER) go test -race -count=1 ./...
 	cd test/dashboard && OTELCOL_AGENT_BIN=$(CURDIR)/$(BINARY) go test -race -count=1 ./...

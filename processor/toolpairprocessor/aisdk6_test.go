@@ -107,7 +107,7 @@ func TestGoldenAISDK6Captures(t *testing.T) {
 	}
 }
 
-// TestAISDK6Timeouts: CONTRACT section 4 on AI SDK 6 spans, as the SDK writes them for its
+// TestAISDK6Timeouts: specification section 4 on AI SDK 6 spans, as the SDK writes them for its
 // tool and model timeouts (the corpus notes of ai 6.0.326): an ai.toolCall span failed with
 // "Command timed out after ..." is a tool_execution timeout whose active tool is its own call
 // (announced by the doGenerate span, so its elapsed time starts at the doGenerate's end); a

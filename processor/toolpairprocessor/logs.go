@@ -45,6 +45,8 @@ const (
 	sourceGeminiCLISpan
 	sourceGeminiCLI
 	sourceAISDK
+	sourceOpenInference
+	sourceOpenLLMetry
 )
 
 // logDialects lists the log dialects built in, in the order they are tried: gemini_cli
