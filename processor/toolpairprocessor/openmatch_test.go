@@ -275,3 +275,57 @@ func TestUnmatchedToolSpanCounted(t *testing.T) {
 	assert.Equal(t, int64(1), r.sum("otelcol_processor_toolpair_outcomes", map[string]string{"toolpair.outcome": "paired"}))
 	assert.Equal(t, int64(2), r.sum("otelcol_processor_toolpair_results", nil))
 }
+
+// oiSpan is one OpenInference span of trace {7}: kind, span ID byte, start and end in ms,
+// and attributes.
+func oiSpan(kind string, id byte, startMs, endMs int64, attrs map[string]any) ptrace.Traces {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "agents")
+	s := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	s.SetName(kind)
+	s.SetTraceID(pcommon.TraceID{7})
+	s.SetSpanID(pcommon.SpanID{id})
+	s.SetParentSpanID(pcommon.SpanID{0xf0, id})
+	s.SetStartTimestamp(pcommon.Timestamp(startMs * int64(time.Millisecond)))
+	s.SetEndTimestamp(pcommon.Timestamp(endMs * int64(time.Millisecond)))
+	s.Attributes().PutStr("openinference.span.kind", kind)
+	for k, v := range attrs {
+		s.Attributes().PutStr(k, v.(string))
+	}
+	return td
+}
+
+// TestOpenInferenceNestedAgentTool: an agent run as a tool makes model requests in the
+// outer agent's trace. Each is a step boundary for the outer call, applied orphan_grace after
+// it arrives: an outer tool span arriving before then pairs the call; one arriving later finds
+// it closed (next_step) and is standalone (see README, Step boundaries).
+func TestOpenInferenceNestedAgentTool(t *testing.T) {
+	for _, tt := range []struct {
+		wait    time.Duration
+		outcome string
+		reasons []string
+	}{
+		{wait: 10 * time.Second, outcome: "paired"},
+		{wait: 40 * time.Second, outcome: "standalone", reasons: []string{"next_step"}},
+	} {
+		t.Run(tt.wait.String(), func(t *testing.T) {
+			outer := oiSpan("LLM", 1, 0, 100, map[string]any{
+				"llm.output_messages.0.message.tool_calls.0.tool_call.id":                 "outer",
+				"llm.output_messages.0.message.tool_calls.0.tool_call.function.name":      "researcher",
+				"llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments": `{"q":"x"}`,
+			})
+			inner := oiSpan("LLM", 2, 200, 300, nil)
+			tool := oiSpan("TOOL", 3, 150, 5000, map[string]any{"tool.name": "researcher", "input.value": `{"q": "x"}`})
+			pl := newPipeline(t, nil)
+			pl.consume(outer)
+			pl.consume(inner)
+			pl.advance(tt.wait)
+			pl.consume(tool)
+			pl.advance(time.Minute)
+			marked, synthetic := outcomes(pl.output())
+			assert.Equal(t, map[string]string{"TOOL": tt.outcome}, marked)
+			assert.Equal(t, tt.reasons, synthetic)
+		})
+	}
+}
