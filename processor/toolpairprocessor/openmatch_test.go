@@ -329,3 +329,29 @@ func TestOpenInferenceNestedAgentTool(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenLLMetryMatchStaysInItsTrace: with a session ID as the scope, a call of an earlier
+// trace still pending (its turn was cut short) with the same tool and arguments is not the
+// one a tool span of a later trace resolves: a tool span resolves a call of its own trace.
+func TestOpenLLMetryMatchStaysInItsTrace(t *testing.T) {
+	inTrace := func(td ptrace.Traces, tid pcommon.TraceID) ptrace.Traces {
+		rs := td.ResourceSpans().At(0)
+		rs.Resource().Attributes().PutStr("session.id", "s1")
+		spans := rs.ScopeSpans().At(0).Spans()
+		for i := 0; i < spans.Len(); i++ {
+			spans.At(i).SetTraceID(tid)
+		}
+		return td
+	}
+	pl := newPipeline(t, nil)
+	pl.consume(inTrace(toolSpanTrace([][3]string{{"old", "ls", `{}`}}, nil), pcommon.TraceID{1}))
+	pl.consume(inTrace(toolSpanTrace([][3]string{{"new", "ls", `{}`}}, [][2]string{{"ls", `{"args":[],"kwargs":{}}`}}), pcommon.TraceID{2}))
+	var ids []string
+	for _, s := range allSpans(pl.output()) {
+		if strAttr(s, "traceloop.span.kind") == "tool" {
+			ids = append(ids, strAttr(s, "gen_ai.tool.call.id"))
+		}
+	}
+	assert.Equal(t, []string{"new"}, ids)
+	assert.Equal(t, 1, pl.p.engine.Stats().Pending, "the old call is still pending")
+}

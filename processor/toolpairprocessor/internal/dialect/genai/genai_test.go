@@ -132,8 +132,9 @@ func TestExtractSpan(t *testing.T) {
 // name and arguments, whether the history is a JSON string or structured; ExtractSpan's do
 // not.
 func TestExtractSpanMatching(t *testing.T) {
-	want, ok := dialect.MatchJSON("run_shell", []byte(`{"command":"ls"}`))
+	h, ok := dialect.MatchJSON("run_shell", []byte(`{"command":"ls"}`))
 	assert.True(t, ok)
+	want := dialect.InTrace(h, testTrace)
 	structured := pcommon.NewValueSlice()
 	msg := structured.Slice().AppendEmpty().SetEmptyMap()
 	part := msg.PutEmptySlice("parts").AppendEmpty().SetEmptyMap()
@@ -149,6 +150,7 @@ func TestExtractSpanMatching(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := ptrace.NewSpan()
+			s.SetTraceID(testTrace)
 			s.SetSpanID(testSpan)
 			s.Attributes().PutStr("gen_ai.operation.name", "chat")
 			set(s)
