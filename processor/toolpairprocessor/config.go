@@ -10,6 +10,8 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/custom"
 )
 
 // Dialect names (specification section 8): the source formats the processor recognises.
@@ -37,6 +39,21 @@ const (
 // knownDialects lists every dialect name the configuration accepts.
 var knownDialects = []string{DialectGenAI, DialectGenAIEvents, DialectClaudeCode, DialectCodex, DialectTranscript,
 	DialectGeminiCLI, DialectAISDK, DialectOpenInference, DialectOpenLLMetry}
+
+// Mode is what the processor does with the records it receives.
+type Mode string
+
+const (
+	// ModePair pairs tool calls (the default): the back tier, or a single collector.
+	ModePair Mode = "pair"
+	// ModeRoute only writes each record's route (the tenant and scope of its call key, see
+	// route.go) into RouteAttribute, for a load_balancing exporter after it; it keeps no
+	// pairing state.
+	ModeRoute Mode = "route"
+)
+
+// DefaultRouteAttribute is the attribute route mode writes the route into by default.
+const DefaultRouteAttribute = "toolpair.route"
 
 // Disposition says what happens to an orphan or duplicate result record.
 type Disposition string
@@ -75,6 +92,17 @@ type Config struct {
 	TimeoutClassification TimeoutClassificationConfig `mapstructure:"timeout_classification"`
 	// DurationNormalization configures specification section 5.
 	DurationNormalization DurationNormalizationConfig `mapstructure:"duration_normalization"`
+	// CustomDialects declares dialects in OTTL (specification section 8); they are tried after
+	// the built-in dialects, on the records none of those claimed.
+	CustomDialects []custom.Config `mapstructure:"custom_dialects"`
+	// Mode: pair (pair tool calls) or route (only write each record's route, specification
+	// section 10). In route mode the pairing keys (pairing_timeout, orphan_grace, ...) are
+	// validated but unused.
+	Mode Mode `mapstructure:"mode"`
+	// RouteAttribute is the record attribute route mode writes the route into: a span's or
+	// log record's own attribute, which the load_balancing exporter's routing_attributes
+	// reads per record.
+	RouteAttribute string `mapstructure:"route_attribute"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
@@ -144,6 +172,9 @@ func createDefaultConfig() component.Config {
 			Canonical: "durationMs",
 			Mirrors:   []string{"metadata.durationMs", "details.durationMs", "details.metadata.durationMs"},
 		},
+		CustomDialects: []custom.Config{},
+		Mode:           ModePair,
+		RouteAttribute: DefaultRouteAttribute,
 	}
 }
 
@@ -176,7 +207,29 @@ func (cfg *Config) Validate() error {
 		}
 		errs = append(errs, checkNames("duration_normalization.mirrors", cfg.DurationNormalization.Mirrors))
 	}
+	errs = append(errs, validateCustomDialects(cfg.CustomDialects))
+	errs = append(errs, cfg.validateRoute())
 	return errors.Join(errs...)
+}
+
+// validateRoute checks mode and route_attribute. The route attribute is checked in either
+// mode, so that switching a collector to route mode never reveals a bad value.
+func (cfg *Config) validateRoute() error {
+	if cfg.Mode != ModePair && cfg.Mode != ModeRoute {
+		return fmt.Errorf("mode must be %q or %q, got %q", ModePair, ModeRoute, cfg.Mode)
+	}
+	if strings.TrimSpace(cfg.RouteAttribute) == "" {
+		return errors.New("route_attribute must not be empty")
+	}
+	// The back tier reads the scope and tenant from these attributes: a route written over
+	// one of them would change the very key it was computed from.
+	if slices.Contains(cfg.ScopeAttributes, cfg.RouteAttribute) {
+		return fmt.Errorf("route_attribute %q must not be one of scope_attributes", cfg.RouteAttribute)
+	}
+	if slices.Contains(cfg.TenantAttributes, cfg.RouteAttribute) || cfg.RouteAttribute == attrServiceName {
+		return fmt.Errorf("route_attribute %q must not be service.name or one of tenant_attributes", cfg.RouteAttribute)
+	}
+	return nil
 }
 
 // validate checks the timeout classification keys, whether or not it is enabled, so that

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/confmap/confmaptest"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/custom"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
 )
 
@@ -47,6 +48,27 @@ func TestLoadConfig(t *testing.T) {
 					Canonical: "details.durationMs",
 					Mirrors:   []string{"durationMs"},
 				},
+				CustomDialects: []custom.Config{{
+					Name:           "my_agent",
+					Context:        custom.ContextSpan,
+					Use:            `name == "my_agent.llm"`,
+					StepBoundary:   `name == "my_agent.llm"`,
+					Calls:          `attributes["my_agent.tool_calls"]`,
+					CallsPath:      "choices.0.calls",
+					CallIDPath:     "function.id",
+					ToolNamePath:   "function.name",
+					Result:         `name == "my_agent.tool" and attributes["my_agent.status"] != "cancelled"`,
+					Abort:          `attributes["my_agent.status"] == "cancelled"`,
+					Reject:         `name == "my_agent.refusal"`,
+					SessionEnd:     `name == "my_agent.run"`,
+					CallID:         `attributes["my_agent.call_id"]`,
+					ToolName:       `attributes["my_agent.tool"]`,
+					Scope:          `resource.attributes["my_agent.workspace"]`,
+					ScopeAttribute: "my_agent.workspace",
+					Time:           `Time(attributes["my_agent.at"], "%Y-%m-%dT%H:%M:%SZ")`,
+				}},
+				Mode:           ModeRoute,
+				RouteAttribute: "lb.scope",
 			},
 		},
 	}
@@ -81,6 +103,8 @@ func TestDefaults(t *testing.T) {
 	assert.True(t, cfg.DurationNormalization.Enabled)
 	assert.Equal(t, "durationMs", cfg.DurationNormalization.Canonical)
 	assert.Equal(t, []string{"metadata.durationMs", "details.durationMs", "details.metadata.durationMs"}, cfg.DurationNormalization.Mirrors)
+	assert.Equal(t, ModePair, cfg.Mode)
+	assert.Equal(t, "toolpair.route", cfg.RouteAttribute)
 }
 
 // TestInvalidConfigNamesTheKey loads each invalid value from YAML, as the collector does at
@@ -109,6 +133,13 @@ func TestInvalidConfigNamesTheKey(t *testing.T) {
 		{map[string]any{"timeout_classification": map[string]any{"compaction_event_names": []any{"ok", ""}}}, "timeout_classification.compaction_event_names[1]"},
 		{map[string]any{"timeout_classification": map[string]any{"enabled": false, "retention": "0s"}}, "timeout_classification.retention"},
 		{map[string]any{"duration_normalization": map[string]any{"mirrors": []any{""}}}, "duration_normalization.mirrors"},
+		{map[string]any{"mode": "shard"}, "mode"},
+		{map[string]any{"mode": ""}, "mode"},
+		{map[string]any{"mode": "route", "route_attribute": ""}, "route_attribute"},
+		{map[string]any{"route_attribute": " "}, "route_attribute"},
+		{map[string]any{"mode": "route", "route_attribute": "session.id"}, "route_attribute"},
+		{map[string]any{"mode": "route", "route_attribute": "service.name"}, "route_attribute"},
+		{map[string]any{"mode": "route", "tenant_attributes": []any{"k8s.namespace.name"}, "route_attribute": "k8s.namespace.name"}, "route_attribute"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.key, func(t *testing.T) {

@@ -57,7 +57,8 @@ func TestReadmeConfigurationExampleIsTheDefault(t *testing.T) {
 }
 
 // configKeys returns the dotted configuration keys of a config struct type, from its
-// mapstructure tags.
+// mapstructure tags. A list of structs is a key of its own and, for the keys of each entry,
+// the prefix key[]. (custom_dialects[].name).
 func configKeys(typ reflect.Type, prefix string) []string {
 	var keys []string
 	for i := 0; i < typ.NumField(); i++ {
@@ -71,6 +72,9 @@ func configKeys(typ reflect.Type, prefix string) []string {
 			continue
 		}
 		keys = append(keys, prefix+name)
+		if f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.Struct {
+			keys = append(keys, configKeys(f.Type.Elem(), prefix+name+"[].")...)
+		}
 	}
 	return keys
 }
@@ -82,7 +86,7 @@ func TestReadmeConfigurationTableNamesEveryKey(t *testing.T) {
 	keys := configKeys(reflect.TypeFor[Config](), "")
 	require.NotEmpty(t, keys)
 	var rows []string
-	for _, m := range regexp.MustCompile("(?m)^\\| `([a-z_.]+)` \\|").FindAllStringSubmatch(section, -1) {
+	for _, m := range regexp.MustCompile("(?m)^\\| `([a-z_.\\[\\]]+)` \\|").FindAllStringSubmatch(section, -1) {
 		rows = append(rows, m[1])
 	}
 	assert.ElementsMatch(t, keys, rows)
@@ -262,4 +266,23 @@ func TestReadmeNamesEverySourceFieldRead(t *testing.T) {
 	}
 	t.Logf("%d fields checked", checked)
 	require.GreaterOrEqual(t, checked, 40, "the dialects' source fields were not found")
+}
+
+// TestReadmeCustomDialectExampleValidates: the YAML block of the README's Custom dialects
+// section is a valid configuration, and declares the same dialects as
+// examples/custom-dialect.yaml.
+func TestReadmeCustomDialectExampleValidates(t *testing.T) {
+	section := readmeSection(t, "## Custom dialects")
+	m := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindStringSubmatch(section)
+	require.NotNil(t, m, "no yaml block in the Custom dialects section")
+	retrieved, err := confmap.NewRetrievedFromYAML([]byte(m[1]))
+	require.NoError(t, err)
+	conf, err := retrieved.AsConf()
+	require.NoError(t, err)
+	sub, err := conf.Sub("processors::toolpair")
+	require.NoError(t, err)
+	cfg := createDefaultConfig().(*Config)
+	require.NoError(t, sub.Unmarshal(cfg))
+	require.NoError(t, cfg.Validate())
+	assert.Equal(t, exampleConfig(t, "custom-dialect.yaml").CustomDialects, cfg.CustomDialects)
 }

@@ -14,7 +14,9 @@ import (
 
 var processorCapabilities = consumer.Capabilities{MutatesData: true}
 
-// NewFactory returns the factory of the toolpair processor, for traces and logs pipelines.
+// NewFactory returns the factory of the toolpair processor, for traces and logs pipelines. In
+// route mode (Config.Mode) each pipeline gets a stateless router (route.go) instead of the
+// pairing state shared by the component's pipelines.
 func NewFactory() processor.Factory {
 	return newFactoryWithClock(pairing.SystemClock{})
 }
@@ -35,6 +37,10 @@ func newFactoryWithClock(clock pairing.Clock) processor.Factory {
 }
 
 func createTraces(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Traces, clock pairing.Clock) (processor.Traces, error) {
+	if c := cfg.(*Config); c.Mode == ModeRoute {
+		return processorhelper.NewTraces(ctx, set, cfg, next, newRouter(c).processTraces,
+			processorhelper.WithCapabilities(processorCapabilities))
+	}
 	s, err := acquire(cfg.(*Config), set.TelemetrySettings, clock)
 	if err != nil {
 		return nil, err
@@ -47,6 +53,10 @@ func createTraces(ctx context.Context, set processor.Settings, cfg component.Con
 }
 
 func createLogs(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Logs, clock pairing.Clock) (processor.Logs, error) {
+	if c := cfg.(*Config); c.Mode == ModeRoute {
+		return processorhelper.NewLogs(ctx, set, cfg, next, newRouter(c).processLogs,
+			processorhelper.WithCapabilities(processorCapabilities))
+	}
 	s, err := acquire(cfg.(*Config), set.TelemetrySettings, clock)
 	if err != nil {
 		return nil, err

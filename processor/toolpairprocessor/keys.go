@@ -1,10 +1,15 @@
 package toolpairprocessor
 
 import (
+	"encoding/binary"
+	"encoding/hex"
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
 	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 )
 
 var attrServiceName = string(semconv.ServiceNameKey)
@@ -83,6 +88,49 @@ func (k *keyer) scopeHex(attrs pcommon.Map, rs resourceScope, traceID pcommon.Tr
 		return "", c.get(traceID)
 	}
 	return "", ""
+}
+
+// logScope returns the scope of the call keys of a log record in which a dialect found items
+// (len(items) > 0): the scope the dialect gave its first item (a transcript line's session or
+// file), else the record's scope (scope).
+func (k *keyer) logScope(lr plog.LogRecord, items []dialect.Item, rs resourceScope) (name, value string) {
+	if it := &items[0]; it.Scope != "" {
+		return it.ScopeAttr, it.Scope
+	}
+	return k.scope(lr.Attributes(), rs, lr.TraceID())
+}
+
+// FNV-1a, 64 bits (the constants of hash/fnv), computed inline so that a route costs no
+// allocation but its string.
+const (
+	fnvOffset64 uint64 = 14695981039346656037
+	fnvPrime64  uint64 = 1099511628211
+)
+
+func fnvAdd(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= fnvPrime64
+	}
+	return h
+}
+
+// route returns the route of the call keys of one tenant and scope (as tenant and scope
+// return them): 16 lower-case hex digits of the FNV-1a hash of the tenant's length, the
+// tenant and the scope. It depends on nothing but these strings, so every collector and every
+// version that keys a record alike routes it alike. Two scopes whose routes collide only
+// share a back-tier collector: their call keys stay apart there.
+func route(tenant, scope string) string {
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(len(tenant)))
+	h := fnvOffset64
+	for _, c := range n {
+		h ^= uint64(c)
+		h *= fnvPrime64
+	}
+	h = fnvAdd(fnvAdd(h, tenant), scope)
+	binary.BigEndian.PutUint64(n[:], h)
+	return hex.EncodeToString(n[:])
 }
 
 // traceHex remembers the hex form of the latest trace ID asked for: the spans of one trace

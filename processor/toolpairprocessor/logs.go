@@ -73,17 +73,24 @@ type logsProcessor struct {
 }
 
 func newLogsProcessor(s *shared, next consumer.Logs) *logsProcessor {
-	p := &logsProcessor{
-		shared: s,
-		next:   next,
-		pool:   sync.Pool{New: func() any { return &logBatch{} }},
+	return &logsProcessor{
+		shared:   s,
+		next:     next,
+		dialects: enabledLogDialects(s.cfg),
+		pool:     sync.Pool{New: func() any { return &logBatch{} }},
 	}
+}
+
+// enabledLogDialects returns the log dialects cfg enables, in the order they are tried: pair
+// mode and route mode (route.go) recognise records, and scope their calls, alike.
+func enabledLogDialects(cfg *Config) []logDialect {
+	var ds []logDialect
 	for _, d := range logDialects {
-		if s.cfg.dialectEnabled(d.name) {
-			p.dialects = append(p.dialects, d)
+		if cfg.dialectEnabled(d.name) {
+			ds = append(ds, d)
 		}
 	}
-	return p
+	return ds
 }
 
 func (p *logsProcessor) start(context.Context, component.Host) error {
@@ -188,7 +195,7 @@ func (b *logBatch) fillHeld() {
 // processLogs pairs the tool calls of a batch of log records, as processTraces does for
 // spans.
 func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
-	if len(p.dialects) == 0 {
+	if len(p.dialects) == 0 && len(p.custom.logs) == 0 {
 		p.tel.unrecognized(ctx, synth.Logs, ld.LogRecordCount())
 		if p.tmo != nil {
 			p.tmo.logs(ctx, ld, nil, nil, nil)
@@ -220,6 +227,9 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 						break
 					}
 				}
+				if d == nil && len(p.custom.logs) > 0 {
+					d = p.custom.extractLog(ctx, rl, sl, lr, &b.found)
+				}
 				if p.tmo != nil {
 					// Told before the normalization below, which only sets values to
 					// integers: that never makes a line a timeout line.
@@ -233,12 +243,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 				if len(b.found.Items) == 0 {
 					continue
 				}
-				var scopeAttr, scopeValue string
-				if it := b.found.Items[0]; it.Scope != "" {
-					scopeAttr, scopeValue = it.ScopeAttr, it.Scope
-				} else {
-					scopeAttr, scopeValue = p.keys.scope(lr.Attributes(), rscope, lr.TraceID())
-				}
+				scopeAttr, scopeValue := p.keys.logScope(lr, b.found.Items, rscope)
 				ref := int32(len(b.refs))
 				results := b.found.Results()
 				b.refs = append(b.refs, logRef{rl: i, sl: j, lr: k, r: lr, results: results})
@@ -282,6 +287,12 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 		}
 	}
 	p.tel.unrecognized(ctx, synth.Logs, unrecognized)
+	if p.observeKeys != nil {
+		for i := range b.events {
+			r := &b.refs[b.events[i].Ref]
+			p.observeKeys(recordPos{r.rl, r.sl, r.lr}, b.events[i].Key)
+		}
+	}
 	if len(b.events) > 0 {
 		b.res = p.engine.Process(b.events, b.hold, b.res)
 	}

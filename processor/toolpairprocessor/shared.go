@@ -39,13 +39,21 @@ type shared struct {
 	anchors *anchorIndex
 	tel     *telemetry
 	tmo     *timeouts // nil when timeout_classification is disabled
+	custom  customDialects
 	logger  *zap.Logger
+	// observeKeys, when set (by tests, before the first batch), is told the call key of every
+	// event a batch hands to the engine and the position of the record it came from.
+	observeKeys func(pos recordPos, key pairing.Key)
 
 	mu      sync.Mutex // guards the fields below
 	started int
 	stop    chan struct{}
 	done    chan struct{}
 }
+
+// recordPos is the position of a record in its batch: the indexes of its resource group,
+// scope group and record.
+type recordPos struct{ res, scope, rec int }
 
 // acquire returns the shared state of cfg, creating it on first use.
 func acquire(cfg *Config, set component.TelemetrySettings, clock pairing.Clock) (*shared, error) {
@@ -76,6 +84,9 @@ func acquire(cfg *Config, set component.TelemetrySettings, clock pairing.Clock) 
 	}
 	if dn := cfg.DurationNormalization; dn.Enabled {
 		s.norm = normalize.New(dn.Canonical, dn.Mirrors)
+	}
+	if s.custom, err = newCustomDialects(cfg.CustomDialects, set); err != nil {
+		return nil, err
 	}
 	s.tel, err = newTelemetry(set, engine)
 	if err != nil {

@@ -33,6 +33,9 @@ type spanDialect struct {
 	// companion result record, pairing.KindCompanion: handed over after its call's main
 	// result record of the same batch, it is settled at once instead of being held).
 	late bool
+	// ownScope: the scope an item carries (dialect.Item.Scope) replaces the scope_attributes
+	// lookup (a custom dialect's scope expression).
+	ownScope bool
 }
 
 // spanDialects lists the span dialects built in, in the order they are tried: the vendor
@@ -190,7 +193,7 @@ func (b *spanBatch) fillHeld() {
 // or resolves, hands them to the engine, writes the outcomes on result spans, removes the
 // spans that are held or dropped, and appends synthetic spans and released results.
 func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
-	if len(p.dialects) == 0 {
+	if len(p.dialects) == 0 && len(p.custom.spans) == 0 {
 		p.tel.unrecognized(ctx, synth.Traces, td.SpanCount())
 		if p.tmo != nil {
 			p.tmo.traces(ctx, td, nil, nil)
@@ -210,7 +213,8 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 		var res *synth.Resource // once per resource, when it announces a call (p.resources)
 		sss := rs.ScopeSpans()
 		for j := 0; j < sss.Len(); j++ {
-			spans := sss.At(j).Spans()
+			ss := sss.At(j)
+			spans := ss.Spans()
 			for k := 0; k < spans.Len(); k++ {
 				span := spans.At(k)
 				if turn, model := anchorKind(span); turn || model {
@@ -229,6 +233,9 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 						break
 					}
 				}
+				if d == nil && len(p.custom.spans) > 0 {
+					d = p.custom.extractSpan(ctx, rs, ss, span, &b.found)
+				}
 				if d == nil {
 					unrecognized++
 					continue
@@ -237,7 +244,12 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 				if len(b.found.Items) == 0 {
 					continue
 				}
-				scopeAttr, scopeValue := p.keys.scopeHex(span.Attributes(), rscope, span.TraceID(), &b.hex)
+				var scopeAttr, scopeValue string
+				if it := b.found.Items[0]; d.ownScope && it.Scope != "" {
+					scopeAttr, scopeValue = it.ScopeAttr, it.Scope
+				} else {
+					scopeAttr, scopeValue = p.keys.scopeHex(span.Attributes(), rscope, span.TraceID(), &b.hex)
+				}
 				ref := int32(len(b.refs))
 				results := b.found.Results()
 				b.refs = append(b.refs, spanRef{rs: i, ss: j, span: k, s: span, results: results})
@@ -263,7 +275,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 						// call is kept, marked duplicate, never dropped.
 						ev.Source = sourceGenAIEcho
 					}
-					if it.Kind == pairing.KindUse {
+					if it.Kind == pairing.KindUse || it.Kind == pairing.KindReject {
 						if origin == nil {
 							if res == nil {
 								res = p.resources.Get(rs.Resource())
@@ -296,6 +308,12 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 		}
 	}
 	b.events = append(b.events, b.late...)
+	if p.observeKeys != nil {
+		for i := range b.events {
+			r := &b.refs[b.events[i].Ref]
+			p.observeKeys(recordPos{r.rs, r.ss, r.span}, b.events[i].Key)
+		}
+	}
 	p.tel.unrecognized(ctx, synth.Traces, unrecognized)
 	if len(b.events) > 0 {
 		b.res = p.engine.Process(b.events, b.hold, b.res)

@@ -146,6 +146,8 @@ func TestInvalidConfigIsRefusedAtStartup(t *testing.T) {
 		"max_pending_calls": "0",
 		"dialects":          "[genai, nope]",
 		"duplicates":        "keep",
+		"mode":              "shard",
+		"route_attribute":   "session.id",
 	} {
 		t.Run(key, func(t *testing.T) {
 			cfg := filepath.Join(t.TempDir(), "config.yaml")

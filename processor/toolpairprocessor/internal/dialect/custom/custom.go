@@ -1,0 +1,354 @@
+package custom
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"time"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl/contexts/ottllog"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl/contexts/ottlspan"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl/ottlfuncs"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.uber.org/zap"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+)
+
+// ReasonExpressionError is the malformed-input reason of a record on which an expression of
+// a custom dialect failed at run time (a converter refusing its argument, for example
+// ParseJSON of a value that is not JSON).
+const ReasonExpressionError = "expression_error"
+
+// Steps of custom dialect items. A step boundary closes the pending calls of its scope
+// announced at or before its time by another step: a span's uses and its own boundary share
+// the span's ID (a model request span whose start is a boundary and whose output announces
+// calls never closes its own calls); log records have no such identity, so their uses and
+// boundaries have one step each.
+const (
+	stepUse      = "use"
+	stepBoundary = "boundary"
+)
+
+// role is what a condition says a record is.
+type role uint8
+
+const (
+	roleAbort role = iota
+	roleReject
+	roleResult
+	roleUse
+	roleBoundary
+	roleSessionEnd
+	nRoles
+)
+
+// keys are the configuration keys of the conditions, by role.
+var keys = [nRoles]string{"abort", "reject", "result", "use", "step_boundary", "session_end"}
+
+// kinds are the pairing kinds of the call roles.
+var kinds = [roleUse + 1]pairing.Kind{pairing.KindAbort, pairing.KindReject, pairing.KindResult, pairing.KindUse}
+
+// program is a dialect compiled for the transform context K of its OTTL context.
+type program[K any] struct {
+	conds                                [nRoles]*ottl.Condition[K]
+	callID, toolName, scope, tm, callsEx *ottl.ValueExpression[K]
+}
+
+// Dialect is a compiled custom dialect. It is safe for concurrent use.
+type Dialect struct {
+	name      string
+	context   string
+	scopeAttr string
+	calls     callsPaths
+	span      *program[*ottlspan.TransformContext]
+	log       *program[*ottllog.TransformContext]
+}
+
+// Name returns the dialect's configured name.
+func (d *Dialect) Name() string { return d.name }
+
+// Context returns ContextSpan or ContextLog.
+func (d *Dialect) Context() string { return d.context }
+
+// Validate compiles cfg and returns the first errors found, each naming its key, without
+// keeping the result: for the processor's configuration check, before the collector starts.
+func Validate(cfg Config) error {
+	_, err := New(cfg, component.TelemetrySettings{Logger: zap.NewNop()})
+	return err
+}
+
+// New compiles a custom dialect. Its error joins a *KeyError for every key refused (an
+// OTTL parse error as the parser reports it).
+func New(cfg Config, set component.TelemetrySettings) (*Dialect, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
+	d := &Dialect{name: cfg.Name, context: cfg.Context, scopeAttr: cfg.ScopeAttribute}
+	var errs []error
+	var err error
+	d.calls, err = parsePaths(cfg)
+	errs = append(errs, err)
+	if set.Logger == nil {
+		set.Logger = zap.NewNop()
+	}
+	if cfg.Context == ContextSpan {
+		parser, perr := ottlspan.NewParser(ottlfuncs.StandardConverters[*ottlspan.TransformContext](), set)
+		if perr != nil {
+			return nil, perr
+		}
+		d.span, err = compile(&parser, cfg)
+	} else {
+		parser, perr := ottllog.NewParser(ottlfuncs.StandardConverters[*ottllog.TransformContext](), set)
+		if perr != nil {
+			return nil, perr
+		}
+		d.log, err = compile(&parser, cfg)
+	}
+	errs = append(errs, err)
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// compile parses the conditions and value expressions of cfg.
+func compile[K any](parser *ottl.Parser[K], cfg Config) (*program[K], error) {
+	p := &program[K]{}
+	var errs []error
+	conds := [nRoles]string{cfg.Abort, cfg.Reject, cfg.Result, cfg.Use, cfg.StepBoundary, cfg.SessionEnd}
+	for r, src := range conds {
+		if src == "" {
+			continue
+		}
+		c, err := parser.ParseCondition(src)
+		if err != nil {
+			errs = append(errs, keyError(keys[r], err))
+			continue
+		}
+		p.conds[r] = c
+	}
+	values := []struct {
+		key, src string
+		dst      **ottl.ValueExpression[K]
+	}{
+		{"call_id", cfg.CallID, &p.callID},
+		{"tool_name", cfg.ToolName, &p.toolName},
+		{"scope", cfg.Scope, &p.scope},
+		{"time", cfg.Time, &p.tm},
+		{"calls", cfg.Calls, &p.callsEx},
+	}
+	for _, v := range values {
+		if v.src == "" {
+			continue
+		}
+		e, err := parser.ParseValueExpression(v.src)
+		if err != nil {
+			errs = append(errs, keyError(v.key, err))
+			continue
+		}
+		*v.dst = e
+	}
+	return p, errors.Join(errs...)
+}
+
+// record is what extract needs of a record besides its transform context.
+type record struct {
+	// start, end: the record's default times of boundaries and of everything else.
+	start, end int64
+	// step of its uses and boundaries.
+	useStep, boundaryStep string
+}
+
+// ExtractSpan appends to f what the dialect finds in span (resource and scope spans are
+// those it belongs to, for resource and scope paths), and reports whether any condition of
+// the dialect held on it or failed. It never modifies the span. It must be called only on
+// a dialect of ContextSpan.
+func (d *Dialect) ExtractSpan(ctx context.Context, tc *ottlspan.TransformContext, f *dialect.Found) bool {
+	span := tc.GetSpan()
+	rec := record{start: int64(span.StartTimestamp()), end: int64(span.EndTimestamp()), useStep: stepUse, boundaryStep: stepBoundary}
+	if id := span.SpanID(); !id.IsEmpty() {
+		rec.useStep = hex.EncodeToString(id[:])
+		rec.boundaryStep = rec.useStep
+	}
+	return extract(ctx, d, d.span, tc, rec, f)
+}
+
+// ExtractLog is ExtractSpan for a log record, in a dialect of ContextLog. The default time
+// is the record's time (dialect.LogTime).
+func (d *Dialect) ExtractLog(ctx context.Context, tc *ottllog.TransformContext, f *dialect.Found) bool {
+	t := dialect.LogTime(tc.GetLogRecord())
+	return extract(ctx, d, d.log, tc, record{start: t, end: t, useStep: stepUse, boundaryStep: stepBoundary}, f)
+}
+
+// extract evaluates the conditions of p on one record. The call conditions are tried in the
+// order abort, reject, result, use, and the first that holds decides the record's call
+// kind; step_boundary and session_end are evaluated besides, so that one record may be a
+// boundary (first) and announce calls, or resolve a call and end the session (last).
+func extract[K any](ctx context.Context, d *Dialect, p *program[K], tc K, rec record, f *dialect.Found) bool {
+	claimed := false
+	holds := func(r role) bool {
+		c := p.conds[r]
+		if c == nil {
+			return false
+		}
+		ok, err := c.Eval(ctx, tc)
+		if err != nil {
+			f.Skip(ReasonExpressionError)
+			claimed = true
+			return false
+		}
+		claimed = claimed || ok
+		return ok
+	}
+	call := nRoles
+	for r := roleAbort; r <= roleUse; r++ {
+		if holds(r) {
+			call = r
+			break
+		}
+	}
+	boundary, end := holds(roleBoundary), holds(roleSessionEnd)
+	if !claimed {
+		return false
+	}
+	scope := ""
+	if p.scope != nil {
+		scope = stringValue(ctx, p.scope, tc, f)
+	}
+	scopeAttr := ""
+	if scope != "" {
+		scopeAttr = d.scopeAttr
+	}
+	start, endTime := rec.start, rec.end
+	if p.tm != nil {
+		if t, ok := timeValue(ctx, p.tm, tc, f); ok {
+			start, endTime = t, t
+		}
+	}
+	if boundary {
+		f.AddStep(pairing.KindBoundary, "", "", start, scopeAttr, scope, rec.boundaryStep)
+	}
+	if call != nRoles {
+		name := ""
+		if p.toolName != nil {
+			name = stringValue(ctx, p.toolName, tc, f)
+		}
+		step := ""
+		if call == roleUse {
+			step = rec.useStep
+		}
+		if call == roleUse && p.callsEx != nil {
+			v, err := p.callsEx.Eval(ctx, tc)
+			if err != nil {
+				f.Skip(ReasonExpressionError)
+			} else {
+				d.calls.each(v, f, func(id, tool string) {
+					f.AddStep(pairing.KindUse, id, tool, endTime, scopeAttr, scope, step)
+				})
+			}
+		} else if id, ok := callID(ctx, p.callID, tc, f); ok {
+			f.AddStep(kinds[call], id, name, endTime, scopeAttr, scope, step)
+		}
+	}
+	if end {
+		f.AddStep(pairing.KindSessionEnd, "", "", endTime, scopeAttr, scope, "")
+	}
+	return true
+}
+
+// callID evaluates the call ID expression: a missing or empty value is skipped as
+// ReasonMissingCallID, a value that is not a string as ReasonInvalidCallID.
+func callID[K any](ctx context.Context, e *ottl.ValueExpression[K], tc K, f *dialect.Found) (string, bool) {
+	v, err := e.Eval(ctx, tc)
+	if err != nil {
+		f.Skip(ReasonExpressionError)
+		return "", false
+	}
+	return idValue(v, f)
+}
+
+// idValue checks a call ID read from a record or a call entry.
+func idValue(v any, f *dialect.Found) (string, bool) {
+	if pv, ok := v.(pcommon.Value); ok {
+		v = pv.AsRaw()
+	}
+	switch v := v.(type) {
+	case nil:
+		f.Skip(dialect.ReasonMissingCallID)
+	case string:
+		if v == "" {
+			f.Skip(dialect.ReasonMissingCallID)
+			break
+		}
+		return v, true
+	default:
+		f.Skip(dialect.ReasonInvalidCallID)
+	}
+	return "", false
+}
+
+// stringValue evaluates a string expression; nothing (nil) is "", any other type is "" and
+// skipped as invalid_type.
+func stringValue[K any](ctx context.Context, e *ottl.ValueExpression[K], tc K, f *dialect.Found) string {
+	v, err := e.Eval(ctx, tc)
+	if err != nil {
+		f.Skip(ReasonExpressionError)
+		return ""
+	}
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	case pcommon.Value:
+		if v.Type() == pcommon.ValueTypeStr {
+			return v.Str()
+		}
+	}
+	f.Skip(dialect.ReasonInvalidType)
+	return ""
+}
+
+// timeValue evaluates the time expression: Unix nanoseconds (int), a time.Time, or an RFC
+// 3339 string. Nothing (nil) or zero leaves the default time, anything else is skipped as
+// invalid_type and leaves it too.
+func timeValue[K any](ctx context.Context, e *ottl.ValueExpression[K], tc K, f *dialect.Found) (int64, bool) {
+	v, err := e.Eval(ctx, tc)
+	if err != nil {
+		f.Skip(ReasonExpressionError)
+		return 0, false
+	}
+	switch v := v.(type) {
+	case nil:
+		return 0, false
+	case int64:
+		return v, v > 0
+	case time.Time:
+		return v.UnixNano(), !v.IsZero()
+	case string:
+		if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+			return t.UnixNano(), true
+		}
+	}
+	f.Skip(dialect.ReasonInvalidType)
+	return 0, false
+}
+
+// NewSpanContext returns the OTTL transform context of a span, for ExtractSpan; the caller
+// must Close it once done with the span.
+func NewSpanContext(rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span) *ottlspan.TransformContext {
+	return ottlspan.NewTransformContextPtr(rs, ss, span)
+}
+
+// NewLogContext returns the OTTL transform context of a log record, for ExtractLog; the
+// caller must Close it once done with the record.
+func NewLogContext(rl plog.ResourceLogs, sl plog.ScopeLogs, lr plog.LogRecord) *ottllog.TransformContext {
+	return ottllog.NewTransformContextPtr(rl, sl, lr)
+}

@@ -1,0 +1,198 @@
+package toolpairprocessor
+
+import (
+	"context"
+	"sync"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/transcript"
+)
+
+// router is the toolpair processor in route mode (specification section 10), for the front tier of
+// a scaled-out deployment: it writes on every span and log record the route of the call keys
+// it would be paired under (the tenant and scope, see route), in cfg.RouteAttribute, for a
+// load_balancing exporter that routes on that attribute. It keeps no state between batches:
+// no pairing engine, no ticker, no held records; nothing is removed from or added to a batch.
+//
+// The load_balancing exporter (contrib v0.158.0, routing_key: attributes) reads each listed
+// attribute from the resource first, then the instrumentation scope, then the span or log
+// record, so a route attribute already on a resource or scope would win over the record's:
+// the router removes it there. It routes logs record by record, but spans by (resource,
+// instrumentation scope, trace ID) group, on the attribute of the group's first span: the
+// router splits a scope group in which one trace holds spans of different routes into one
+// group per route (see splitByRoute).
+type router struct {
+	keys keyer
+	attr string
+	// dialects are the log dialects configured, tried in the order pairing tries them: the
+	// scope of a record's call keys is the one its first recognising dialect gives.
+	dialects   []logDialect
+	transcript bool      // the transcript dialect is configured (LineScope applies)
+	pool       sync.Pool // *routeScratch
+}
+
+// routeMemo is the latest route computed, for the tenant and scope it was computed from: the
+// records of one batch mostly share them.
+type routeMemo struct {
+	tenant, scope, route string
+}
+
+// routeScratch is the per-batch scratch state of the router.
+type routeScratch struct {
+	found  dialect.Found
+	hex    traceHex
+	memo   routeMemo
+	routes []string // traces: the route of each span of the scope group being routed
+}
+
+func newRouter(cfg *Config) *router {
+	return &router{
+		keys:       keyer{scopeAttrs: cfg.ScopeAttributes, tenantAttrs: cfg.TenantAttributes},
+		attr:       cfg.RouteAttribute,
+		dialects:   enabledLogDialects(cfg),
+		transcript: cfg.dialectEnabled(transcript.Name),
+		pool:       sync.Pool{New: func() any { return &routeScratch{} }},
+	}
+}
+
+// routeOf returns route(tenant, scope), from the batch's memo when it is the same pair.
+func (s *routeScratch) routeOf(tenant, scope string) string {
+	if s.memo.route == "" || s.memo.tenant != tenant || s.memo.scope != scope {
+		s.memo = routeMemo{tenant: tenant, scope: scope, route: route(tenant, scope)}
+	}
+	return s.memo.route
+}
+
+// processTraces writes the route of every span: the tenant of its resource and the scope
+// pairing keys its tool items under (keyer.scopeHex: its scope attribute, else its resource's,
+// else its trace ID).
+func (r *router) processTraces(_ context.Context, td ptrace.Traces) (ptrace.Traces, error) {
+	s := r.pool.Get().(*routeScratch)
+	defer func() { s.hex, s.memo, s.routes = traceHex{}, routeMemo{}, s.routes[:0]; r.pool.Put(s) }()
+	rss := td.ResourceSpans()
+	for i := 0; i < rss.Len(); i++ {
+		rs := rss.At(i)
+		rs.Resource().Attributes().Remove(r.attr)
+		tenant := r.keys.tenant(rs.Resource())
+		rscope := r.keys.resourceScope(rs.Resource())
+		sss := rs.ScopeSpans()
+		for j, n := 0, sss.Len(); j < n; j++ {
+			ss := sss.At(j)
+			ss.Scope().Attributes().Remove(r.attr)
+			spans := ss.Spans()
+			s.routes = s.routes[:0]
+			for k := 0; k < spans.Len(); k++ {
+				span := spans.At(k)
+				_, scope := r.keys.scopeHex(span.Attributes(), rscope, span.TraceID(), &s.hex)
+				rt := s.routeOf(tenant, scope)
+				span.Attributes().PutStr(r.attr, rt)
+				s.routes = append(s.routes, rt)
+			}
+			if mixedTrace(spans, s.routes) {
+				splitByRoute(rs, ss, s.routes)
+			}
+		}
+	}
+	return td, nil
+}
+
+// mixedTrace reports whether two spans of one trace in spans have different routes (routes
+// holds each span's).
+func mixedTrace(spans ptrace.SpanSlice, routes []string) bool {
+	same := 0
+	for same < len(routes) && routes[same] == routes[0] {
+		same++
+	}
+	if same == len(routes) {
+		return false // one route: the common case
+	}
+	byTrace := make(map[pcommon.TraceID]string, 4)
+	for k, rt := range routes {
+		id := spans.At(k).TraceID()
+		if prev, ok := byTrace[id]; ok && prev != rt {
+			return true
+		} else if !ok {
+			byTrace[id] = rt
+		}
+	}
+	return false
+}
+
+// splitByRoute leaves in ss the spans of the route of its first span, and moves the others to
+// new scope groups of rs (copies of ss's instrumentation scope), one per route, in order of
+// first appearance.
+func splitByRoute(rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, routes []string) {
+	groups := map[string]ptrace.ScopeSpans{}
+	k := -1
+	ss.Spans().RemoveIf(func(span ptrace.Span) bool {
+		k++
+		rt := routes[k]
+		if rt == routes[0] {
+			return false
+		}
+		g, ok := groups[rt]
+		if !ok {
+			g = rs.ScopeSpans().AppendEmpty()
+			ss.Scope().CopyTo(g.Scope())
+			g.SetSchemaUrl(ss.SchemaUrl())
+			groups[rt] = g
+		}
+		// RemoveIf then deletes what MoveTo leaves behind: an empty span.
+		span.MoveTo(g.Spans().AppendEmpty())
+		return true
+	})
+}
+
+// processLogs writes the route of every log record: the tenant of its resource and the scope
+// pairing keys its tool items under (keyer.logScope over the items its first recognising
+// dialect finds). A record without items gets the scope the timeout classifier tracks it
+// under: its transcript line's session or file (transcript.LineScope), else its scope
+// attribute, its resource's, or its trace ID.
+func (r *router) processLogs(_ context.Context, ld plog.Logs) (plog.Logs, error) {
+	s := r.pool.Get().(*routeScratch)
+	defer func() { s.found.Reset(); s.memo = routeMemo{}; r.pool.Put(s) }()
+	rls := ld.ResourceLogs()
+	for i := 0; i < rls.Len(); i++ {
+		rl := rls.At(i)
+		rl.Resource().Attributes().Remove(r.attr)
+		tenant := r.keys.tenant(rl.Resource())
+		rscope := r.keys.resourceScope(rl.Resource())
+		sls := rl.ScopeLogs()
+		for j := 0; j < sls.Len(); j++ {
+			sl := sls.At(j)
+			sl.Scope().Attributes().Remove(r.attr)
+			lrs := sl.LogRecords()
+			for k := 0; k < lrs.Len(); k++ {
+				lr := lrs.At(k)
+				scope := r.logScope(lr, rscope, &s.found)
+				lr.Attributes().PutStr(r.attr, s.routeOf(tenant, scope))
+			}
+		}
+	}
+	return ld, nil
+}
+
+// logScope returns the scope of a log record's call keys, as processLogs describes it.
+func (r *router) logScope(lr plog.LogRecord, rscope resourceScope, f *dialect.Found) string {
+	f.Reset()
+	for n := range r.dialects {
+		if r.dialects[n].extract(lr, f) {
+			break
+		}
+	}
+	if len(f.Items) > 0 {
+		_, scope := r.keys.logScope(lr, f.Items, rscope)
+		return scope
+	}
+	if r.transcript {
+		if _, scope, ok := transcript.LineScope(lr); ok {
+			return scope
+		}
+	}
+	_, scope := r.keys.scope(lr.Attributes(), rscope, lr.TraceID())
+	return scope
+}

@@ -1,0 +1,401 @@
+package toolpairprocessor
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/batchpersignal"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/processor/processortest"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
+)
+
+// routeCaptures lists the real captures of testdata/ by signal: OTLP traces and logs, and
+// transcript files (read as the filelog receiver reads them, see transcriptLogs).
+var routeCaptures = struct{ traces, logs, transcripts []string }{
+	traces: []string{
+		"aisdk/normal/traces.json", "aisdk/parallel/traces.json", "aisdk/interrupt_sigterm/traces.json",
+		"aisdk/llm_timeout/traces.json", "aisdk/killed_during_tool/traces.json",
+		"claude/normal/traces.json", "claude/parallel/traces.json", "claude/interrupt_sigterm/traces.json",
+		"claude/tool_timeout_nobg/traces.json", "claude/llm_error/traces.json",
+		"codex/normal/traces.json", "codex/interrupt_sigterm/traces.json", "codex/llm_timeout/traces.json",
+	},
+	logs: []string{
+		"claude/normal/logs.json", "claude/parallel/logs.json", "claude/interrupt_sigterm/logs.json",
+		"claude/tool_timeout_nobg/logs.json", "claude/llm_error/logs.json",
+		"codex/normal/logs.json", "codex/parallel/logs.json", "codex/interrupt_sigterm/logs.json", "codex/llm_timeout/logs.json",
+		"gemini/normal/logs.json", "gemini/interrupt_sigterm/logs.json",
+	},
+}
+
+// transcriptFiles returns every transcript file of testdata/ (Claude Code, pi, OpenClaw).
+func routeTranscriptFiles(t *testing.T) []string {
+	t.Helper()
+	var files []string
+	root := filepath.Join("..", "..", "testdata")
+	require.NoError(t, filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".jsonl") {
+			files = append(files, path)
+		}
+		return err
+	}))
+	require.GreaterOrEqual(t, len(files), 15)
+	return files
+}
+
+// transcriptLogs is a transcript file as the filelog receiver with include_file_path hands
+// it on: one resource without attributes, one string-bodied record per line, with
+// log.file.path and log.file.name.
+func transcriptLogs(t *testing.T, path string) plog.Logs {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	ld := plog.NewLogs()
+	lrs := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()
+	for i, line := range bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n")) {
+		lr := lrs.AppendEmpty()
+		lr.SetObservedTimestamp(pcommon.Timestamp(1_900_000_000_000_000_000 + int64(i)))
+		lr.Body().SetStr(string(line))
+		lr.Attributes().PutStr("log.file.path", "/home/u/"+filepath.ToSlash(path))
+		lr.Attributes().PutStr("log.file.name", filepath.Base(path))
+	}
+	return ld
+}
+
+// pairingKeys runs a copy of a batch through a toolpair in pair mode and returns the call keys
+// the engine is handed for each record, by position.
+func pairingKeys(t *testing.T, mutate func(*Config), td ptrace.Traces, ld plog.Logs) map[recordPos][]pairing.Key {
+	t.Helper()
+	b := newBothPipelines(t, mutate)
+	keys := map[recordPos][]pairing.Key{}
+	b.shared.observeKeys = func(pos recordPos, key pairing.Key) { keys[pos] = append(keys[pos], key) }
+	if td != (ptrace.Traces{}) {
+		c := ptrace.NewTraces()
+		td.CopyTo(c)
+		require.NoError(t, b.traces.ConsumeTraces(context.Background(), c))
+	} else {
+		c := plog.NewLogs()
+		ld.CopyTo(c)
+		require.NoError(t, b.logs.ConsumeLogs(context.Background(), c))
+	}
+	b.shutdown()
+	return keys
+}
+
+func routeAttr(attrs pcommon.Map) string {
+	v, _ := attrs.Get(DefaultRouteAttribute)
+	return v.Str()
+}
+
+func defaultRouter() *router { return testRouter(nil) }
+
+func testRouter(mutate func(*Config)) *router {
+	cfg := createDefaultConfig().(*Config)
+	if mutate != nil {
+		mutate(cfg)
+	}
+	return newRouter(cfg)
+}
+
+// checkLogRoutes routes ld and checks that every record has a route and that every record
+// pairing keys has the route of each of its keys' tenant and scope. It returns the number of
+// keyed records and the routed batch.
+func checkLogRoutes(t *testing.T, mutate func(*Config), ld plog.Logs) (int, plog.Logs) {
+	t.Helper()
+	keys := pairingKeys(t, mutate, ptrace.Traces{}, ld)
+	routed := plog.NewLogs()
+	ld.CopyTo(routed)
+	_, err := testRouter(mutate).processLogs(context.Background(), routed)
+	require.NoError(t, err)
+	require.Equal(t, ld.LogRecordCount(), routed.LogRecordCount())
+	rls := routed.ResourceLogs()
+	for i := 0; i < rls.Len(); i++ {
+		sls := rls.At(i).ScopeLogs()
+		for j := 0; j < sls.Len(); j++ {
+			lrs := sls.At(j).LogRecords()
+			for k := 0; k < lrs.Len(); k++ {
+				got := routeAttr(lrs.At(k).Attributes())
+				require.Len(t, got, 16, "every record has a route")
+				for _, key := range keys[recordPos{i, j, k}] {
+					assert.Equal(t, route(key.Tenant, key.Scope), got, "record %d/%d/%d, call %s", i, j, k, key.CallID)
+				}
+			}
+		}
+	}
+	return len(keys), routed
+}
+
+// TestRouteIsTheCallKeysTenantAndScope: on every real capture of testdata/, each record that
+// a dialect recognises gets, in route mode, the route of the tenant and scope of the call keys
+// pair mode hands the engine for it; every other record gets a route too. With the default
+// keys, and with other scope and tenant attributes.
+func TestRouteIsTheCallKeysTenantAndScope(t *testing.T) {
+	configs := []struct {
+		name   string
+		mutate func(*Config)
+	}{
+		{"defaults", nil},
+		{"other keys", func(c *Config) {
+			c.ScopeAttributes = []string{"session.id", "gen_ai.conversation.id"}
+			c.TenantAttributes = []string{"host.name", "service.version", "log.file.name"}
+		}},
+	}
+	for _, c := range configs {
+		t.Run(c.name, func(t *testing.T) { checkCaptureRoutes(t, c.mutate) })
+	}
+}
+
+func checkCaptureRoutes(t *testing.T, mutate func(*Config)) {
+	keyedSpans := 0
+	for _, name := range routeCaptures.traces {
+		t.Run(name, func(t *testing.T) {
+			td := loadTraces(t, strings.Split(name, "/")...)
+			keys := pairingKeys(t, mutate, td, plog.Logs{})
+			keyedSpans += len(keys)
+			byID := map[[24]byte]string{}
+			routed := ptrace.NewTraces()
+			td.CopyTo(routed)
+			_, err := testRouter(mutate).processTraces(context.Background(), routed)
+			require.NoError(t, err)
+			require.Equal(t, td.SpanCount(), routed.SpanCount())
+			forEachSpanAt(routed, func(_ recordPos, s ptrace.Span) {
+				require.Len(t, routeAttr(s.Attributes()), 16, "every span has a route")
+				byID[spanKey(s)] = routeAttr(s.Attributes())
+			})
+			forEachSpanAt(td, func(pos recordPos, s ptrace.Span) {
+				for _, key := range keys[pos] {
+					assert.Equal(t, route(key.Tenant, key.Scope), byID[spanKey(s)], "span %s, call %s", s.Name(), key.CallID)
+				}
+			})
+		})
+	}
+	require.GreaterOrEqual(t, keyedSpans, 20, "the trace captures have tool spans")
+	for _, name := range routeCaptures.logs {
+		t.Run(name, func(t *testing.T) {
+			n, _ := checkLogRoutes(t, mutate, loadLogs(t, strings.Split(name, "/")...))
+			require.Positive(t, n, "the capture has tool records")
+		})
+	}
+	for _, path := range routeTranscriptFiles(t) {
+		t.Run(path, func(t *testing.T) {
+			n, _ := checkLogRoutes(t, mutate, transcriptLogs(t, path))
+			require.Positive(t, n, "the transcript has tool lines")
+		})
+	}
+}
+
+// TestRouteOfTranscriptLinesWithoutTools: every line of a Claude Code transcript that names
+// its session, tool line or not, is routed by its sessionId and agentId (read here with
+// encoding/json); every line of a pi or OpenClaw file by the file.
+func TestRouteOfTranscriptLinesWithoutTools(t *testing.T) {
+	for _, path := range routeTranscriptFiles(t) {
+		t.Run(path, func(t *testing.T) {
+			ld := transcriptLogs(t, path)
+			_, err := defaultRouter().processLogs(context.Background(), ld)
+			require.NoError(t, err)
+			lrs := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords()
+			checked := 0
+			for k := 0; k < lrs.Len(); k++ {
+				lr := lrs.At(k)
+				var l struct{ SessionID, AgentID string }
+				require.NoError(t, json.Unmarshal([]byte(lr.Body().Str()), &l))
+				want := ""
+				switch {
+				case l.SessionID != "" && l.AgentID != "":
+					want = route("", l.SessionID+"/"+l.AgentID)
+				case l.SessionID != "":
+					want = route("", l.SessionID)
+				case strings.Contains(path, "/pi/") || strings.Contains(path, "/openclaw/"):
+					p, _ := lr.Attributes().Get("log.file.path")
+					want = route("", p.Str())
+				default:
+					continue // a Claude Code line naming no session: neither tool nor timeout
+				}
+				assert.Equal(t, want, routeAttr(lr.Attributes()), "line %d", k+1)
+				checked++
+			}
+			require.Positive(t, checked)
+		})
+	}
+}
+
+func forEachSpanAt(td ptrace.Traces, f func(recordPos, ptrace.Span)) {
+	rss := td.ResourceSpans()
+	for i := 0; i < rss.Len(); i++ {
+		sss := rss.At(i).ScopeSpans()
+		for j := 0; j < sss.Len(); j++ {
+			spans := sss.At(j).Spans()
+			for k := 0; k < spans.Len(); k++ {
+				f(recordPos{i, j, k}, spans.At(k))
+			}
+		}
+	}
+}
+
+func spanKey(s ptrace.Span) [24]byte {
+	var k [24]byte
+	tid, sid := s.TraceID(), s.SpanID()
+	copy(k[:16], tid[:])
+	copy(k[16:], sid[:])
+	return k
+}
+
+// lbTraceGroups returns the groups the load_balancing exporter (contrib v0.158.0,
+// routing_key: attributes) routes spans by: batchpersignal.SplitTraces's one group per
+// resource, instrumentation scope and trace ID, routed as a whole on its first span's
+// attribute.
+func lbTraceGroups(td ptrace.Traces) []ptrace.SpanSlice {
+	var groups []ptrace.SpanSlice
+	for _, g := range batchpersignal.SplitTraces(td) {
+		groups = append(groups, g.ResourceSpans().At(0).ScopeSpans().At(0).Spans())
+	}
+	return groups
+}
+
+// TestRouteSplitsTracesOfSeveralScopes: one trace holding spans of two conversations, in one
+// scope group, leaves as groups the exporter routes each on a route all its spans share, and
+// nothing is lost; a route attribute on the resource or instrumentation scope (which the
+// exporter would read first) is removed.
+func TestRouteSplitsTracesOfSeveralScopes(t *testing.T) {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "agent")
+	rs.Resource().Attributes().PutStr(DefaultRouteAttribute, "stale")
+	ss := rs.ScopeSpans().AppendEmpty()
+	ss.Scope().SetName("agent-sdk")
+	ss.Scope().Attributes().PutStr(DefaultRouteAttribute, "stale")
+	shared := pcommon.TraceID{1}
+	add := func(name string, tid pcommon.TraceID, conv string) {
+		s := ss.Spans().AppendEmpty()
+		s.SetName(name)
+		s.SetTraceID(tid)
+		s.SetSpanID(pcommon.SpanID{byte(ss.Spans().Len())})
+		if conv != "" {
+			s.Attributes().PutStr("gen_ai.conversation.id", conv)
+		}
+	}
+	add("chat a", shared, "conv-a")
+	add("chat b", shared, "conv-b")
+	add("execute_tool a", shared, "conv-a")
+	add("no scope attribute", shared, "")
+	add("other trace", pcommon.TraceID{2}, "conv-b")
+
+	_, err := defaultRouter().processTraces(context.Background(), td)
+	require.NoError(t, err)
+	assert.Equal(t, 5, td.SpanCount())
+	_, onResource := rs.Resource().Attributes().Get(DefaultRouteAttribute)
+	assert.False(t, onResource)
+	routes := map[string]string{}
+	for _, g := range lbTraceGroups(td) {
+		first := routeAttr(g.At(0).Attributes())
+		for k := 0; k < g.Len(); k++ {
+			assert.Equal(t, first, routeAttr(g.At(k).Attributes()), "group of %s: %s", g.At(0).Name(), g.At(k).Name())
+			routes[g.At(k).Name()] = routeAttr(g.At(k).Attributes())
+		}
+	}
+	assert.Len(t, routes, 5)
+	assert.Equal(t, route("agent", "conv-a"), routes["chat a"])
+	assert.Equal(t, routes["chat a"], routes["execute_tool a"])
+	assert.Equal(t, route("agent", "conv-b"), routes["chat b"])
+	assert.Equal(t, routes["chat b"], routes["other trace"])
+	assert.Equal(t, route("agent", shared.String()), routes["no scope attribute"], "the trace ID fallback")
+	for i := 0; i < rs.ScopeSpans().Len(); i++ {
+		assert.Equal(t, "agent-sdk", rs.ScopeSpans().At(i).Scope().Name())
+		_, onScope := rs.ScopeSpans().At(i).Scope().Attributes().Get(DefaultRouteAttribute)
+		assert.False(t, onScope)
+	}
+}
+
+// TestRouteGroupsOfRealTraces: on the real trace captures, every group the exporter routes
+// as a whole carries one route.
+func TestRouteGroupsOfRealTraces(t *testing.T) {
+	for _, name := range routeCaptures.traces {
+		td := loadTraces(t, strings.Split(name, "/")...)
+		_, err := defaultRouter().processTraces(context.Background(), td)
+		require.NoError(t, err)
+		for _, g := range lbTraceGroups(td) {
+			for k := 0; k < g.Len(); k++ {
+				require.Equal(t, routeAttr(g.At(0).Attributes()), routeAttr(g.At(k).Attributes()), name)
+			}
+		}
+	}
+}
+
+// TestRouteValue: routes are 16 hex digits, depend on tenant and scope only, and keep apart
+// tenant and scope strings that concatenate alike.
+func TestRouteValue(t *testing.T) {
+	tests := []struct {
+		name           string
+		tenantA, scopA string
+		tenantB, scopB string
+		equal          bool
+	}{
+		{"same key", "svc", "s1", "svc", "s1", true},
+		{"other scope", "svc", "s1", "svc", "s2", false},
+		{"other tenant", "svc", "s1", "svc2", "s1", false},
+		{"boundary moved", "ab", "c", "a", "bc", false},
+		{"no scope, by tenant", "svc", "", "svc", "", true},
+		{"no scope vs empty tenant", "svc", "", "", "svc", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := route(tt.tenantA, tt.scopA), route(tt.tenantB, tt.scopB)
+			assert.Regexp(t, "^[0-9a-f]{16}$", a)
+			assert.Equal(t, tt.equal, a == b)
+		})
+	}
+	// A fixed value: the route must not change between collectors or versions.
+	assert.Equal(t, route("svc", "s1"), route(strings.Clone("svc"), strings.Clone("s1")))
+}
+
+// TestRouteModeKeepsNoState: in route mode the factory makes no pairing state (no shared
+// instance, no ticker), passes every record on the same call, and a configured attribute name
+// is the one written.
+func TestRouteModeKeepsNoState(t *testing.T) {
+	f := NewFactory()
+	cfg := f.CreateDefaultConfig().(*Config)
+	cfg.Mode, cfg.RouteAttribute = ModeRoute, "lb.key"
+	set := processortest.NewNopSettings(metadata.Type)
+	tsink, lsink := new(consumertest.TracesSink), new(consumertest.LogsSink)
+	tp, err := f.CreateTraces(context.Background(), set, cfg, tsink)
+	require.NoError(t, err)
+	lp, err := f.CreateLogs(context.Background(), set, cfg, lsink)
+	require.NoError(t, err)
+	require.NoError(t, tp.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, lp.Start(context.Background(), componenttest.NewNopHost()))
+	instances.Lock()
+	_, made := instances.m[cfg]
+	instances.Unlock()
+	assert.False(t, made, "no pairing state in route mode")
+
+	td := loadTraces(t, "aisdk", "interrupt_sigterm", "traces.json")
+	ld := loadLogs(t, "claude", "interrupt_sigterm", "logs.json")
+	nSpans, nLogs := td.SpanCount(), ld.LogRecordCount()
+	require.NoError(t, tp.ConsumeTraces(context.Background(), td))
+	require.NoError(t, lp.ConsumeLogs(context.Background(), ld))
+	require.NoError(t, tp.Shutdown(context.Background()))
+	require.NoError(t, lp.Shutdown(context.Background()))
+	require.Equal(t, nSpans, tsink.SpanCount(), "every span passes, no synthetic one")
+	require.Equal(t, nLogs, lsink.LogRecordCount(), "every record passes, nothing held")
+	forEachSpanAt(tsink.AllTraces()[0], func(_ recordPos, s ptrace.Span) {
+		v, ok := s.Attributes().Get("lb.key")
+		require.True(t, ok)
+		assert.Len(t, v.Str(), 16)
+		_, outcome := s.Attributes().Get(synth.AttrOutcome)
+		assert.False(t, outcome, "route mode pairs nothing")
+	})
+}
