@@ -355,3 +355,31 @@ func TestOpenLLMetryMatchStaysInItsTrace(t *testing.T) {
 	assert.Equal(t, []string{"new"}, ids)
 	assert.Equal(t, 1, pl.p.engine.Stats().Pending, "the old call is still pending")
 }
+
+// TestOpenLLMetryBeforeGenAI: OpenLLMetry's chat spans are in the genai shape, so the order
+// of the dialects decides who reads them. openllmetry reads them first, keeping the
+// arguments its tool spans are matched by; with openllmetry disabled, genai reads them and
+// the next request's history pairs the call, the tool span passing untouched.
+func TestOpenLLMetryBeforeGenAI(t *testing.T) {
+	for _, tt := range []struct {
+		dialects []string
+		want     map[string]string
+	}{
+		{nil, map[string]string{"run_shell.tool": "paired"}},
+		{[]string{"genai"}, map[string]string{"chat gpt-4.1-mini": "paired"}},
+	} {
+		t.Run(strings.Join(append([]string{"dialects"}, tt.dialects...), "_"), func(t *testing.T) {
+			pl := newPipeline(t, func(c *Config) {
+				if tt.dialects != nil {
+					c.Dialects = tt.dialects
+				}
+			})
+			pl.consume(readOpenCapture(t, "openllmetry", "normal"))
+			pl.advance(time.Minute)
+			pl.shutdown()
+			marked, synthetic := outcomes(pl.output())
+			assert.Equal(t, tt.want, marked)
+			assert.Empty(t, synthetic)
+		})
+	}
+}
