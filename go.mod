@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/buger/jsonparser v1.6.1
 	github.com/open-telemetry/opentelemetry-collector-contrib/connector/servicegraphconnector v0.158.0
+	github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage v0.158.0
 	github.com/open-telemetry/opentelemetry-collector-contrib/pkg/batchpersignal v0.158.0
 	github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden v0.158.0
 	github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl v0.158.0
@@ -17,6 +18,7 @@ require (
 	go.opentelemetry.io/collector/connector/connectortest v0.158.0
 	go.opentelemetry.io/collector/consumer v1.64.0
 	go.opentelemetry.io/collector/consumer/consumertest v0.158.0
+	go.opentelemetry.io/collector/extension/xextension v0.158.0
 	go.opentelemetry.io/collector/pdata v1.64.0
 	go.opentelemetry.io/collector/pdata/xpdata v0.158.0
 	go.opentelemetry.io/collector/processor v1.64.0
@@ -71,6 +73,7 @@ require (
 	go.opentelemetry.io/collector/component/componentstatus v0.158.0 // indirect
 	go.opentelemetry.io/collector/connector/xconnector v0.158.0 // indirect
 	go.opentelemetry.io/collector/consumer/xconsumer v0.158.0 // indirect
+	go.opentelemetry.io/collector/extension v1.64.0 // indirect
 	go.opentelemetry.io/collector/featuregate v1.64.0 // indirect
 	go.opentelemetry.io/collector/internal/componentalias v0.158.0 // indirect
 	go.opentelemetry.io/collector/internal/fanoutconsumer v0.158.0 // indirect

@@ -167,6 +167,15 @@ func (p *Process) Stop() {
 	}
 }
 
+// Kill sends SIGKILL, as a crash would (the process writes nothing more), and waits for it
+// to exit.
+func (p *Process) Kill() {
+	p.t.Helper()
+	require.NoError(p.t, p.cmd.Process.Kill())
+	p.stopped = true
+	<-p.exited
+}
+
 // Pid returns the process ID, for reading the process's own accounting under /proc.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
 

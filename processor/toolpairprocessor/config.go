@@ -92,6 +92,12 @@ type Config struct {
 	TimeoutClassification TimeoutClassificationConfig `mapstructure:"timeout_classification"`
 	// DurationNormalization configures specification section 5.
 	DurationNormalization DurationNormalizationConfig `mapstructure:"duration_normalization"`
+	// Storage is the ID of a storage extension (for example file_storage) that keeps the
+	// processor's state across restarts (specification section 9); nil keeps it in memory only.
+	Storage *component.ID `mapstructure:"storage"`
+	// CheckpointInterval is how often the state is written to Storage: how old the stored
+	// state may be after a crash.
+	CheckpointInterval time.Duration `mapstructure:"checkpoint_interval"`
 	// CustomDialects declares dialects in OTTL (specification section 8); they are tried after
 	// the built-in dialects, on the records none of those claimed.
 	CustomDialects []custom.Config `mapstructure:"custom_dialects"`
@@ -172,9 +178,10 @@ func createDefaultConfig() component.Config {
 			Canonical: "durationMs",
 			Mirrors:   []string{"metadata.durationMs", "details.durationMs", "details.metadata.durationMs"},
 		},
-		CustomDialects: []custom.Config{},
-		Mode:           ModePair,
-		RouteAttribute: DefaultRouteAttribute,
+		CheckpointInterval: 5 * time.Second,
+		CustomDialects:     []custom.Config{},
+		Mode:               ModePair,
+		RouteAttribute:     DefaultRouteAttribute,
 	}
 }
 
@@ -190,6 +197,9 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.MaxPendingCalls < 1 {
 		errs = append(errs, fmt.Errorf("max_pending_calls must be at least 1, got %d", cfg.MaxPendingCalls))
+	}
+	if cfg.CheckpointInterval <= 0 {
+		errs = append(errs, fmt.Errorf("checkpoint_interval must be positive, got %v", cfg.CheckpointInterval))
 	}
 	errs = append(errs, checkNames("scope_attributes", cfg.ScopeAttributes))
 	errs = append(errs, checkNames("tenant_attributes", cfg.TenantAttributes))

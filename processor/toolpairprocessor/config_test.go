@@ -48,6 +48,8 @@ func TestLoadConfig(t *testing.T) {
 					Canonical: "details.durationMs",
 					Mirrors:   []string{"durationMs"},
 				},
+				Storage:            ptrTo(component.MustNewIDWithName("file_storage", "toolpair")),
+				CheckpointInterval: 2 * time.Second,
 				CustomDialects: []custom.Config{{
 					Name:           "my_agent",
 					Context:        custom.ContextSpan,
@@ -116,6 +118,8 @@ func TestInvalidConfigNamesTheKey(t *testing.T) {
 	}{
 		{map[string]any{"pairing_timeout": "0s"}, "pairing_timeout"},
 		{map[string]any{"pairing_timeout": "-1m"}, "pairing_timeout"},
+		{map[string]any{"checkpoint_interval": "0s"}, "checkpoint_interval"},
+		{map[string]any{"checkpoint_interval": "-1s"}, "checkpoint_interval"},
 		{map[string]any{"orphan_grace": "0s"}, "orphan_grace"},
 		{map[string]any{"orphan_grace": "-5s"}, "orphan_grace"},
 		{map[string]any{"max_pending_calls": 0}, "max_pending_calls"},
@@ -164,3 +168,5 @@ func TestNormalizationDisabledSkipsItsChecks(t *testing.T) {
 	cfg.DurationNormalization = DurationNormalizationConfig{Enabled: false}
 	assert.NoError(t, cfg.Validate())
 }
+
+func ptrTo[T any](v T) *T { return &v }

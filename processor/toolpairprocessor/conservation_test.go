@@ -406,6 +406,9 @@ type consRun struct {
 	lsink  *consumertest.LogsSink
 	shared *shared
 	tel    *componenttest.Telemetry
+	// between, when set, runs after every batch (the restart property test restarts the
+	// component there).
+	between func() error
 }
 
 func consStart(t *testing.T, sc *consScenario) *consRun {
@@ -549,6 +552,11 @@ func (r *consRun) deliver() error {
 				}
 			}
 			r.advance(time.Duration(r.rng.Int64N(int64(step) + 1)))
+			if r.between != nil {
+				if err := r.between(); err != nil {
+					return fmt.Errorf("window %d: %w", w, err)
+				}
+			}
 		}
 		r.advance(consGrace)
 		if r.sc.timeout[w] {

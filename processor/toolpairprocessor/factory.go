@@ -38,10 +38,14 @@ func newFactoryWithClock(clock pairing.Clock) processor.Factory {
 
 func createTraces(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Traces, clock pairing.Clock) (processor.Traces, error) {
 	if c := cfg.(*Config); c.Mode == ModeRoute {
-		return processorhelper.NewTraces(ctx, set, cfg, next, newRouter(c).processTraces,
+		r, err := newRouter(c, set.TelemetrySettings)
+		if err != nil {
+			return nil, err
+		}
+		return processorhelper.NewTraces(ctx, set, cfg, next, r.processTraces,
 			processorhelper.WithCapabilities(processorCapabilities))
 	}
-	s, err := acquire(cfg.(*Config), set.TelemetrySettings, clock)
+	s, err := acquire(cfg.(*Config), set.ID, set.TelemetrySettings, clock)
 	if err != nil {
 		return nil, err
 	}
@@ -54,10 +58,14 @@ func createTraces(ctx context.Context, set processor.Settings, cfg component.Con
 
 func createLogs(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Logs, clock pairing.Clock) (processor.Logs, error) {
 	if c := cfg.(*Config); c.Mode == ModeRoute {
-		return processorhelper.NewLogs(ctx, set, cfg, next, newRouter(c).processLogs,
+		r, err := newRouter(c, set.TelemetrySettings)
+		if err != nil {
+			return nil, err
+		}
+		return processorhelper.NewLogs(ctx, set, cfg, next, r.processLogs,
 			processorhelper.WithCapabilities(processorCapabilities))
 	}
-	s, err := acquire(cfg.(*Config), set.TelemetrySettings, clock)
+	s, err := acquire(cfg.(*Config), set.ID, set.TelemetrySettings, clock)
 	if err != nil {
 		return nil, err
 	}

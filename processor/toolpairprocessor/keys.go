@@ -7,6 +7,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
@@ -98,6 +99,17 @@ func (k *keyer) logScope(lr plog.LogRecord, items []dialect.Item, rs resourceSco
 		return it.ScopeAttr, it.Scope
 	}
 	return k.scope(lr.Attributes(), rs, lr.TraceID())
+}
+
+// spanScope returns the scope of the call keys of a span in which dialect d found items
+// (len(items) > 0): the scope d gave its first item when d's items carry their own
+// (spanDialect.ownScope, a custom dialect's scope expression), else the span's scope
+// (scopeHex, the trace ID's hex form from c).
+func (k *keyer) spanScope(span ptrace.Span, d *spanDialect, items []dialect.Item, rs resourceScope, c *traceHex) (name, value string) {
+	if it := &items[0]; d.ownScope && it.Scope != "" {
+		return it.ScopeAttr, it.Scope
+	}
+	return k.scopeHex(span.Attributes(), rs, span.TraceID(), c)
 }
 
 // FNV-1a, 64 bits (the constants of hash/fnv), computed inline so that a route costs no

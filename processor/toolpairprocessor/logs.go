@@ -73,6 +73,9 @@ type logsProcessor struct {
 }
 
 func newLogsProcessor(s *shared, next consumer.Logs) *logsProcessor {
+	if s.nextLogs == nil {
+		s.nextLogs = next
+	}
 	return &logsProcessor{
 		shared:   s,
 		next:     next,
@@ -93,9 +96,8 @@ func enabledLogDialects(cfg *Config) []logDialect {
 	return ds
 }
 
-func (p *logsProcessor) start(context.Context, component.Host) error {
-	p.shared.start()
-	return nil
+func (p *logsProcessor) start(ctx context.Context, host component.Host) error {
+	return p.shared.start(ctx, host)
 }
 
 func (p *logsProcessor) shutdown(ctx context.Context) error {
@@ -306,6 +308,9 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 		return ld, nil
 	}
 	b.fillHeld()
+	// After fillHeld: a checkpoint waiting for this batch's held records holds the lock that
+	// orders resolution records. Before anything leaves the processor.
+	p.recordResolutions(ctx, b.res)
 	out := output{curLogs: p.next, logs: ld}
 	p.apply(b.res, &out, b)
 	b.removeMarked()

@@ -2,8 +2,10 @@ package toolpairprocessor
 
 import (
 	"context"
+	"slices"
 	"sync"
 
+	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -28,9 +30,14 @@ import (
 type router struct {
 	keys keyer
 	attr string
-	// dialects are the log dialects configured, tried in the order pairing tries them: the
-	// scope of a record's call keys is the one its first recognising dialect gives.
-	dialects   []logDialect
+	// The dialects configured, tried in the order pairing tries them (built-in, then custom):
+	// the scope of a record's call keys is the one its first recognising dialect gives.
+	spanDialects []spanDialect
+	logDialects  []logDialect
+	custom       customDialects
+	// spanItems: some span dialect gives its items a scope of their own (ownScope), so spans
+	// are read by the dialects; otherwise a span's scope is its attributes' or trace ID.
+	spanItems  bool
 	transcript bool      // the transcript dialect is configured (LineScope applies)
 	pool       sync.Pool // *routeScratch
 }
@@ -49,14 +56,22 @@ type routeScratch struct {
 	routes []string // traces: the route of each span of the scope group being routed
 }
 
-func newRouter(cfg *Config) *router {
-	return &router{
-		keys:       keyer{scopeAttrs: cfg.ScopeAttributes, tenantAttrs: cfg.TenantAttributes},
-		attr:       cfg.RouteAttribute,
-		dialects:   enabledLogDialects(cfg),
-		transcript: cfg.dialectEnabled(transcript.Name),
-		pool:       sync.Pool{New: func() any { return &routeScratch{} }},
+// newRouter makes the router of cfg, compiling its custom dialects with set.
+func newRouter(cfg *Config, set component.TelemetrySettings) (*router, error) {
+	r := &router{
+		keys:         keyer{scopeAttrs: cfg.ScopeAttributes, tenantAttrs: cfg.TenantAttributes},
+		attr:         cfg.RouteAttribute,
+		spanDialects: enabledSpanDialects(cfg),
+		logDialects:  enabledLogDialects(cfg),
+		transcript:   cfg.dialectEnabled(transcript.Name),
+		pool:         sync.Pool{New: func() any { return &routeScratch{} }},
 	}
+	var err error
+	if r.custom, err = newCustomDialects(cfg.CustomDialects, set); err != nil {
+		return nil, err
+	}
+	r.spanItems = len(r.custom.spans) > 0 || slices.ContainsFunc(r.spanDialects, func(d spanDialect) bool { return d.ownScope })
+	return r, nil
 }
 
 // routeOf returns route(tenant, scope), from the batch's memo when it is the same pair.
@@ -68,11 +83,15 @@ func (s *routeScratch) routeOf(tenant, scope string) string {
 }
 
 // processTraces writes the route of every span: the tenant of its resource and the scope
-// pairing keys its tool items under (keyer.scopeHex: its scope attribute, else its resource's,
-// else its trace ID).
-func (r *router) processTraces(_ context.Context, td ptrace.Traces) (ptrace.Traces, error) {
+// pairing keys its tool items under (keyer.spanScope: the scope a custom dialect's expression
+// gives, else its scope attribute, its resource's, or its trace ID).
+func (r *router) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
 	s := r.pool.Get().(*routeScratch)
-	defer func() { s.hex, s.memo, s.routes = traceHex{}, routeMemo{}, s.routes[:0]; r.pool.Put(s) }()
+	defer func() {
+		s.found.Reset()
+		s.hex, s.memo, s.routes = traceHex{}, routeMemo{}, s.routes[:0]
+		r.pool.Put(s)
+	}()
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
 		rs := rss.At(i)
@@ -87,7 +106,7 @@ func (r *router) processTraces(_ context.Context, td ptrace.Traces) (ptrace.Trac
 			s.routes = s.routes[:0]
 			for k := 0; k < spans.Len(); k++ {
 				span := spans.At(k)
-				_, scope := r.keys.scopeHex(span.Attributes(), rscope, span.TraceID(), &s.hex)
+				scope := r.spanScope(ctx, rs, ss, span, rscope, s)
 				rt := s.routeOf(tenant, scope)
 				span.Attributes().PutStr(r.attr, rt)
 				s.routes = append(s.routes, rt)
@@ -98,6 +117,29 @@ func (r *router) processTraces(_ context.Context, td ptrace.Traces) (ptrace.Trac
 		}
 	}
 	return td, nil
+}
+
+// spanScope returns the scope of a span's call keys, as processTraces describes it.
+func (r *router) spanScope(ctx context.Context, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, rscope resourceScope, s *routeScratch) string {
+	if r.spanItems {
+		s.found.Reset()
+		var d *spanDialect
+		for n := range r.spanDialects {
+			if r.spanDialects[n].extract(span, &s.found) {
+				d = &r.spanDialects[n]
+				break
+			}
+		}
+		if d == nil && len(r.custom.spans) > 0 {
+			d = r.custom.extractSpan(ctx, rs, ss, span, &s.found)
+		}
+		if d != nil && len(s.found.Items) > 0 {
+			_, scope := r.keys.spanScope(span, d, s.found.Items, rscope, &s.hex)
+			return scope
+		}
+	}
+	_, scope := r.keys.scopeHex(span.Attributes(), rscope, span.TraceID(), &s.hex)
+	return scope
 }
 
 // mixedTrace reports whether two spans of one trace in spans have different routes (routes
@@ -149,10 +191,10 @@ func splitByRoute(rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, routes []string
 
 // processLogs writes the route of every log record: the tenant of its resource and the scope
 // pairing keys its tool items under (keyer.logScope over the items its first recognising
-// dialect finds). A record without items gets the scope the timeout classifier tracks it
+// dialect finds, built-in or custom). A record without items gets the scope the timeout classifier tracks it
 // under: its transcript line's session or file (transcript.LineScope), else its scope
 // attribute, its resource's, or its trace ID.
-func (r *router) processLogs(_ context.Context, ld plog.Logs) (plog.Logs, error) {
+func (r *router) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
 	s := r.pool.Get().(*routeScratch)
 	defer func() { s.found.Reset(); s.memo = routeMemo{}; r.pool.Put(s) }()
 	rls := ld.ResourceLogs()
@@ -168,7 +210,7 @@ func (r *router) processLogs(_ context.Context, ld plog.Logs) (plog.Logs, error)
 			lrs := sl.LogRecords()
 			for k := 0; k < lrs.Len(); k++ {
 				lr := lrs.At(k)
-				scope := r.logScope(lr, rscope, &s.found)
+				scope := r.logScope(ctx, rl, sl, lr, rscope, &s.found)
 				lr.Attributes().PutStr(r.attr, s.routeOf(tenant, scope))
 			}
 		}
@@ -177,12 +219,17 @@ func (r *router) processLogs(_ context.Context, ld plog.Logs) (plog.Logs, error)
 }
 
 // logScope returns the scope of a log record's call keys, as processLogs describes it.
-func (r *router) logScope(lr plog.LogRecord, rscope resourceScope, f *dialect.Found) string {
+func (r *router) logScope(ctx context.Context, rl plog.ResourceLogs, sl plog.ScopeLogs, lr plog.LogRecord, rscope resourceScope, f *dialect.Found) string {
 	f.Reset()
-	for n := range r.dialects {
-		if r.dialects[n].extract(lr, f) {
+	claimed := false
+	for n := range r.logDialects {
+		if r.logDialects[n].extract(lr, f) {
+			claimed = true
 			break
 		}
+	}
+	if !claimed && len(r.custom.logs) > 0 {
+		r.custom.extractLog(ctx, rl, sl, lr, f)
 	}
 	if len(f.Items) > 0 {
 		_, scope := r.keys.logScope(lr, f.Items, rscope)

@@ -12,7 +12,7 @@ import (
 // benchBatch records built from the real captures, see bench_test.go), next to pair mode on
 // the same batches: ns/record is the time per span or log record.
 func BenchmarkRoute(b *testing.B) {
-	r := defaultRouter()
+	r := defaultRouter(b)
 	perRecord := func(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchBatch), "ns/record")
 	}

@@ -24,22 +24,17 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
 
-// routeCaptures lists the real captures of testdata/ by signal: OTLP traces and logs, and
-// transcript files (read as the filelog receiver reads them, see transcriptLogs).
-var routeCaptures = struct{ traces, logs, transcripts []string }{
-	traces: []string{
-		"aisdk/normal/traces.json", "aisdk/parallel/traces.json", "aisdk/interrupt_sigterm/traces.json",
-		"aisdk/llm_timeout/traces.json", "aisdk/killed_during_tool/traces.json",
-		"claude/normal/traces.json", "claude/parallel/traces.json", "claude/interrupt_sigterm/traces.json",
-		"claude/tool_timeout_nobg/traces.json", "claude/llm_error/traces.json",
-		"codex/normal/traces.json", "codex/interrupt_sigterm/traces.json", "codex/llm_timeout/traces.json",
-	},
-	logs: []string{
-		"claude/normal/logs.json", "claude/parallel/logs.json", "claude/interrupt_sigterm/logs.json",
-		"claude/tool_timeout_nobg/logs.json", "claude/llm_error/logs.json",
-		"codex/normal/logs.json", "codex/parallel/logs.json", "codex/interrupt_sigterm/logs.json", "codex/llm_timeout/logs.json",
-		"gemini/normal/logs.json", "gemini/interrupt_sigterm/logs.json",
-	},
+// routeCaptures returns the real OTLP captures of testdata/ of one signal ("traces" or
+// "logs"), as paths under testdata/: every agent's scenarios (testdata/<agent>/<scenario>/).
+func routeCaptures(t *testing.T, signal string) []string {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("..", "..", "testdata", "*", "*", signal+".json"))
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(paths), 10)
+	for i, p := range paths {
+		paths[i] = filepath.ToSlash(strings.TrimPrefix(p, filepath.Join("..", "..", "testdata")+string(filepath.Separator)))
+	}
+	return paths
 }
 
 // transcriptFiles returns every transcript file of testdata/ (Claude Code, pi, OpenClaw).
@@ -101,14 +96,17 @@ func routeAttr(attrs pcommon.Map) string {
 	return v.Str()
 }
 
-func defaultRouter() *router { return testRouter(nil) }
+func defaultRouter(t testing.TB) *router { return testRouter(t, nil) }
 
-func testRouter(mutate func(*Config)) *router {
+func testRouter(t testing.TB, mutate func(*Config)) *router {
 	cfg := createDefaultConfig().(*Config)
 	if mutate != nil {
 		mutate(cfg)
 	}
-	return newRouter(cfg)
+	require.NoError(t, cfg.Validate())
+	r, err := newRouter(cfg, componenttest.NewNopTelemetrySettings())
+	require.NoError(t, err)
+	return r
 }
 
 // checkLogRoutes routes ld and checks that every record has a route and that every record
@@ -119,7 +117,7 @@ func checkLogRoutes(t *testing.T, mutate func(*Config), ld plog.Logs) (int, plog
 	keys := pairingKeys(t, mutate, ptrace.Traces{}, ld)
 	routed := plog.NewLogs()
 	ld.CopyTo(routed)
-	_, err := testRouter(mutate).processLogs(context.Background(), routed)
+	_, err := testRouter(t, mutate).processLogs(context.Background(), routed)
 	require.NoError(t, err)
 	require.Equal(t, ld.LogRecordCount(), routed.LogRecordCount())
 	rls := routed.ResourceLogs()
@@ -160,8 +158,8 @@ func TestRouteIsTheCallKeysTenantAndScope(t *testing.T) {
 }
 
 func checkCaptureRoutes(t *testing.T, mutate func(*Config)) {
-	keyedSpans := 0
-	for _, name := range routeCaptures.traces {
+	keyedSpans, keyedLogs := 0, 0
+	for _, name := range routeCaptures(t, "traces") {
 		t.Run(name, func(t *testing.T) {
 			td := loadTraces(t, strings.Split(name, "/")...)
 			keys := pairingKeys(t, mutate, td, plog.Logs{})
@@ -169,7 +167,7 @@ func checkCaptureRoutes(t *testing.T, mutate func(*Config)) {
 			byID := map[[24]byte]string{}
 			routed := ptrace.NewTraces()
 			td.CopyTo(routed)
-			_, err := testRouter(mutate).processTraces(context.Background(), routed)
+			_, err := testRouter(t, mutate).processTraces(context.Background(), routed)
 			require.NoError(t, err)
 			require.Equal(t, td.SpanCount(), routed.SpanCount())
 			forEachSpanAt(routed, func(_ recordPos, s ptrace.Span) {
@@ -184,12 +182,13 @@ func checkCaptureRoutes(t *testing.T, mutate func(*Config)) {
 		})
 	}
 	require.GreaterOrEqual(t, keyedSpans, 20, "the trace captures have tool spans")
-	for _, name := range routeCaptures.logs {
+	for _, name := range routeCaptures(t, "logs") {
 		t.Run(name, func(t *testing.T) {
 			n, _ := checkLogRoutes(t, mutate, loadLogs(t, strings.Split(name, "/")...))
-			require.Positive(t, n, "the capture has tool records")
+			keyedLogs += n
 		})
 	}
+	require.GreaterOrEqual(t, keyedLogs, 30, "the log captures have tool records")
 	for _, path := range routeTranscriptFiles(t) {
 		t.Run(path, func(t *testing.T) {
 			n, _ := checkLogRoutes(t, mutate, transcriptLogs(t, path))
@@ -205,7 +204,7 @@ func TestRouteOfTranscriptLinesWithoutTools(t *testing.T) {
 	for _, path := range routeTranscriptFiles(t) {
 		t.Run(path, func(t *testing.T) {
 			ld := transcriptLogs(t, path)
-			_, err := defaultRouter().processLogs(context.Background(), ld)
+			_, err := defaultRouter(t).processLogs(context.Background(), ld)
 			require.NoError(t, err)
 			lrs := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords()
 			checked := 0
@@ -294,7 +293,7 @@ func TestRouteSplitsTracesOfSeveralScopes(t *testing.T) {
 	add("no scope attribute", shared, "")
 	add("other trace", pcommon.TraceID{2}, "conv-b")
 
-	_, err := defaultRouter().processTraces(context.Background(), td)
+	_, err := defaultRouter(t).processTraces(context.Background(), td)
 	require.NoError(t, err)
 	assert.Equal(t, 5, td.SpanCount())
 	_, onResource := rs.Resource().Attributes().Get(DefaultRouteAttribute)
@@ -323,9 +322,9 @@ func TestRouteSplitsTracesOfSeveralScopes(t *testing.T) {
 // TestRouteGroupsOfRealTraces: on the real trace captures, every group the exporter routes
 // as a whole carries one route.
 func TestRouteGroupsOfRealTraces(t *testing.T) {
-	for _, name := range routeCaptures.traces {
+	for _, name := range routeCaptures(t, "traces") {
 		td := loadTraces(t, strings.Split(name, "/")...)
-		_, err := defaultRouter().processTraces(context.Background(), td)
+		_, err := defaultRouter(t).processTraces(context.Background(), td)
 		require.NoError(t, err)
 		for _, g := range lbTraceGroups(td) {
 			for k := 0; k < g.Len(); k++ {
@@ -398,4 +397,41 @@ func TestRouteModeKeepsNoState(t *testing.T) {
 		_, outcome := s.Attributes().Get(synth.AttrOutcome)
 		assert.False(t, outcome, "route mode pairs nothing")
 	})
+}
+
+// TestRouteOfCustomDialects: with the custom dialects of examples/custom-dialect.yaml, whose
+// scope is an OTTL expression (acme.session_id, not a scope attribute), the sample telemetry's
+// records get the routes of the call keys pair mode gives them, and the spans of one session
+// share one route across its traces.
+func TestRouteOfCustomDialects(t *testing.T) {
+	cfg := exampleConfig(t, "custom-dialect.yaml")
+	mutate := func(c *Config) { *c = *cfg }
+	n, _ := checkLogRoutes(t, mutate, loadLogs(t, "custom", "logs.json"))
+	require.Positive(t, n)
+
+	td := loadTraces(t, "custom", "traces.json")
+	keys := pairingKeys(t, mutate, td, plog.Logs{})
+	require.NotEmpty(t, keys)
+	routed := ptrace.NewTraces()
+	td.CopyTo(routed)
+	_, err := testRouter(t, mutate).processTraces(context.Background(), routed)
+	require.NoError(t, err)
+	byID := map[[24]byte]string{}
+	forEachSpanAt(routed, func(_ recordPos, s ptrace.Span) { byID[spanKey(s)] = routeAttr(s.Attributes()) })
+	bySession := map[string]map[string]bool{}
+	forEachSpanAt(td, func(pos recordPos, s ptrace.Span) {
+		for _, key := range keys[pos] {
+			assert.Equal(t, route(key.Tenant, key.Scope), byID[spanKey(s)], "span %s, call %s", s.Name(), key.CallID)
+		}
+		if v, ok := s.Attributes().Get("acme.session_id"); ok && len(keys[pos]) > 0 {
+			if bySession[v.Str()] == nil {
+				bySession[v.Str()] = map[string]bool{}
+			}
+			bySession[v.Str()][byID[spanKey(s)]] = true
+		}
+	})
+	require.NotEmpty(t, bySession)
+	for session, routes := range bySession {
+		assert.Len(t, routes, 1, "session %s", session)
+	}
 }

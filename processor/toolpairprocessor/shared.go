@@ -41,6 +41,15 @@ type shared struct {
 	tmo     *timeouts // nil when timeout_classification is disabled
 	custom  customDialects
 	logger  *zap.Logger
+	id      component.ID
+	// nextTraces and nextLogs are the next consumers of the component's first traces and
+	// logs pipelines, where restored calls and held records of each signal go (nil when the
+	// component has no pipeline of that signal). Set before start.
+	nextTraces consumer.Traces
+	nextLogs   consumer.Logs
+	// store keeps the state in the storage extension; nil without storage. Set at the first
+	// start.
+	store *stateStore
 	// observeKeys, when set (by tests, before the first batch), is told the call key of every
 	// event a batch hands to the engine and the position of the record it came from.
 	observeKeys func(pos recordPos, key pairing.Key)
@@ -56,7 +65,7 @@ type shared struct {
 type recordPos struct{ res, scope, rec int }
 
 // acquire returns the shared state of cfg, creating it on first use.
-func acquire(cfg *Config, set component.TelemetrySettings, clock pairing.Clock) (*shared, error) {
+func acquire(cfg *Config, id component.ID, set component.TelemetrySettings, clock pairing.Clock) (*shared, error) {
 	instances.Lock()
 	defer instances.Unlock()
 	if s := instances.m[cfg]; s != nil {
@@ -81,6 +90,7 @@ func acquire(cfg *Config, set component.TelemetrySettings, clock pairing.Clock) 
 		keys:    keyer{scopeAttrs: cfg.ScopeAttributes, tenantAttrs: cfg.TenantAttributes},
 		anchors: newAnchorIndex(),
 		logger:  set.Logger,
+		id:      id,
 	}
 	if dn := cfg.DurationNormalization; dn.Enabled {
 		s.norm = normalize.New(dn.Canonical, dn.Mirrors)
@@ -107,28 +117,48 @@ func (s *shared) tickInterval() time.Duration {
 	return min(max(d, 10*time.Millisecond), time.Second)
 }
 
-// start counts a pipeline in and starts the ticker on the first start.
-func (s *shared) start() {
+// start counts a pipeline in and, on the first start, restores the stored state (with
+// storage) and starts the ticker. A storage key naming no storage extension of host fails it.
+func (s *shared) start(ctx context.Context, host component.Host) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.started++
 	if s.started > 1 {
-		return
+		return nil
+	}
+	if s.cfg.Storage != nil && s.store == nil {
+		if err := s.openStore(ctx, host); err != nil {
+			s.started--
+			return err
+		}
 	}
 	s.stop, s.done = make(chan struct{}), make(chan struct{})
 	go s.run(s.stop, s.done, s.tickInterval())
+	return nil
 }
 
 func (s *shared) run(stop, done chan struct{}, every time.Duration) {
 	defer close(done)
 	t := time.NewTicker(every)
 	defer t.Stop()
+	var checkpoints <-chan time.Time
+	if s.store != nil {
+		// Deadlines that passed while the collector was down expire now.
+		s.tick(context.Background())
+		c := time.NewTicker(s.cfg.CheckpointInterval)
+		defer c.Stop()
+		checkpoints = c.C
+	}
 	for {
 		select {
 		case <-stop:
 			return
 		case <-t.C:
 			s.tick(context.Background())
+		case <-checkpoints:
+			if err := s.checkpoint(context.Background(), checkpointInterval); err != nil {
+				s.logger.Warn("toolpair: periodic checkpoint failed", zap.Error(err))
+			}
 		}
 	}
 }
@@ -139,6 +169,7 @@ func (s *shared) tick(ctx context.Context) {
 	if len(res) == 0 {
 		return
 	}
+	s.recordResolutions(ctx, res)
 	if err := s.emit(ctx, res, triggerExpiry); err != nil {
 		s.logger.Warn("toolpair: sending expired calls and released results downstream failed", zap.Error(err))
 	}
@@ -147,7 +178,9 @@ func (s *shared) tick(ctx context.Context) {
 // shutdown stops the ticker with the first pipeline to shut down, then closes every pending
 // call as interrupted/shutdown and releases every held result, sending them downstream with
 // ctx. It does so again at every later pipeline's shutdown, for what that pipeline received
-// in between (a batch processor upstream flushing on shutdown).
+// in between (a batch processor upstream flushing on shutdown). With storage, it writes the
+// whole state instead (nothing is interrupted or released), and the last pipeline closes the
+// storage client; only a failed write falls back to the flush.
 //
 // Each pipeline's processor shuts down before the processors and exporters after it, so the
 // first flush happens while the downstream components of every pipeline still run.
@@ -171,7 +204,19 @@ func (s *shared) shutdown(ctx context.Context) error {
 			err = ctx.Err()
 		}
 	}
-	err = errors.Join(err, s.emit(ctx, s.engine.Shutdown(nil), triggerShutdown))
+	if s.store != nil {
+		// The state is stored, held records included: nothing is interrupted. Should the
+		// write fail, the state is flushed as without storage, so that nothing is lost
+		// silently.
+		if cerr := s.checkpoint(ctx, checkpointShutdown); cerr != nil {
+			err = errors.Join(err, cerr, s.emit(ctx, s.engine.Shutdown(nil), triggerShutdown))
+		}
+		if last {
+			err = errors.Join(err, s.closeStore(ctx))
+		}
+	} else {
+		err = errors.Join(err, s.emit(ctx, s.engine.Shutdown(nil), triggerShutdown))
+	}
 	if last {
 		instances.Lock()
 		if instances.m[s.cfg] == s {

@@ -67,22 +67,31 @@ type tracesProcessor struct {
 }
 
 func newTracesProcessor(s *shared, next consumer.Traces) *tracesProcessor {
-	p := &tracesProcessor{
-		shared: s,
-		next:   next,
-		pool:   sync.Pool{New: func() any { return &spanBatch{} }},
+	if s.nextTraces == nil {
+		s.nextTraces = next
 	}
-	for _, d := range spanDialects {
-		if s.cfg.dialectEnabled(d.name) {
-			p.dialects = append(p.dialects, d)
-		}
+	return &tracesProcessor{
+		shared:   s,
+		next:     next,
+		dialects: enabledSpanDialects(s.cfg),
+		pool:     sync.Pool{New: func() any { return &spanBatch{} }},
 	}
-	return p
 }
 
-func (p *tracesProcessor) start(context.Context, component.Host) error {
-	p.shared.start()
-	return nil
+// enabledSpanDialects returns the span dialects cfg enables, in the order they are tried: pair
+// mode and route mode (route.go) recognise spans, and scope their calls, alike.
+func enabledSpanDialects(cfg *Config) []spanDialect {
+	var ds []spanDialect
+	for _, d := range spanDialects {
+		if cfg.dialectEnabled(d.name) {
+			ds = append(ds, d)
+		}
+	}
+	return ds
+}
+
+func (p *tracesProcessor) start(ctx context.Context, host component.Host) error {
+	return p.shared.start(ctx, host)
 }
 
 func (p *tracesProcessor) shutdown(ctx context.Context) error {
@@ -244,12 +253,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 				if len(b.found.Items) == 0 {
 					continue
 				}
-				var scopeAttr, scopeValue string
-				if it := b.found.Items[0]; d.ownScope && it.Scope != "" {
-					scopeAttr, scopeValue = it.ScopeAttr, it.Scope
-				} else {
-					scopeAttr, scopeValue = p.keys.scopeHex(span.Attributes(), rscope, span.TraceID(), &b.hex)
-				}
+				scopeAttr, scopeValue := p.keys.spanScope(span, d, b.found.Items, rscope, &b.hex)
 				ref := int32(len(b.refs))
 				results := b.found.Results()
 				b.refs = append(b.refs, spanRef{rs: i, ss: j, span: k, s: span, results: results})
@@ -328,6 +332,9 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 		return td, nil
 	}
 	b.fillHeld()
+	// After fillHeld: a checkpoint waiting for this batch's held records holds the lock that
+	// orders resolution records. Before anything leaves the processor.
+	p.recordResolutions(ctx, b.res)
 	out := output{curTraces: p.next, traces: td}
 	p.apply(b.res, &out, b)
 	b.removeMarked()

@@ -141,13 +141,14 @@ func TestDefaultConfigReplaysCaptures(t *testing.T) {
 func TestInvalidConfigIsRefusedAtStartup(t *testing.T) {
 	bin := distrotest.Binary(t)
 	for key, value := range map[string]string{
-		"pairing_timeout":   "0s",
-		"orphan_grace":      "-1s",
-		"max_pending_calls": "0",
-		"dialects":          "[genai, nope]",
-		"duplicates":        "keep",
-		"mode":              "shard",
-		"route_attribute":   "session.id",
+		"pairing_timeout":     "0s",
+		"orphan_grace":        "-1s",
+		"max_pending_calls":   "0",
+		"dialects":            "[genai, nope]",
+		"duplicates":          "keep",
+		"mode":                "shard",
+		"route_attribute":     "session.id",
+		"checkpoint_interval": "0s",
 	} {
 		t.Run(key, func(t *testing.T) {
 			cfg := filepath.Join(t.TempDir(), "config.yaml")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,11 +30,33 @@ const (
 	scaleOrphanGrace    = 6 * time.Second
 )
 
-// scaleCaptures are the OTLP captures dealt over the front tier: Claude Code, Codex and AI SDK.
-var scaleCaptures = []string{
-	"claude/normal", "claude/parallel", "claude/interrupt_sigterm", "claude/tool_timeout_nobg", "claude/llm_error",
-	"codex/normal", "codex/parallel", "codex/interrupt_sigterm", "codex/llm_timeout",
-	"aisdk/normal", "aisdk/parallel", "aisdk/interrupt_sigterm", "aisdk/llm_timeout", "aisdk/killed_during_tool",
+// scaleCaptures returns the OTLP captures dealt over the front tier, as <agent>/<scenario>
+// under testdata/: every scenario of Claude Code, Codex, the AI SDK and Gemini CLI. The
+// OpenLLMetry and OpenAI Agents SDK captures are left out: on a single collector their
+// outcomes already depend on the order in which the spans of one trace arrive (an OpenLLMetry
+// tool span arriving before the chat span that announced its call is standalone), and dealing
+// them over two fronts reorders spans by milliseconds.
+func scaleCaptures(t *testing.T) []string {
+	t.Helper()
+	var dirs []string
+	for _, agent := range []string{"claude", "codex", "aisdk", "aisdk6", "gemini"} {
+		d, err := filepath.Glob(filepath.Join(repoRoot, "testdata", agent, "*"))
+		require.NoError(t, err)
+		dirs = append(dirs, d...)
+	}
+	var out []string
+	for _, d := range dirs {
+		for _, signal := range []string{"logs", "traces"} {
+			if _, err := os.Stat(filepath.Join(d, signal+".json")); err == nil {
+				rel, err := filepath.Rel(filepath.Join(repoRoot, "testdata"), d)
+				require.NoError(t, err)
+				out = append(out, filepath.ToSlash(rel))
+				break
+			}
+		}
+	}
+	require.GreaterOrEqual(t, len(out), 17)
+	return out
 }
 
 func scaleConfig(t *testing.T, name string) string {
@@ -129,6 +152,14 @@ func outcomeRecords(t *testing.T, dir string) map[string][]outcome {
 				return v
 			}
 		}
+		// Gemini CLI names its calls inside message JSON only: its records are grouped by
+		// session (which of two records holding the same result is paired and which the
+		// dropped duplicate depends on their arrival order).
+		for _, k := range []string{"session.id", "gen_ai.conversation.id", "conversation.id"} {
+			if v := get(k); v != "" {
+				return "scope " + v
+			}
+		}
 		return id
 	}
 	for _, s := range readSpans(t, filepath.Join(dir, "traces.jsonl")) {
@@ -196,7 +227,7 @@ func dealOTLP(t *testing.T, ref string, fronts [2]string) {
 	post := func(url string, body []byte) {
 		require.True(t, distrotest.PostOTLP(url, body), "POST %s", url)
 	}
-	for _, c := range scaleCaptures {
+	for _, c := range scaleCaptures(t) {
 		for _, signal := range []string{"logs", "traces"} {
 			body, err := os.ReadFile(filepath.Join(repoRoot, "testdata", c, signal+".json"))
 			if os.IsNotExist(err) {
@@ -308,6 +339,19 @@ func warmUp(t *testing.T, fronts, backOuts [2]string, p *distrotest.Process) {
 	}, "warm-up records from both fronts on both back collectors")
 }
 
+// freeAddrs returns n distinct loopback addresses that were free when asked.
+func freeAddrs(t *testing.T, n int) []string {
+	t.Helper()
+	var out []string
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		defer l.Close()
+		out = append(out, l.Addr().String())
+	}
+	return out
+}
+
 // TestScaleOutMatchesOneCollector runs examples/scale-out with the built binary on free
 // loopback ports: two front collectors (front.yaml, toolpair in route mode, load_balancing with
 // the static resolver) and two back collectors (back.yaml), next to one reference collector
@@ -315,8 +359,9 @@ func warmUp(t *testing.T, fronts, backOuts [2]string, p *distrotest.Process) {
 // over both fronts' OTLP/HTTP endpoints and sent whole to the reference; every transcript of
 // testdata/ is dealt line by line into files both fronts' filelog receivers read
 // (transcripts.yaml), and read whole by the reference's. Every record with an outcome leaves
-// exactly one back collector, with the outcome, reason and duration the reference gives it,
-// and both back collectors get work.
+// exactly one back collector, once; every call gets the outcomes (and interruption reasons)
+// the reference gives it, compared by call, not by which of two result records carries which
+// (see byCall); and both back collectors get work.
 func TestScaleOutMatchesOneCollector(t *testing.T) {
 	bin := distrotest.Binary(t)
 	tmp := t.TempDir()
@@ -328,7 +373,15 @@ func TestScaleOutMatchesOneCollector(t *testing.T) {
 	refTranscripts, frontTranscripts := dir("transcripts-ref"), [2]string{dir("transcripts-front-1"), dir("transcripts-front-2")}
 	dealLines := dealTranscripts(t, refTranscripts, frontTranscripts)
 
-	addr := func() string { return fmt.Sprintf("127.0.0.1:%d", distrotest.FreePort(t)) }
+	// Loopback addresses for the five collectors' gRPC and HTTP receivers, all distinct: taken
+	// while every one of them is held open (a port asked for after another was released may be
+	// that one again).
+	addrs := freeAddrs(t, 10)
+	addr := func() string {
+		a := addrs[0]
+		addrs = addrs[1:]
+		return a
+	}
 	quiet := "--set=service::telemetry::metrics::level=none"
 	pairing := []string{
 		"--set=processors::toolpair::pairing_timeout=" + scalePairingTimeout.String(),
@@ -384,7 +437,9 @@ func TestScaleOutMatchesOneCollector(t *testing.T) {
 	}
 	backCount := func() int { return count(outcomeRecords(t, backs[0].out)) + count(outcomeRecords(t, backs[1].out)) }
 	refCount := count(outcomeRecords(t, ref.out))
-	backs[0].p.WaitFor(func() bool { return backCount() >= refCount }, fmt.Sprintf("%d outcomes on the back tier", refCount))
+	for deadline := time.Now().Add(20 * time.Second); backCount() < refCount && time.Now().Before(deadline); {
+		time.Sleep(250 * time.Millisecond) // what is still missing then is reported below
+	}
 	ref.p.Stop()
 	backs[0].p.Stop()
 	backs[1].p.Stop()
@@ -395,28 +450,35 @@ func TestScaleOutMatchesOneCollector(t *testing.T) {
 	for i, g := range got {
 		assert.Positive(t, count(g), "back-%d got work", i+1)
 	}
-	for id, w := range want {
-		var on []string
-		n := 0
-		for i, g := range got {
-			if len(g[id]) > 0 {
-				on = append(on, fmt.Sprintf("back-%d", i+1))
-				n += len(g[id])
-			}
-		}
-		assert.Len(t, on, 1, "%s: on exactly one back collector, got %v", id, on)
-		assert.Equal(t, len(w), n, "%s: as many times as on the reference", id)
+	// Every record with an outcome leaves one back collector only, once.
+	for id, g := range got[0] {
+		assert.Empty(t, got[1][id], "%s: on both back collectors", id)
+		assert.Len(t, g, 1, "%s: twice", id)
 	}
-	for i, g := range got {
-		for id := range g {
-			_, ok := want[id]
-			assert.True(t, ok, "back-%d: %s: a record the reference has no outcome for", i+1, id)
-		}
+	for id, g := range got[1] {
+		assert.Len(t, g, 1, "%s: twice", id)
 	}
+	assert.Equal(t, count(want), count(got[0])+count(got[1]), "as many records with an outcome as on one collector")
 	wantCalls, gotCalls := byCall(want), byCall(got[0], got[1])
 	byOutcome := map[string]int{}
+	recordsOf := func(call string, recs ...map[string][]outcome) []string {
+		var out []string
+		for _, m := range recs {
+			for id, os := range m {
+				for _, o := range os {
+					if o.call == call {
+						out = append(out, id+" "+o.outcome)
+					}
+				}
+			}
+		}
+		sort.Strings(out)
+		return out
+	}
 	for call, w := range wantCalls {
-		assert.Equal(t, w, gotCalls[call], "call %s", call)
+		if !assert.Equal(t, w, gotCalls[call], "call %s", call) {
+			t.Logf("call %s on one collector: %v\non the back tier: %v", call, recordsOf(call, want), recordsOf(call, got[0], got[1]))
+		}
 		for _, o := range w {
 			byOutcome[o]++
 		}

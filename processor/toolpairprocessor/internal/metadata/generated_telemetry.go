@@ -25,20 +25,25 @@ func Tracer(settings component.TelemetrySettings) trace.Tracer {
 // TelemetryBuilder provides an interface for components to report telemetry
 // as defined in metadata and user config.
 type TelemetryBuilder struct {
-	meter                                metric.Meter
-	mu                                   sync.Mutex
-	registrations                        []metric.Registration
-	ProcessorToolpairMalformed           metric.Int64Counter
-	ProcessorToolpairOutcomes            metric.Int64ObservableCounter
-	ProcessorToolpairPendingCalls        metric.Int64ObservableGauge
-	ProcessorToolpairRecordsUnrecognized metric.Int64Counter
-	ProcessorToolpairResults             metric.Int64ObservableCounter
-	ProcessorToolpairSendFailed          metric.Int64Counter
-	ProcessorToolpairSyntheticRecords    metric.Int64Counter
-	ProcessorToolpairTimeouts            metric.Int64Counter
-	ProcessorToolpairUses                metric.Int64ObservableCounter
-	ProcessorToolpairUsesRepeated        metric.Int64ObservableCounter
-	ProcessorToolpairWaitingResults      metric.Int64ObservableGauge
+	meter                                    metric.Meter
+	mu                                       sync.Mutex
+	registrations                            []metric.Registration
+	ProcessorToolpairMalformed               metric.Int64Counter
+	ProcessorToolpairOutcomes                metric.Int64ObservableCounter
+	ProcessorToolpairPendingCalls            metric.Int64ObservableGauge
+	ProcessorToolpairRecordsUnrecognized     metric.Int64Counter
+	ProcessorToolpairResults                 metric.Int64ObservableCounter
+	ProcessorToolpairSendFailed              metric.Int64Counter
+	ProcessorToolpairStateCheckpointDuration metric.Float64Histogram
+	ProcessorToolpairStateCheckpointSize     metric.Int64Histogram
+	ProcessorToolpairStateDiscarded          metric.Int64Counter
+	ProcessorToolpairStateRestored           metric.Int64Counter
+	ProcessorToolpairStorageErrors           metric.Int64Counter
+	ProcessorToolpairSyntheticRecords        metric.Int64Counter
+	ProcessorToolpairTimeouts                metric.Int64Counter
+	ProcessorToolpairUses                    metric.Int64ObservableCounter
+	ProcessorToolpairUsesRepeated            metric.Int64ObservableCounter
+	ProcessorToolpairWaitingResults          metric.Int64ObservableGauge
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -204,6 +209,38 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_toolpair_send_failed",
 		metric.WithDescription("Records the processor sent downstream outside the pipeline call that brought them (synthetic records and released results of the expiry ticker or of shutdown, and records routed to another pipeline of the component) that the next consumer refused, by `otel.signal` and `toolpair.trigger` (`expiry`, `shutdown`, `routed`). They are lost; the error is also logged. [Development]"),
 		metric.WithUnit("{records}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorToolpairStateCheckpointDuration, err = builder.meter.Float64Histogram(
+		"otelcol_processor_toolpair_state_checkpoint_duration",
+		metric.WithDescription("Time to write the processor's state to the storage extension (`storage`), from the snapshot taken under the pairing lock to the last storage operation, by `toolpair.trigger` (`interval`, `shutdown`). [Development]"),
+		metric.WithUnit("ms"),
+		metric.WithExplicitBucketBoundaries([]float64{1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000}...),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorToolpairStateCheckpointSize, err = builder.meter.Int64Histogram(
+		"otelcol_processor_toolpair_state_checkpoint_size",
+		metric.WithDescription("Size of the encoded state written at each checkpoint, by `toolpair.trigger` (`interval`, `shutdown`). [Development]"),
+		metric.WithUnit("By"),
+		metric.WithExplicitBucketBoundaries([]float64{1024, 16384, 131072, 1.048576e+06, 8.388608e+06, 3.3554432e+07, 1.34217728e+08}...),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorToolpairStateDiscarded, err = builder.meter.Int64Counter(
+		"otelcol_processor_toolpair_state_discarded",
+		metric.WithDescription("Stored states discarded at start instead of restored, by `reason` (`corrupt`, `version`, `config`, `missing`); the processor starts clean and logs what it discarded. [Development]"),
+		metric.WithUnit("{states}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorToolpairStateRestored, err = builder.meter.Int64Counter(
+		"otelcol_processor_toolpair_state_restored",
+		metric.WithDescription("What was restored from the storage extension at start, by `toolpair.state.kind` (`pending_calls`, `held_results`, `resolved_calls`, `replayed_resolutions`). [Development]"),
+		metric.WithUnit("{items}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorToolpairStorageErrors, err = builder.meter.Int64Counter(
+		"otelcol_processor_toolpair_storage_errors",
+		metric.WithDescription("Storage extension operations that failed, by `operation` (`checkpoint`, `resolution_record`, `read`); the error is also logged. A failed resolution record leaves calls of that batch able to come back after a crash. [Development]"),
+		metric.WithUnit("{errors}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorToolpairSyntheticRecords, err = builder.meter.Int64Counter(

@@ -47,6 +47,11 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ProcessorToolpairMalformed.Add(context.Background(), 1)
 	tb.ProcessorToolpairRecordsUnrecognized.Add(context.Background(), 1)
 	tb.ProcessorToolpairSendFailed.Add(context.Background(), 1)
+	tb.ProcessorToolpairStateCheckpointDuration.Record(context.Background(), 1)
+	tb.ProcessorToolpairStateCheckpointSize.Record(context.Background(), 1)
+	tb.ProcessorToolpairStateDiscarded.Add(context.Background(), 1)
+	tb.ProcessorToolpairStateRestored.Add(context.Background(), 1)
+	tb.ProcessorToolpairStorageErrors.Add(context.Background(), 1)
 	tb.ProcessorToolpairSyntheticRecords.Add(context.Background(), 1)
 	tb.ProcessorToolpairTimeouts.Add(context.Background(), 1)
 	AssertEqualProcessorToolpairMalformed(t, testTel,
@@ -65,6 +70,21 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorToolpairSendFailed(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorToolpairStateCheckpointDuration(t, testTel,
+		[]metricdata.HistogramDataPoint[float64]{{}}, metricdatatest.IgnoreValue(),
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorToolpairStateCheckpointSize(t, testTel,
+		[]metricdata.HistogramDataPoint[int64]{{}}, metricdatatest.IgnoreValue(),
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorToolpairStateDiscarded(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorToolpairStateRestored(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorToolpairStorageErrors(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorToolpairSyntheticRecords(t, testTel,

@@ -568,9 +568,10 @@ func New(cfg Config) (*Engine, error) {
 }
 
 // scopeHash is the hash of a scope key in usedScopes (never narrowed by hashMask: a
-// collision there would make a standalone result an orphan).
+// collision there would make a standalone result an orphan). It is the same in every
+// process, so the memory survives a restart (see Snapshot).
 func (e *Engine) scopeHash(k ScopeKey) uint64 {
-	return maphash.Comparable(e.seed, k)
+	return stableScopeHash(k)
 }
 
 // scopeMemory is a bounded set of scope key hashes: the oldest added is forgotten first once

@@ -1,0 +1,300 @@
+package pairing
+
+import (
+	"errors"
+	"hash/fnv"
+	"strings"
+)
+
+// CallState is the state of a call in a Snapshot.
+type CallState uint8
+
+const (
+	// CallPending: announced, waiting for its result.
+	CallPending CallState = iota + 1
+	// CallWaiting: a result held while it waits for its use (Payload is the held record).
+	CallWaiting
+	// CallResolved: resolved and remembered (no payload).
+	CallResolved
+	// CallPendingHeld: pending, with a companion result held (Companion) waiting for the
+	// call's main result.
+	CallPendingHeld
+)
+
+// CallSnapshot is one call of the store, as Snapshot copies it and Restore rebuilds it.
+// Times are Unix ns: UseTime and ResultTime are record times, Deadline and the scope's
+// LastSeen are the engine clock (wall-clock time in production), so that deadlines keep
+// counting while the process is down.
+type CallSnapshot struct {
+	State    CallState
+	Key      Key
+	ToolName string
+	Step     string
+	UseTime  int64
+	// ResultTime is the held result's (or companion's) time, or the resolving result's.
+	ResultTime int64
+	Deadline   int64
+	// Seq orders pending and waiting calls for eviction (oldest first).
+	Seq    uint64
+	Source uint8
+	// Flags are the engine's entry flags (aborted, companion, rejected), opaque to callers.
+	Flags uint8
+	// Payload is the use's payload (pending calls) or the held result (waiting calls), as
+	// converted by the Snapshot callback; Restore takes what the caller decoded.
+	Payload any
+	// Companion is the held companion result of a CallPendingHeld call.
+	Companion any
+}
+
+// ClosingSnapshot is a step boundary or session end waiting for Config.CloseDelay.
+type ClosingSnapshot struct {
+	Kind Kind
+	Time int64 // record time, Unix ns
+	Step string
+}
+
+// ScopeSnapshot is what the engine knows of one scope.
+type ScopeSnapshot struct {
+	Key      ScopeKey
+	UsesSeen bool
+	LastSeen int64 // engine clock, Unix ns
+	// Closings are the scope's queued closings, sorted by Time.
+	Closings []ClosingSnapshot
+}
+
+// QueuedClosing is an entry of the engine's FIFO of closing deadlines: the scope (an index
+// into Snapshot.Scopes), the record time up to which it closes, and when (engine clock).
+type QueuedClosing struct {
+	Scope    int
+	Time     int64
+	Deadline int64
+}
+
+// Snapshot is the whole state of an engine at an instant: every call it holds (pending,
+// waiting and resolved, each list in its order), its scopes with their queued closings, the
+// FIFO of closing deadlines, and the hashes of forgotten scopes that saw a use (oldest
+// first). Counters are not part of it.
+type Snapshot struct {
+	Calls      []CallSnapshot
+	Scopes     []ScopeSnapshot
+	Queue      []QueuedClosing
+	UsedScopes []uint64
+}
+
+// Snapshot copies the engine's state under its lock. held is called, under the lock, for
+// every held result record (waiting results and companions) and returns what the snapshot
+// keeps of it: a held record may be released and changed by another goroutine as soon as
+// the lock is released, so the caller serialises it here. Use payloads are kept as they are
+// (the caller must treat them as read-only). held may be nil (payloads kept as they are).
+func (e *Engine) Snapshot(held func(any) any) *Snapshot {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	conv := func(p any) any {
+		if held == nil || p == nil {
+			return p
+		}
+		return held(p)
+	}
+	s := &Snapshot{Calls: make([]CallSnapshot, 0, e.pending.n+e.waiting.n+e.resolved.n)}
+	scopeIdx := make(map[*scopeState]int, len(e.scopes))
+	for _, sc := range e.scopes {
+		scopeIdx[sc] = len(s.Scopes)
+		ss := ScopeSnapshot{Key: sc.key, UsesSeen: sc.usesSeen, LastSeen: sc.lastSeen}
+		for _, q := range sc.closings {
+			ss.Closings = append(ss.Closings, ClosingSnapshot{Kind: q.kind, Time: q.time, Step: deref(q.step)})
+		}
+		s.Scopes = append(s.Scopes, ss)
+	}
+	add := func(ent *entry) {
+		c := CallSnapshot{
+			Key: ent.key(), ToolName: ent.tool(), Step: ent.stepID(),
+			UseTime: ent.useTime, ResultTime: ent.resultTime, Deadline: ent.deadline,
+			Seq: ent.seq, Source: ent.source, Flags: uint8(ent.flags),
+		}
+		switch ent.state {
+		case statePending:
+			c.State, c.Payload = CallPending, ent.payload
+		case statePendingHeld:
+			c.State, c.Payload, c.Companion = CallPendingHeld, ent.payload, conv(e.companions[ent])
+		case stateWaiting:
+			c.State, c.Payload = CallWaiting, conv(ent.payload)
+		case stateResolved:
+			c.State = CallResolved
+		}
+		s.Calls = append(s.Calls, c)
+	}
+	for _, l := range []*fifo{&e.pending, &e.waiting, &e.resolved} {
+		for ent := l.head; ent != nil; ent = ent.next {
+			add(ent)
+		}
+	}
+	for ci, chunk := range e.closings.chunks {
+		start := 0
+		if ci == 0 {
+			start = e.closings.head
+		}
+		for _, c := range chunk[start:] {
+			if i, ok := scopeIdx[c.scope]; ok && c.scope.stored {
+				s.Queue = append(s.Queue, QueuedClosing{Scope: i, Time: c.time, Deadline: c.deadline})
+			}
+		}
+	}
+	m := &e.usedScopes
+	if len(m.ring) < m.max {
+		s.UsedScopes = append(s.UsedScopes, m.ring...)
+	} else {
+		s.UsedScopes = append(append(s.UsedScopes, m.ring[m.next:]...), m.ring[:m.next]...)
+	}
+	return s
+}
+
+// RestoreStats says what Restore rebuilt.
+type RestoreStats struct {
+	// Pending calls (including those whose companion is held) and Waiting held results
+	// (waiting results and companions).
+	Pending, Waiting int
+	// Resolved calls remembered, and Replayed resolutions applied from the resolution
+	// record (calls resolved after the snapshot was taken).
+	Resolved, Replayed int
+}
+
+// Restore rebuilds the state of snap in an engine that holds nothing yet, then applies
+// resolved: the keys of calls resolved after snap was taken (they become resolved calls,
+// their held records dropped, without any outcome). Calls and closings whose deadlines have
+// passed stay in the store: the next Tick expires them as if the engine had run throughout.
+// The counters start from the state restored: uses seen = pending, results seen = waiting,
+// so conservation holds. It returns an error when the engine is not empty.
+func (e *Engine) Restore(snap *Snapshot, resolved []Key) (RestoreStats, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.pending.n+e.waiting.n+e.resolved.n > 0 || len(e.scopes) > 0 || !e.closings.empty() {
+		return RestoreStats{}, errors.New("pairing: restore into an engine that is not empty")
+	}
+	var rs RestoreStats
+	for _, h := range snap.UsedScopes {
+		e.usedScopes.add(h)
+	}
+	scopes := make([]*scopeState, len(snap.Scopes))
+	for i := range snap.Scopes {
+		ss := &snap.Scopes[i]
+		sc := e.restoreScope(ss.Key, ss.LastSeen)
+		sc.usesSeen = sc.usesSeen || ss.UsesSeen
+		for _, c := range ss.Closings {
+			sc.closings = append(sc.closings, queuedClosing{kind: c.Kind, time: c.Time, step: e.step(c.Step)})
+			sc.refs++
+			e.closingsQueued++
+		}
+		scopes[i] = sc
+	}
+	for _, q := range snap.Queue {
+		if q.Scope >= 0 && q.Scope < len(scopes) {
+			e.closings.push(closing{scope: scopes[q.Scope], time: q.Time, deadline: q.Deadline})
+		}
+	}
+	for i := range snap.Calls {
+		c := &snap.Calls[i]
+		if c.Key.CallID == "" || e.lookup(c.Key) != nil {
+			continue
+		}
+		sc := e.scopes[c.Key.ScopeKey()]
+		if sc == nil {
+			sc = e.restoreScope(c.Key.ScopeKey(), 0)
+		}
+		ent := &entry{
+			scope: sc, callID: strings.Clone(c.Key.CallID), toolName: e.name(c.ToolName), step: e.step(c.Step),
+			useTime: c.UseTime, resultTime: c.ResultTime, deadline: c.Deadline,
+			source: c.Source, flags: entryFlags(c.Flags), payload: c.Payload,
+		}
+		var l *fifo
+		switch c.State {
+		case CallPending:
+			ent.state, l = statePending, &e.pending
+		case CallPendingHeld:
+			ent.state, l = statePendingHeld, &e.waiting
+			e.companions[ent] = c.Companion
+		case CallWaiting:
+			ent.state, l = stateWaiting, &e.waiting
+		case CallResolved:
+			ent.state, l, ent.payload = stateResolved, &e.resolved, nil
+		default:
+			continue
+		}
+		e.insert(ent, l)
+		ent.seq = c.Seq
+		e.seq = max(e.seq, c.Seq)
+		if ent.state == statePending || ent.state == statePendingHeld {
+			e.linkScope(ent)
+		}
+	}
+	now := e.cfg.Clock.Now().UnixNano()
+	for _, k := range resolved {
+		if e.markResolved(k, now) {
+			rs.Replayed++
+		}
+	}
+	// Scopes made for closings alone that the snapshot had no calls or closings for are not
+	// kept (a live engine forgets a scope at zero refs).
+	for _, sc := range scopes {
+		if sc.refs <= 0 && sc.stored {
+			e.forgetScope(sc)
+		}
+	}
+	for ent := e.pending.head; ent != nil; ent = ent.next {
+		rs.Pending++
+	}
+	for ent := e.waiting.head; ent != nil; ent = ent.next {
+		rs.Waiting++
+		if ent.state == statePendingHeld {
+			rs.Pending++
+		}
+	}
+	rs.Resolved = e.resolved.n
+	e.stats.Pending, e.stats.Waiting = rs.Pending, rs.Waiting
+	e.stats.UsesSeen, e.stats.ResultsSeen = uint64(rs.Pending), uint64(rs.Waiting)
+	e.trimResolved()
+	return rs, nil
+}
+
+// restoreScope makes the scope of key k, stored in the engine, last seen at lastSeen.
+func (e *Engine) restoreScope(k ScopeKey, lastSeen int64) *scopeState {
+	k = ScopeKey{Tenant: e.tenant(k.Tenant), Scope: strings.Clone(k.Scope)}
+	sc := &scopeState{key: k, usesSeen: e.usedScopes.has(e.scopeHash(k)), stored: true, lastSeen: lastSeen}
+	e.scopes[k] = sc
+	return sc
+}
+
+// markResolved makes call k resolved, whatever its state, dropping any held record: the call
+// was resolved (and its outcome sent downstream) after the snapshot was restored from. It
+// reports whether anything changed.
+func (e *Engine) markResolved(k Key, now int64) bool {
+	ent := e.lookup(k)
+	switch {
+	case ent == nil:
+		sc := e.scopes[k.ScopeKey()]
+		if sc == nil {
+			sc = e.restoreScope(k.ScopeKey(), now)
+		}
+		e.insertResolved(&entry{scope: sc, callID: strings.Clone(k.CallID)}, now)
+	case ent.state == statePending || ent.state == statePendingHeld:
+		delete(e.companions, ent)
+		e.removePending(ent)
+		e.toResolved(ent, now)
+	case ent.state == stateWaiting:
+		e.waiting.remove(ent)
+		e.toResolved(ent, now)
+	default:
+		return false
+	}
+	return true
+}
+
+// stableScopeHash is the hash of a scope key in the memory of forgotten scopes: FNV-1a over
+// the tenant and scope, the same in every process, so that the memory can be stored and read
+// back by another process.
+func stableScopeHash(k ScopeKey) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(k.Tenant))
+	_, _ = h.Write([]byte{0})
+	_, _ = h.Write([]byte(k.Scope))
+	return h.Sum64()
+}

@@ -1,0 +1,435 @@
+package toolpairprocessor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/storagetest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/extension/xextension/storage"
+	"go.opentelemetry.io/collector/processor/processortest"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadatatest"
+)
+
+// memStorage is a storage extension whose data outlives its clients, as a storage file
+// outlives a process: each run of a component gets a client over the same map, so a run that
+// is abandoned without shutting down (a crash) leaves exactly what it wrote. failSets makes
+// every Set and Batch fail.
+type memStorage struct {
+	component.StartFunc
+	component.ShutdownFunc
+	mu       sync.Mutex
+	data     map[string][]byte
+	failSets bool
+}
+
+func newMemStorage() *memStorage { return &memStorage{data: map[string][]byte{}} }
+
+func (m *memStorage) GetClient(context.Context, component.Kind, component.ID, string) (storage.Client, error) {
+	return &memClient{m: m}, nil
+}
+
+func (m *memStorage) snapshot() map[string][]byte {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return maps.Clone(m.data)
+}
+
+type memClient struct{ m *memStorage }
+
+var errSetFailed = errors.New("set refused")
+
+func (c *memClient) Get(_ context.Context, key string) ([]byte, error) {
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
+	return c.m.data[key], nil
+}
+
+func (c *memClient) Set(_ context.Context, key string, value []byte) error {
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
+	if c.m.failSets {
+		return errSetFailed
+	}
+	c.m.data[key] = value
+	return nil
+}
+
+func (c *memClient) Delete(_ context.Context, key string) error {
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
+	delete(c.m.data, key)
+	return nil
+}
+
+func (c *memClient) Batch(_ context.Context, ops ...*storage.Operation) error {
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
+	if c.m.failSets {
+		return errSetFailed
+	}
+	for _, op := range ops {
+		switch op.Type {
+		case storage.Get:
+			op.Value = c.m.data[op.Key]
+		case storage.Set:
+			c.m.data[op.Key] = op.Value
+		case storage.Delete:
+			delete(c.m.data, op.Key)
+		}
+	}
+	return nil
+}
+
+func (c *memClient) Close(context.Context) error { return nil }
+
+var memStorageID = component.MustNewIDWithName("mem_storage", "state")
+
+// storageHost offers extensions by ID.
+type storageHost map[component.ID]component.Component
+
+func (h storageHost) GetExtensions() map[component.ID]component.Component { return h }
+
+// run is one run of a component with storage: a traces and a logs pipeline on one clock.
+type run struct {
+	*ctRig
+}
+
+// startRun starts a run of the component on clock, with storage ext under memStorageID.
+func startRun(t *testing.T, clock *testClock, ext component.Component, mutate func(*Config)) *run {
+	t.Helper()
+	r := &ctRig{t: t, clock: clock, tel: componenttest.NewTelemetry(),
+		tsink: new(consumertest.TracesSink), lsink: new(consumertest.LogsSink)}
+	t.Cleanup(func() { require.NoError(t, r.tel.Shutdown(context.Background())) })
+	f := newFactoryWithClock(clock)
+	r.cfg = f.CreateDefaultConfig().(*Config)
+	id := memStorageID
+	r.cfg.Storage = &id
+	r.cfg.Duplicates = DispositionMark
+	if mutate != nil {
+		mutate(r.cfg)
+	}
+	require.NoError(t, r.cfg.Validate())
+	set := metadatatest.NewSettings(r.tel)
+	var err error
+	r.traces, err = f.CreateTraces(context.Background(), set, r.cfg, r.tsink)
+	require.NoError(t, err)
+	r.logs, err = f.CreateLogs(context.Background(), set, r.cfg, r.lsink)
+	require.NoError(t, err)
+	host := storageHost{memStorageID: ext}
+	require.NoError(t, r.traces.Start(context.Background(), host))
+	require.NoError(t, r.logs.Start(context.Background(), host))
+	instances.Lock()
+	r.shared = instances.m[r.cfg]
+	instances.Unlock()
+	t.Cleanup(r.shutdown)
+	return &run{ctRig: r}
+}
+
+// crash ends the run as kill -9 would: nothing more is written; the ticker stops.
+func (r *run) crash() {
+	s := r.shared
+	s.mu.Lock()
+	stop, done := s.stop, s.done
+	s.stop, s.done, s.started = nil, nil, 0
+	s.mu.Unlock()
+	close(stop)
+	<-done
+	instances.Lock()
+	delete(instances.m, s.cfg)
+	instances.Unlock()
+	_ = s.tel.shutdown()
+	r.down = true
+}
+
+// checkpointNow writes a periodic checkpoint, as the checkpoint ticker would.
+func (r *run) checkpointNow() {
+	require.NoError(r.t, r.shared.checkpoint(context.Background(), checkpointInterval))
+}
+
+// settle runs one expiry tick at the clock's now, as the component's ticker would (the
+// start-up tick may not have run yet).
+func (r *run) settle() {
+	r.shared.tick(context.Background())
+}
+
+// TestStorageGracefulRestart: with storage, a shutdown interrupts nothing; after the
+// restart the pending call pairs with its result (its true duration), the held result pairs
+// with its use, and a call whose deadline passed during the downtime expires at start.
+func TestStorageGracefulRestart(t *testing.T) {
+	for _, ext := range []struct {
+		name string
+		make func(t *testing.T) component.Component
+	}{
+		{"mem", func(*testing.T) component.Component { return newMemStorage() }},
+		{"storagetest_file", func(t *testing.T) component.Component {
+			return storagetest.NewFileBackedStorageExtension("state", t.TempDir())
+		}},
+	} {
+		t.Run(ext.name, func(t *testing.T) {
+			e := ext.make(t)
+			clock := newTestClock()
+			// The reference: the same records through one run without restart.
+			ref := newCTRig(t, func(c *Config) { c.Duplicates = DispositionMark })
+			ref.clock.now = clock.now
+			ref.spans(ctChat(1, 1, 0, 0, 1000, "c1", "c2"))
+			ref.spans(ctTool(1, 9, 0, "c3", 1100, 1200))
+			ref.advance(time.Second)
+			ref.spans(ctTool(1, 2, 0, "c1", 1500, 2500), ctChat(1, 3, 0, 2600, 2700, "c3"))
+
+			run1 := startRun(t, clock, e, nil)
+			run1.spans(ctChat(1, 1, 0, 0, 1000, "c1", "c2"))
+			run1.spans(ctTool(1, 9, 0, "c3", 1100, 1200)) // held: its use comes after the restart
+			run1.spans(ctChat(2, 1, 0, 0, 1000, "c5"))    // another trace: never closed by a step
+			run1.shutdown()
+			assert.Empty(t, run1.marks(nil), "nothing is interrupted at shutdown")
+			assert.Equal(t, 2, run1.tsink.SpanCount(), "the held result is stored, not sent")
+
+			clock.Advance(time.Second)
+			run2 := startRun(t, clock, e, nil)
+			run2.spans(ctTool(1, 2, 0, "c1", 1500, 2500), ctChat(1, 3, 0, 2600, 2700, "c3"))
+			got := run2.marks(nil)
+			want := ref.marks(nil)
+			assert.Equal(t, want, got)
+			assert.Equal(t, []string{"span:paired"}, got["c1"])
+			assert.Equal(t, []string{"span:paired"}, got["c3"])
+			for _, s := range run2.outSpans() {
+				if ctCallIDOf(s.Attributes()) == "c1" {
+					v, _ := s.Attributes().Get("toolpair.call.duration_ms")
+					assert.Equal(t, int64(2500-1000), v.Int())
+				}
+			}
+			run2.shutdown()
+
+			// Down for longer than pairing_timeout: the step boundary queued before the
+			// shutdown closes c2, and c5 expires, at start.
+			clock.Advance(11 * time.Minute)
+			run3 := startRun(t, clock, e, nil)
+			run3.settle()
+			assert.Equal(t, map[string][]string{
+				"c2": {"span:interrupted/next_step+synthetic"},
+				"c5": {"span:interrupted/expired+synthetic"},
+			}, run3.marks(nil))
+		})
+	}
+}
+
+// TestStorageHeldLogRecordRestored: a held log record is stored and released after the
+// restart, marked paired, in the logs pipeline.
+func TestStorageHeldLogRecordRestored(t *testing.T) {
+	e, clock := newMemStorage(), newTestClock()
+	run1 := startRun(t, clock, e, nil)
+	run1.logRecords(ctClaudeResult("toolu_1", 2000))
+	run1.shutdown()
+	assert.Empty(t, run1.outLogs())
+	run2 := startRun(t, clock, e, nil)
+	run2.logRecords(ctClaudeDecision("toolu_1", "accept", 1000))
+	assert.Equal(t, map[string][]string{"toolu_1": {"log:paired"}}, run2.marks(nil))
+	lrs := run2.outLogs()
+	require.Len(t, lrs, 2)
+	assert.Equal(t, "claude_code.tool_result", lrs[1].Body().Str(), "the stored record itself comes back")
+}
+
+// TestStorageCrashNeverContradicts: after a crash, a call that left the processor paired
+// after the last checkpoint is not pending again (no expiry, no synthetic record; its result
+// sent again is a duplicate), a call pending at the checkpoint still expires, and a call
+// announced after the checkpoint is lost honestly (its result is an orphan).
+func TestStorageCrashNeverContradicts(t *testing.T) {
+	e, clock := newMemStorage(), newTestClock()
+	run1 := startRun(t, clock, e, nil)
+	run1.spans(ctChat(1, 1, 0, 0, 1000, "c1", "c2"))
+	run1.checkpointNow()
+	run1.spans(ctTool(1, 2, 0, "c1", 1500, 2500)) // paired after the checkpoint
+	run1.spans(ctChat(1, 3, 0, 2600, 2700, "c4")) // announced after the checkpoint
+	assert.Equal(t, []string{"span:paired"}, run1.marks(nil)["c1"])
+	run1.crash()
+
+	run2 := startRun(t, clock, e, nil)
+	run2.spans(ctTool(1, 4, 0, "c1", 1500, 2500), ctTool(1, 5, 0, "c4", 2800, 2900))
+	clock.Advance(11 * time.Minute)
+	run2.settle()
+	assert.Equal(t, map[string][]string{
+		"c1": {"span:duplicate"},
+		"c2": {"span:interrupted/expired+synthetic"},
+		"c4": {"span:orphan"},
+	}, run2.marks(nil))
+}
+
+// TestStorageCheckpointAtomic: a checkpoint whose writes fail leaves the previous one
+// readable; the shutdown then falls back to the behaviour without storage (shutdown
+// interruptions), so nothing is lost silently.
+func TestStorageCheckpointAtomic(t *testing.T) {
+	e, clock := newMemStorage(), newTestClock()
+	run1 := startRun(t, clock, e, nil)
+	run1.spans(ctChat(1, 1, 0, 0, 1000, "c1"))
+	run1.checkpointNow()
+	before := e.snapshot()
+	run1.spans(ctChat(1, 2, 0, 1100, 1200, "c2"))
+	e.mu.Lock()
+	e.failSets = true
+	e.mu.Unlock()
+	require.Error(t, run1.shared.checkpoint(context.Background(), checkpointInterval))
+	assert.Equal(t, before, e.snapshot(), "a failed checkpoint changes nothing stored")
+	require.Error(t, run1.traces.Shutdown(context.Background()))
+	require.Error(t, run1.logs.Shutdown(context.Background()), "every pipeline's shutdown writes the state")
+	run1.down = true
+	assert.Equal(t, map[string][]string{
+		"c1": {"span:interrupted/next_step+synthetic"}, // the step of c2 closes it first
+		"c2": {"span:interrupted/shutdown+synthetic"},
+	}, run1.marks(nil))
+}
+
+// TestStorageDiscarded: a stored state that cannot be used (corrupt, another format version,
+// another configuration) is counted by reason and discarded; the collector starts clean.
+func TestStorageDiscarded(t *testing.T) {
+	for _, tc := range []struct {
+		reason string
+		spoil  func(m map[string][]byte)
+		mutate func(*Config)
+	}{
+		{reason: "corrupt", spoil: func(m map[string][]byte) {
+			for k, v := range m {
+				if k != pointerKey {
+					v[len(v)/2] ^= 0xff
+				}
+			}
+		}},
+		{reason: "version", spoil: func(m map[string][]byte) {
+			for k, v := range m {
+				if k != pointerKey {
+					v[len(stateMagic)] = stateVersion + 1
+				}
+			}
+		}},
+		{reason: "config", mutate: func(c *Config) { c.ScopeAttributes = []string{"session.id"} }},
+		{reason: "missing", spoil: func(m map[string][]byte) {
+			for k := range m {
+				if k != pointerKey {
+					delete(m, k)
+				}
+			}
+		}},
+		{reason: "corrupt", spoil: func(m map[string][]byte) { m[pointerKey] = []byte("garbage") }},
+	} {
+		t.Run(tc.reason, func(t *testing.T) {
+			e, clock := newMemStorage(), newTestClock()
+			run1 := startRun(t, clock, e, nil)
+			run1.spans(ctChat(1, 1, 0, 0, 1000, "c1"))
+			run1.shutdown()
+			if tc.spoil != nil {
+				e.mu.Lock()
+				tc.spoil(e.data)
+				e.mu.Unlock()
+			}
+			run2 := startRun(t, clock, e, tc.mutate)
+			assert.Equal(t, 0, run2.shared.engine.Stats().Pending, "a clean start")
+			metadatatest.AssertEqualProcessorToolpairStateDiscarded(t, run2.tel, []metricdata.DataPoint[int64]{
+				{Value: 1, Attributes: attribute.NewSet(attribute.String("reason", tc.reason))},
+			}, metricdatatest.IgnoreTimestamp())
+		})
+	}
+}
+
+// TestStorageRestoredCounted: what a restart restored is counted by kind.
+func TestStorageRestoredCounted(t *testing.T) {
+	e, clock := newMemStorage(), newTestClock()
+	run1 := startRun(t, clock, e, nil)
+	run1.spans(ctChat(1, 1, 0, 0, 1000, "c1", "c2"), ctTool(1, 2, 0, "c9", 900, 950))
+	run1.shutdown()
+	run2 := startRun(t, clock, e, nil)
+	metadatatest.AssertEqualProcessorToolpairStateRestored(t, run2.tel, []metricdata.DataPoint[int64]{
+		{Value: 2, Attributes: attribute.NewSet(attribute.String("toolpair.state.kind", "pending_calls"))},
+		{Value: 1, Attributes: attribute.NewSet(attribute.String("toolpair.state.kind", "held_results"))},
+		{Value: 0, Attributes: attribute.NewSet(attribute.String("toolpair.state.kind", "resolved_calls"))},
+		{Value: 0, Attributes: attribute.NewSet(attribute.String("toolpair.state.kind", "replayed_resolutions"))},
+	}, metricdatatest.IgnoreTimestamp())
+}
+
+// TestStorageExtensionRequired: a storage key naming no extension, or an extension that is
+// not a storage extension, fails start with an error naming the key.
+func TestStorageExtensionRequired(t *testing.T) {
+	for name, host := range map[string]component.Host{
+		"missing":     storageHost{},
+		"not_storage": storageHost{memStorageID: storagetest.NewNonStorageExtension("state")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFactoryWithClock(newTestClock())
+			cfg := f.CreateDefaultConfig().(*Config)
+			id := memStorageID
+			cfg.Storage = &id
+			p, err := f.CreateTraces(context.Background(), processortest.NewNopSettings(metadata.Type), cfg, consumertest.NewNop())
+			require.NoError(t, err)
+			err = p.Start(context.Background(), host)
+			require.ErrorContains(t, err, "storage")
+			require.ErrorContains(t, err, memStorageID.String())
+			require.NoError(t, p.Shutdown(context.Background()))
+		})
+	}
+}
+
+// TestStorageCheckpointDuringBatches: checkpoints taken while batches hold and resolve
+// results, from other goroutines, never deadlock (a checkpoint waits for a batch's held
+// records to be copied in, while the batch writes its resolution record), and what each
+// batch resolved survives a crash right after.
+func TestStorageCheckpointDuringBatches(t *testing.T) {
+	e, clock := newMemStorage(), newTestClock()
+	run1 := startRun(t, clock, e, nil)
+	done := make(chan struct{})
+	stop := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				_ = run1.shared.checkpoint(context.Background(), checkpointInterval)
+			}
+		}
+	}()
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		// Batch i holds the result of call i (its use comes in the next batch) and pairs call
+		// i-1 with the result held by the previous batch.
+		for i := range 201 {
+			var spans []ctSpan
+			if i < 200 {
+				spans = append(spans, ctTool(1, byte(i%100+100), 0, fmt.Sprintf("c%d", i), int64(i)+500, int64(i)+600))
+			}
+			if i > 0 {
+				spans = append(spans, ctChat(1, byte(i%90+1), 0, int64(i-1), int64(i-1)+10, fmt.Sprintf("c%d", i-1)))
+			}
+			_ = run1.traces.ConsumeTraces(context.Background(), ctTraces(spans...))
+		}
+	}()
+	select {
+	case <-finished:
+	case <-time.After(30 * time.Second):
+		t.Fatal("batches did not finish while checkpoints ran")
+	}
+	close(stop)
+	<-done
+	marks := run1.marks(nil)
+	run1.crash()
+	require.Len(t, marks, 200)
+
+	run2 := startRun(t, clock, e, nil)
+	clock.Advance(11 * time.Minute)
+	run2.settle()
+	assert.Empty(t, run2.marks(nil), "every call paired before the crash stays resolved")
+}
