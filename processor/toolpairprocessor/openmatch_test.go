@@ -383,3 +383,22 @@ func TestOpenLLMetryBeforeGenAI(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenLLMetryMatchAcrossRestart: with storage, the chat span's call survives a graceful
+// restart with its match hash, and the tool span that arrives after the restart resolves it.
+func TestOpenLLMetryMatchAcrossRestart(t *testing.T) {
+	e, clock := newMemStorage(), newTestClock()
+	s := readOLNormal(t)
+	run1 := startRun(t, clock, e, nil)
+	require.NoError(t, run1.traces.ConsumeTraces(context.Background(), s.chat1))
+	run1.shutdown()
+	run2 := startRun(t, clock, e, nil)
+	require.NoError(t, run2.traces.ConsumeTraces(context.Background(), s.tool))
+	var got []string
+	for _, sp := range run2.outSpans() {
+		if sp.Name() == "run_shell.tool" {
+			got = append(got, strAttr(sp, "toolpair.outcome"), strAttr(sp, "gen_ai.tool.call.id"))
+		}
+	}
+	assert.Equal(t, []string{"paired", "call_mock_normal_01"}, got)
+}

@@ -206,3 +206,33 @@ func TestMatchRandomSequences(t *testing.T) {
 		require.Empty(t, e.matchOf)
 	}
 }
+
+// TestMatchSurvivesSnapshot: a pending call's match hash is part of the snapshot, and a
+// restored engine lists the call under it, so that a tool span arriving after a restart
+// still finds its call.
+func TestMatchSurvivesSnapshot(t *testing.T) {
+	e, _ := newTestEngine(t, 100)
+	run(t, e, matchUse("a", 100, 7), use("b", 110))
+	snap := e.Snapshot(nil)
+	var matchable int
+	for _, c := range snap.Calls {
+		if c.HasMatch() {
+			matchable++
+			assert.Equal(t, uint64(7), c.Match)
+		} else {
+			assert.Zero(t, c.Match)
+		}
+	}
+	assert.Equal(t, 1, matchable)
+
+	r, _ := newTestEngine(t, 100)
+	_, err := r.Restore(snap, nil)
+	require.NoError(t, err)
+	evs := []Event{matched(300, 7)}
+	out := r.Process(evs, holdRef, nil)
+	require.Len(t, out, 1)
+	assert.Equal(t, OutcomePaired, out[0].Outcome)
+	assert.Equal(t, "a", evs[0].Key.CallID)
+	assert.Empty(t, r.matches)
+	assert.Empty(t, r.matchOf)
+}
