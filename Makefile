@@ -78,8 +78,11 @@ test: build $(JAEGER)
 	go test -run='^$$' -fuzz='^FuzzExtractSpan$$' -fuzztime=10000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/claudecode/
 	go test -run='^$$' -fuzz='^FuzzExtractSpan$$' -fuzztime=6000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/codex/
 	go test -run='^$$' -fuzz=FuzzExtractLog -fuzztime=8000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/genaievents/
-	go test -run='^$$' -fuzz=FuzzExtractSpan -fuzztime=6000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/openinference/
-	go test -run='^$$' -fuzz=FuzzExtractSpan -fuzztime=6000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/openllmetry/
+	go test -run='^$$' -fuzz='^FuzzExtractSpan$$' -fuzztime=6000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/geminicli/
+	go test -run='^$$' -fuzz='^FuzzExtractLog$$' -fuzztime=6000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/geminicli/
+	go test -run='^$$' -fuzz='^FuzzExtractSpan$$' -fuzztime=6000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/aisdk/
+	go test -run='^$$' -fuzz='^FuzzExtractSpan$$' -fuzztime=6000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/openinference/
+	go test -run='^$$' -fuzz='^FuzzExtractSpan$$' -fuzztime=6000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/openllmetry/
 
 # Benchmarks of the engine and the message scanner (see the component README).
 bench:

@@ -278,3 +278,91 @@ func TestGeminiCLIFetchFailedIsNotATimeout(t *testing.T) {
 	b.shutdown()
 	assert.Empty(t, b.timeoutRecords(t))
 }
+
+// TestGeminiCLIApiRequestClosesAbandonedCall: logs alone, the call of the killed run's details
+// record is closed (next_step, at the request's time) by a later gemini_cli.api_request of
+// the main agent in the same session, not by a sub-agent's or a utility request's.
+func TestGeminiCLIApiRequestClosesAbandonedCall(t *testing.T) {
+	_, ld := readGemini(t, "interrupt_sigterm")
+	var last pcommon.Timestamp
+	for _, lr := range allLogsOf(ld) {
+		last = max(last, lr.Timestamp())
+	}
+	request := func(role string, after time.Duration) plog.Logs {
+		out := plog.NewLogs()
+		rl := out.ResourceLogs().AppendEmpty()
+		ld.ResourceLogs().At(0).Resource().CopyTo(rl.Resource())
+		lr := rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+		lr.SetTimestamp(last + pcommon.Timestamp(after))
+		require.NoError(t, lr.Attributes().FromRaw(map[string]any{
+			"event.name": "gemini_cli.api_request", "session.id": "99842fde-5e88-40a7-84db-a0b1a99e68bc",
+			"installation.id": "i", "role": role, "model": "gemini-2.5-pro",
+		}))
+		return out
+	}
+	b := newBothPipelines(t, nil)
+	require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
+	require.NoError(t, b.logs.ConsumeLogs(context.Background(), request("subagent", time.Second)))
+	require.NoError(t, b.logs.ConsumeLogs(context.Background(), request("utility_next_speaker", 2*time.Second)))
+	b.advance(time.Minute)
+	assert.Empty(t, syntheticLogs(b), "only the main agent's requests are step boundaries")
+	require.NoError(t, b.logs.ConsumeLogs(context.Background(), request("main", 3*time.Second)))
+	b.advance(time.Minute)
+	got := syntheticLogs(b)
+	require.Len(t, got, 1)
+	assert.Equal(t, "next_step", logAttr(got[0], "toolpair.interrupt.reason"))
+	assert.Equal(t, last+pcommon.Timestamp(3*time.Second), got[0].Timestamp())
+}
+
+func allLogsOf(ld plog.Logs) []plog.LogRecord {
+	var out []plog.LogRecord
+	for i := 0; i < ld.ResourceLogs().Len(); i++ {
+		sls := ld.ResourceLogs().At(i).ScopeLogs()
+		for j := 0; j < sls.Len(); j++ {
+			for k := 0; k < sls.At(j).LogRecords().Len(); k++ {
+				out = append(out, sls.At(j).LogRecords().At(k))
+			}
+		}
+	}
+	return out
+}
+
+// TestGeminiCLILostToolSpanPairsOnHistory: spans alone, with the normal capture's tool_call
+// span lost (sampled out, dropped on the way), the next llm_call's input messages still
+// answer the call (functionResponse): that echo pairs it, on the second llm_call span, with
+// the time from the first llm_call's end to the second's start, and its start, a step
+// boundary, interrupts nothing.
+func TestGeminiCLILostToolSpanPairsOnHistory(t *testing.T) {
+	td, _ := readGemini(t, "normal")
+	td.ResourceSpans().RemoveIf(func(rs ptrace.ResourceSpans) bool {
+		rs.ScopeSpans().RemoveIf(func(ss ptrace.ScopeSpans) bool {
+			ss.Spans().RemoveIf(func(s ptrace.Span) bool { return s.Name() == "tool_call" })
+			return ss.Spans().Len() == 0
+		})
+		return rs.ScopeSpans().Len() == 0
+	})
+	llm := spansByName(td)["llm_call"]
+	require.Len(t, llm, 2)
+	first, second := llm[0], llm[1]
+	if second.StartTimestamp() < first.StartTimestamp() {
+		first, second = second, first
+	}
+	pl := newPipeline(t, nil)
+	pl.consume(td)
+	pl.advance(11 * time.Minute)
+	pl.shutdown()
+	st := pl.p.engine.Stats()
+	assert.Equal(t, uint64(1), st.Paired)
+	assert.Zero(t, st.InterruptedTotal())
+	var marked []ptrace.Span
+	for _, s := range allSpans(pl.output()) {
+		if strAttr(s, "toolpair.outcome") != "" {
+			marked = append(marked, s)
+		}
+	}
+	require.Len(t, marked, 1)
+	assert.Equal(t, second.SpanID(), marked[0].SpanID())
+	assert.Equal(t, "paired", strAttr(marked[0], "toolpair.outcome"))
+	d, _ := marked[0].Attributes().Get("toolpair.call.duration_ms")
+	assert.Equal(t, (int64(second.StartTimestamp())-int64(first.EndTimestamp()))/1e6, d.Int())
+}

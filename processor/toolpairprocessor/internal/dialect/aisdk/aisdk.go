@@ -4,8 +4,9 @@
 // AI SDK 7 writes OTel GenAI semantic-convention spans instead (through @ai-sdk/otel), which
 // the genai dialect reads.
 //
-// Every span names its operation in ai.operationId, which is the only attribute read on a
-// span of another source (one map lookup). Fields read:
+// Every span is named after its operation, which it also records in ai.operationId; a span
+// is read only when both agree, and a span whose name does not start with "ai." is not
+// looked into at all. Fields read:
 //
 //   - ai.generateText.doGenerate / ai.streamText.doStream (one provider call, a step): its
 //     start is a step boundary; each {"toolCallId","toolName"} of ai.response.toolCalls (a
@@ -28,6 +29,7 @@ package aisdk
 
 import (
 	"bytes"
+	"strings"
 	"unsafe"
 
 	"github.com/buger/jsonparser"
@@ -54,18 +56,26 @@ const (
 	opToolCall        = "ai.toolCall"
 	keyToolCallIDJSON = "toolCallId"
 	keyToolNameJSON   = "toolName"
+	// spanPrefix starts the name of every span of the SDK's telemetry.
+	spanPrefix = "ai."
 )
 
 // ExtractSpan appends to f the tool calls an AI SDK span announces or resolves, the step
 // boundary a provider call is, or the session end a run's span is, and reports whether the
 // span is one of those. Other ai.* spans (generateObject, embed, ...) are not claimed.
 func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
-	attrs := span.Attributes()
-	op, ok := attrs.Get(attrOperationID)
-	if !ok || op.Type() != pcommon.ValueTypeStr {
+	// The SDK names each span after its operation ID: a span whose name does not start with
+	// "ai." costs a prefix comparison, not an attribute lookup.
+	name := span.Name()
+	if !strings.HasPrefix(name, spanPrefix) {
 		return false
 	}
-	switch op.Str() {
+	attrs := span.Attributes()
+	op, ok := attrs.Get(attrOperationID)
+	if !ok || op.Type() != pcommon.ValueTypeStr || op.Str() != name {
+		return false
+	}
+	switch name {
 	case opDoGenerate, opDoStream:
 		step := pairing.GroupStep(span.ParentSpanID().String(), span.SpanID().String())
 		f.AddStep(pairing.KindBoundary, "", "", int64(span.StartTimestamp()), "", "", step)

@@ -20,6 +20,7 @@ func TestExtractSpan(t *testing.T) {
 	step := pairing.GroupStep(testRun.String(), testSpan.String())
 	tests := []struct {
 		name      string
+		span      string // the span name, when it is not the operation's
 		attrs     map[string]any
 		root      bool
 		claimed   bool
@@ -121,6 +122,8 @@ func TestExtractSpan(t *testing.T) {
 			claimed: true,
 			items:   []dialect.Item{{Kind: pairing.KindSessionEnd, Time: 20, Step: pairing.GroupStep(testSpan.String(), "")}},
 		},
+		{name: "a span named otherwise than its operation ID", span: "toolCall", attrs: map[string]any{"ai.operationId": "ai.toolCall", "ai.toolCall.id": "c"}},
+		{name: "an ai.* span without an operation ID", span: "ai.toolCall", attrs: map[string]any{"ai.toolCall.id": "c"}},
 		{name: "ai.generateObject is not read", attrs: map[string]any{"ai.operationId": "ai.generateObject"}},
 		{name: "ai.embed is not read", attrs: map[string]any{"ai.operationId": "ai.embed.doEmbed"}},
 		{name: "operation ID of the wrong type", attrs: map[string]any{"ai.operationId": int64(1)}},
@@ -129,7 +132,10 @@ func TestExtractSpan(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := ptrace.NewSpan()
-			s.SetName("x")
+			s.SetName(tt.span)
+			if op, ok := tt.attrs["ai.operationId"].(string); ok && tt.span == "" {
+				s.SetName(op) // the SDK names a span after its operation
+			}
 			s.SetTraceID(pcommon.TraceID{0xaa, 1})
 			s.SetSpanID(testSpan)
 			if !tt.root {

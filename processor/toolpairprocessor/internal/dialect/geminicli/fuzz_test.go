@@ -3,6 +3,7 @@ package geminicli
 import (
 	"testing"
 
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
@@ -34,4 +35,53 @@ func FuzzExtractSpan(f *testing.F) {
 func FuzzExtractLog(f *testing.F) {
 	dialecttest.SeedLogs(f, "gemini/*/logs.json")
 	dialecttest.FuzzLogs(f, ExtractLog)
+}
+
+// TestTruncatedMessages cuts the JSON attributes of every span of the Gemini CLI captures at
+// every length (every 7th byte beyond the first 512) and runs ExtractSpan on each cut: an
+// attribute truncated by an exporter's size limit must never panic, and must yield only
+// well-formed items (dialecttest.Extract's checks).
+func TestTruncatedMessages(t *testing.T) {
+	for _, file := range []string{"gemini/normal/traces.json", "gemini/interrupt_sigterm/traces.json"} {
+		for _, s := range readSpans(t, file) {
+			for _, key := range []string{attrOutputMessages, attrInputMessages} {
+				v, ok := s.Attributes().Get(key)
+				if !ok {
+					continue
+				}
+				full := v.Str()
+				for n := 0; n < len(full); n += cutStep(n) {
+					c := ptrace.NewSpan()
+					s.CopyTo(c)
+					c.Attributes().PutStr(key, full[:n])
+					dialecttest.Extract(t, c, ExtractSpan, 64+n)
+				}
+			}
+		}
+	}
+}
+
+func cutStep(n int) int {
+	if n < 512 {
+		return 1
+	}
+	return 7
+}
+
+func readSpans(t *testing.T, file string) []ptrace.Span {
+	t.Helper()
+	td, err := golden.ReadTraces(dialecttest.Testdata(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []ptrace.Span
+	for i := 0; i < td.ResourceSpans().Len(); i++ {
+		sss := td.ResourceSpans().At(i).ScopeSpans()
+		for j := 0; j < sss.Len(); j++ {
+			for k := 0; k < sss.At(j).Spans().Len(); k++ {
+				out = append(out, sss.At(j).Spans().At(k))
+			}
+		}
+	}
+	return out
 }

@@ -24,7 +24,6 @@ package geminicli
 
 import (
 	"bytes"
-	"errors"
 	"unsafe"
 
 	"github.com/buger/jsonparser"
@@ -58,12 +57,17 @@ const (
 )
 
 // ExtractSpan appends to f the tool calls a Gemini CLI span announces or resolves, and
-// reports whether the span is one of Gemini CLI's:
+// reports whether the span is one of Gemini CLI's: a span named llm_call, schedule_tool_calls
+// or tool_call whose gen_ai.operation.name is its name.
 //
 //   - llm_call (gen_ai.operation.name): its start is a step boundary; each functionCall part
 //     ({"functionCall":{"id","name"}}, the Gemini API's Content shape Gemini CLI records) or
 //     semconv {"type":"tool_call","id","name"} part of gen_ai.output.messages (a JSON string)
-//     is a tool_use at the span's end;
+//     is a tool_use at the span's end; each functionResponse part ({"functionResponse":
+//     {"id","name"}}) or {"type":"tool_call_response","id"} part of gen_ai.input.messages (the
+//     history the request sent) is an echo of a result at the span's start: it resolves its
+//     call only when the call is still pending (its tool_call span was lost), and is
+//     otherwise ignored;
 //   - schedule_tool_calls: each request.callId (and request.name) of gen_ai.output.messages, a
 //     JSON array of {request, response, status}, is a tool_use at the span's start (the
 //     scheduler accepted the call); without output messages, each callId of
@@ -72,28 +76,41 @@ const (
 //     a KindAbort when the top-level status of its gen_ai.output.messages object is
 //     "cancelled". A failed tool (status "error", span status Error) is a result.
 //
-// The other spans (Gemini CLI's agent_call and the HTTP spans of its SDK) are not claimed.
+// Gemini CLI's other spans (agent_call, which wraps a sub-agent run) are not claimed.
 func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
-	attrs := span.Attributes()
-	op, ok := attrs.Get(attrOperation)
-	if !ok || op.Type() != pcommon.ValueTypeStr {
+	// Gemini CLI names its spans after their operation: the name is checked first, so that
+	// another source's span costs a string comparison, not an attribute lookup.
+	name := span.Name()
+	switch name {
+	case opLLMCall, opScheduleToolCalls, opToolCall:
+	default:
 		return false
 	}
-	switch op.Str() {
+	attrs := span.Attributes()
+	if op, ok := attrs.Get(attrOperation); !ok || op.Type() != pcommon.ValueTypeStr || op.Str() != name {
+		return false
+	}
+	switch name {
 	case opLLMCall:
 		step := spanStep(span)
 		f.AddStep(pairing.KindBoundary, "", "", int64(span.StartTimestamp()), "", "", step)
 		if v, ok := attrs.Get(attrOutputMessages); ok {
 			end := int64(span.EndTimestamp())
-			scanModelCalls(v, f, func(id, name string) {
-				f.AddStep(pairing.KindUse, genaievents.WireID(id, name), name, end, "", "", step)
+			scanParts(v, f, callParts, func(id, tool string) {
+				f.AddStep(pairing.KindUse, genaievents.WireID(id, tool), tool, end, "", "", step)
+			})
+		}
+		if v, ok := attrs.Get(attrInputMessages); ok {
+			start := int64(span.StartTimestamp())
+			scanParts(v, f, responseParts, func(id, tool string) {
+				f.Add(pairing.KindEcho, genaievents.WireID(id, tool), "", start)
 			})
 		}
 	case opScheduleToolCalls:
 		step := spanStep(span)
 		start := int64(span.StartTimestamp())
-		add := func(id, name string) {
-			f.AddStep(pairing.KindUse, genaievents.WireID(id, name), name, start, "", "", step)
+		add := func(id, tool string) {
+			f.AddStep(pairing.KindUse, genaievents.WireID(id, tool), tool, start, "", "", step)
 		}
 		if v, ok := attrs.Get(attrOutputMessages); ok {
 			scanScheduled(v, f, add, "request")
@@ -105,16 +122,16 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 		if !ok {
 			return true
 		}
-		name := ""
+		tool := ""
 		if v, ok := attrs.Get(attrToolName); ok {
-			name = v.AsString()
+			tool = v.AsString()
 		}
 		kind := pairing.KindResult
 		if v, ok := attrs.Get(attrOutputMessages); ok && v.Type() == pcommon.ValueTypeStr &&
 			toolStatus(v.Str()) == statusCancelled {
 			kind = pairing.KindAbort
 		}
-		f.Add(kind, genaievents.WireID(id, name), name, int64(span.EndTimestamp()))
+		f.Add(kind, genaievents.WireID(id, tool), tool, int64(span.EndTimestamp()))
 	default:
 		return false
 	}
@@ -136,43 +153,6 @@ func toolStatus(s string) string {
 		return ""
 	}
 	return string(v)
-}
-
-// scanModelCalls calls fn for each tool call part of an llm_call's output messages: a JSON
-// array of Gemini Content objects ({"role","parts":[...]}) or a single one. A part is a call
-// when it holds a functionCall object, or has "type":"tool_call". A call without a usable ID,
-// a value of the wrong type, or JSON that does not parse is reported in f as malformed.
-func scanModelCalls(v pcommon.Value, f *dialect.Found, fn func(id, name string)) {
-	if v.Type() != pcommon.ValueTypeStr {
-		f.Skip(dialect.ReasonInvalidType)
-		return
-	}
-	eachObject(unsafeBytes(v.Str()), f, func(msg []byte) {
-		parts, dt, _, err := jsonparser.Get(msg, "parts")
-		switch {
-		case errors.Is(err, jsonparser.KeyPathNotFoundError) || dt == jsonparser.Null:
-			return
-		case err != nil:
-			f.Skip(dialect.ReasonInvalidJSON)
-			return
-		case dt != jsonparser.Array:
-			f.Skip(dialect.ReasonInvalidType)
-			return
-		}
-		eachObject(parts, f, func(part []byte) {
-			if fc, dt, _, err := jsonparser.Get(part, "functionCall"); err == nil && dt == jsonparser.Object {
-				if id, ok := f.JSONCallID(fc, "id"); ok {
-					fn(id, dialect.JSONString(fc, "name"))
-				}
-				return
-			}
-			if t, err := jsonparser.GetString(part, "type"); err == nil && t == "tool_call" {
-				if id, ok := f.JSONCallID(part, "id"); ok {
-					fn(id, dialect.JSONString(part, "name"))
-				}
-			}
-		})
-	})
 }
 
 // scanScheduled calls fn for each call of a schedule_tool_calls span's messages: a JSON array

@@ -21,6 +21,7 @@ func TestExtractSpan(t *testing.T) {
 	nestedStep := pairing.GroupStep(testParent.String(), testSpan.String())
 	tests := []struct {
 		name      string
+		span      string // the span name, when it is not the operation's
 		attrs     map[string]any
 		nested    bool // the span has a parent (a sub-agent's)
 		claimed   bool
@@ -41,6 +42,23 @@ func TestExtractSpan(t *testing.T) {
 				{Kind: pairing.KindUse, CallID: "run_shell_command_17_0", ToolName: "run_shell_command", Time: 20, Step: rootStep},
 				{Kind: pairing.KindUse, CallID: "read_file_17_1", ToolName: "read_file", Time: 20, Step: rootStep},
 			},
+		},
+		{
+			name: "llm_call: functionResponse parts of its input messages are echoes at its start",
+			attrs: map[string]any{
+				"gen_ai.operation.name": "llm_call",
+				"gen_ai.input.messages": `[{"role":"user","parts":[{"text":"run it"}]},` +
+					`{"role":"model","parts":[{"functionCall":{"name":"run_shell_command","args":{},"id":"run_shell_command_17_0"}}]},` +
+					`{"role":"user","parts":[{"functionResponse":{"name":"run_shell_command","response":{"output":"hello"},"id":"run_shell_command_17_0"}},` +
+					`{"type":"tool_call_response","id":"read_file__read_file_17_1","name":"read_file"},{"functionResponse":{"name":"x"}}]}]`,
+			},
+			claimed: true,
+			items: []dialect.Item{
+				{Kind: pairing.KindBoundary, Time: 10, Step: rootStep},
+				{Kind: pairing.KindEcho, CallID: "run_shell_command_17_0", Time: 10},
+				{Kind: pairing.KindEcho, CallID: "read_file_17_1", Time: 10},
+			},
+			malformed: []string{dialect.ReasonMissingCallID},
 		},
 		{
 			name: "llm_call of a sub-agent: its steps are grouped by its parent",
@@ -77,6 +95,32 @@ func TestExtractSpan(t *testing.T) {
 			attrs:     map[string]any{"gen_ai.operation.name": "llm_call", "gen_ai.output.messages": `[{"parts":[{"functionCall":{"id":"x"`},
 			claimed:   true,
 			items:     []dialect.Item{{Kind: pairing.KindBoundary, Time: 10, Step: rootStep}},
+			malformed: []string{dialect.ReasonInvalidJSON},
+		},
+		{
+			name: "llm_call messages: escaped keys and IDs decoded, parts null or not an array, a single Content object",
+			attrs: map[string]any{
+				"gen_ai.operation.name": "llm_call",
+				"gen_ai.output.messages": `{"role":"model","parts":[{"function\u0043all":{"name":"a","id":"a__a_\u0031"}},` +
+					`{"functionCall":"not an object"},{"text":"functionCall"}]}`,
+				"gen_ai.input.messages": `[{"parts":null},{"parts":{"functionResponse":{"id":"x"}}},{"parts":[1,2,{"functionResponse":{"id":"b_1","name":"b"}}]}]`,
+			},
+			claimed: true,
+			items: []dialect.Item{
+				{Kind: pairing.KindBoundary, Time: 10, Step: rootStep},
+				{Kind: pairing.KindUse, CallID: "a_1", ToolName: "a", Time: 20, Step: rootStep},
+				{Kind: pairing.KindEcho, CallID: "b_1", Time: 10},
+			},
+			malformed: []string{dialect.ReasonInvalidType, dialect.ReasonInvalidType},
+		},
+		{
+			name: "llm_call messages with trailing bytes: the parts before still read",
+			attrs: map[string]any{
+				"gen_ai.operation.name":  "llm_call",
+				"gen_ai.output.messages": `[{"parts":[{"type":"tool_call","id":"c_1","name":"c"}]}] x`,
+			},
+			claimed:   true,
+			items:     []dialect.Item{{Kind: pairing.KindBoundary, Time: 10, Step: rootStep}, {Kind: pairing.KindUse, CallID: "c_1", ToolName: "c", Time: 20, Step: rootStep}},
 			malformed: []string{dialect.ReasonInvalidJSON},
 		},
 		{
@@ -153,6 +197,16 @@ func TestExtractSpan(t *testing.T) {
 			attrs: map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.call.id": "c1"},
 		},
 		{
+			name:  "a span named tool_call of another operation",
+			span:  "tool_call",
+			attrs: map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.call_id": "c1"},
+		},
+		{
+			name:  "a span of another name with Gemini's operation",
+			span:  "llm_call_wrapper",
+			attrs: map[string]any{"gen_ai.operation.name": "llm_call"},
+		},
+		{
 			name:  "agent_call span",
 			attrs: map[string]any{"gen_ai.operation.name": "agent_call", "gen_ai.agent.name": "codebase_investigator"},
 		},
@@ -164,7 +218,10 @@ func TestExtractSpan(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := ptrace.NewSpan()
-			s.SetName("x")
+			s.SetName(tt.span)
+			if op, ok := tt.attrs["gen_ai.operation.name"].(string); ok && tt.span == "" {
+				s.SetName(op) // the SDK names a span after its operation
+			}
 			s.SetTraceID(pcommon.TraceID{0xaa, 1})
 			s.SetSpanID(testSpan)
 			if tt.nested {
