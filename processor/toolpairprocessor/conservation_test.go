@@ -746,7 +746,10 @@ func (r *consRun) telemetryStats() (pairing.Stats, error) {
 		case "duplicate":
 			st.Duplicate = v
 		case "standalone":
-			st.Standalone = v
+			st.Standalone += v
+			if r, ok := p.Attributes.Value("reason"); ok && r.AsString() == "no_matching_call" {
+				st.Unmatched = v
+			}
 		case "interrupted":
 			rv, _ := p.Attributes.Value("toolpair.interrupt.reason")
 			rs, ok := reasons[rv.AsString()]

@@ -1,6 +1,7 @@
 package toolpairprocessor
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -261,4 +262,143 @@ func merge(tds ...ptrace.Traces) ptrace.Traces {
 		}
 	}
 	return out
+}
+
+// TestUnmatchedToolSpanCounted: a tool span that finds no call is standalone, counted under
+// its own reason, and the outcome points still sum to the results seen.
+func TestUnmatchedToolSpanCounted(t *testing.T) {
+	r := newCTRig(t, nil)
+	require.NoError(t, r.traces.ConsumeTraces(context.Background(), toolSpanTrace([][3]string{{"c1", "read_file", `{"path":"a"}`}},
+		[][2]string{{"read_file", `{"args":[],"kwargs":{"path":"b"}}`}, {"read_file", `{"args":[],"kwargs":{"path":"a"}}`}})))
+	assert.Equal(t, int64(1), r.sum("otelcol_processor_toolpair_outcomes", map[string]string{"toolpair.outcome": "standalone", "reason": "no_matching_call"}))
+	assert.Equal(t, int64(1), r.sum("otelcol_processor_toolpair_outcomes", map[string]string{"toolpair.outcome": "standalone"}))
+	assert.Equal(t, int64(1), r.sum("otelcol_processor_toolpair_outcomes", map[string]string{"toolpair.outcome": "paired"}))
+	assert.Equal(t, int64(2), r.sum("otelcol_processor_toolpair_results", nil))
+}
+
+// oiSpan is one OpenInference span of trace {7}: kind, span ID byte, start and end in ms,
+// and attributes.
+func oiSpan(kind string, id byte, startMs, endMs int64, attrs map[string]any) ptrace.Traces {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "agents")
+	s := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	s.SetName(kind)
+	s.SetTraceID(pcommon.TraceID{7})
+	s.SetSpanID(pcommon.SpanID{id})
+	s.SetParentSpanID(pcommon.SpanID{0xf0, id})
+	s.SetStartTimestamp(pcommon.Timestamp(startMs * int64(time.Millisecond)))
+	s.SetEndTimestamp(pcommon.Timestamp(endMs * int64(time.Millisecond)))
+	s.Attributes().PutStr("openinference.span.kind", kind)
+	for k, v := range attrs {
+		s.Attributes().PutStr(k, v.(string))
+	}
+	return td
+}
+
+// TestOpenInferenceNestedAgentTool: an agent run as a tool makes model requests in the
+// outer agent's trace. Each is a step boundary for the outer call, applied orphan_grace after
+// it arrives: an outer tool span arriving before then pairs the call; one arriving later finds
+// it closed (next_step) and is standalone (see README, Step boundaries).
+func TestOpenInferenceNestedAgentTool(t *testing.T) {
+	for _, tt := range []struct {
+		wait    time.Duration
+		outcome string
+		reasons []string
+	}{
+		{wait: 10 * time.Second, outcome: "paired"},
+		{wait: 40 * time.Second, outcome: "standalone", reasons: []string{"next_step"}},
+	} {
+		t.Run(tt.wait.String(), func(t *testing.T) {
+			outer := oiSpan("LLM", 1, 0, 100, map[string]any{
+				"llm.output_messages.0.message.tool_calls.0.tool_call.id":                 "outer",
+				"llm.output_messages.0.message.tool_calls.0.tool_call.function.name":      "researcher",
+				"llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments": `{"q":"x"}`,
+			})
+			inner := oiSpan("LLM", 2, 200, 300, nil)
+			tool := oiSpan("TOOL", 3, 150, 5000, map[string]any{"tool.name": "researcher", "input.value": `{"q": "x"}`})
+			pl := newPipeline(t, nil)
+			pl.consume(outer)
+			pl.consume(inner)
+			pl.advance(tt.wait)
+			pl.consume(tool)
+			pl.advance(time.Minute)
+			marked, synthetic := outcomes(pl.output())
+			assert.Equal(t, map[string]string{"TOOL": tt.outcome}, marked)
+			assert.Equal(t, tt.reasons, synthetic)
+		})
+	}
+}
+
+// TestOpenLLMetryMatchStaysInItsTrace: with a session ID as the scope, a call of an earlier
+// trace still pending (its turn was cut short) with the same tool and arguments is not the
+// one a tool span of a later trace resolves: a tool span resolves a call of its own trace.
+func TestOpenLLMetryMatchStaysInItsTrace(t *testing.T) {
+	inTrace := func(td ptrace.Traces, tid pcommon.TraceID) ptrace.Traces {
+		rs := td.ResourceSpans().At(0)
+		rs.Resource().Attributes().PutStr("session.id", "s1")
+		spans := rs.ScopeSpans().At(0).Spans()
+		for i := 0; i < spans.Len(); i++ {
+			spans.At(i).SetTraceID(tid)
+		}
+		return td
+	}
+	pl := newPipeline(t, nil)
+	pl.consume(inTrace(toolSpanTrace([][3]string{{"old", "ls", `{}`}}, nil), pcommon.TraceID{1}))
+	pl.consume(inTrace(toolSpanTrace([][3]string{{"new", "ls", `{}`}}, [][2]string{{"ls", `{"args":[],"kwargs":{}}`}}), pcommon.TraceID{2}))
+	var ids []string
+	for _, s := range allSpans(pl.output()) {
+		if strAttr(s, "traceloop.span.kind") == "tool" {
+			ids = append(ids, strAttr(s, "gen_ai.tool.call.id"))
+		}
+	}
+	assert.Equal(t, []string{"new"}, ids)
+	assert.Equal(t, 1, pl.p.engine.Stats().Pending, "the old call is still pending")
+}
+
+// TestOpenLLMetryBeforeGenAI: OpenLLMetry's chat spans are in the genai shape, so the order
+// of the dialects decides who reads them. openllmetry reads them first, keeping the
+// arguments its tool spans are matched by; with openllmetry disabled, genai reads them and
+// the next request's history pairs the call, the tool span passing untouched.
+func TestOpenLLMetryBeforeGenAI(t *testing.T) {
+	for _, tt := range []struct {
+		dialects []string
+		want     map[string]string
+	}{
+		{nil, map[string]string{"run_shell.tool": "paired"}},
+		{[]string{"genai"}, map[string]string{"chat gpt-4.1-mini": "paired"}},
+	} {
+		t.Run(strings.Join(append([]string{"dialects"}, tt.dialects...), "_"), func(t *testing.T) {
+			pl := newPipeline(t, func(c *Config) {
+				if tt.dialects != nil {
+					c.Dialects = tt.dialects
+				}
+			})
+			pl.consume(readOpenCapture(t, "openllmetry", "normal"))
+			pl.advance(time.Minute)
+			pl.shutdown()
+			marked, synthetic := outcomes(pl.output())
+			assert.Equal(t, tt.want, marked)
+			assert.Empty(t, synthetic)
+		})
+	}
+}
+
+// TestOpenLLMetryMatchAcrossRestart: with storage, the chat span's call survives a graceful
+// restart with its match hash, and the tool span that arrives after the restart resolves it.
+func TestOpenLLMetryMatchAcrossRestart(t *testing.T) {
+	e, clock := newMemStorage(), newTestClock()
+	s := readOLNormal(t)
+	run1 := startRun(t, clock, e, nil)
+	require.NoError(t, run1.traces.ConsumeTraces(context.Background(), s.chat1))
+	run1.shutdown()
+	run2 := startRun(t, clock, e, nil)
+	require.NoError(t, run2.traces.ConsumeTraces(context.Background(), s.tool))
+	var got []string
+	for _, sp := range run2.outSpans() {
+		if sp.Name() == "run_shell.tool" {
+			got = append(got, strAttr(sp, "toolpair.outcome"), strAttr(sp, "gen_ai.tool.call.id"))
+		}
+	}
+	assert.Equal(t, []string{"paired", "call_mock_normal_01"}, got)
 }

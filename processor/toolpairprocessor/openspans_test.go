@@ -51,6 +51,10 @@ func TestGoldenOpenInferenceAndOpenLLMetryCaptures(t *testing.T) {
 			"call_mock_parallel_01": {resultSpan: "run_shell", outcome: "paired", durationMs: 25},
 			"call_mock_parallel_02": {resultSpan: "read_file", outcome: "paired", durationMs: 29},
 		}},
+		// Killed during the tool: only the announcing LLM span was exported.
+		{"agents", "killed_during_tool", map[string]openCall{
+			"call_mock_normal_01": {outcome: "interrupted", reason: "shutdown"},
+		}},
 		{"openllmetry", "normal", map[string]openCall{
 			"call_mock_normal_01": {resultSpan: "run_shell.tool", outcome: "paired", durationMs: 35},
 		}},

@@ -35,8 +35,9 @@ import (
 //	queue:     the FIFO of closing deadlines: scope index, record time, deadline (Unix ns)
 //	used:      hashes (8 bytes) of forgotten scopes that saw a use, oldest first
 //	calls:     state (byte), scope index, call ID, tool name, step, use time, result time,
-//	           deadline (engine clock, Unix ns), sequence, source (byte), flags (byte), then
-//	           the use's origin (pending calls) and the held record (waiting results and
+//	           deadline (engine clock, Unix ns), sequence, source (byte), flags (byte), the
+//	           match hash (uvarint) when the flags say the call has one (CallSnapshot.HasMatch),
+//	           then the use's origin (pending calls) and the held record (waiting results and
 //	           companions)
 //	inflight:  the timeout classifier's operations: kind (byte), tenant, scope, call ID, tool,
 //	           start, end, resolved at
@@ -251,6 +252,9 @@ func encodeState(st *savedState, fp [8]byte) ([]byte, error) {
 		w.uint(c.Seq)
 		w.byte(c.Source)
 		w.byte(c.Flags)
+		if c.HasMatch() {
+			w.uint(c.Match) // only for calls whose flags say so: blobs without any read as before
+		}
 		switch c.State {
 		case pairing.CallPending:
 			encodeOrigin(w, c.Payload, resIdx)
@@ -527,6 +531,9 @@ func decodeState(blob []byte, fp [8]byte, next nexts) (*savedState, error) {
 		c.Seq = r.uint()
 		c.Source = r.byte()
 		c.Flags = r.byte()
+		if c.HasMatch() {
+			c.Match = r.uint()
+		}
 		switch c.State {
 		case pairing.CallPending:
 			c.Payload = decodeOrigin(r, resources, next)

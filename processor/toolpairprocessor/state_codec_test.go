@@ -64,6 +64,7 @@ func codecState() (*savedState, nexts) {
 			{State: pairing.CallPending, Key: key("p1"), ToolName: "run_shell", Step: "m1", UseTime: 100, Deadline: 9000, Seq: 3, Payload: origin(synth.Traces)},
 			{State: pairing.CallPending, Key: key("p2"), UseTime: 110, Deadline: 9100, Seq: 4, Payload: origin(synth.Logs)},
 			{State: pairing.CallPending, Key: key("p3"), UseTime: 120, Deadline: 9200, Seq: 5},
+			{State: pairing.CallPending, Key: key("p4"), ToolName: "run_shell", UseTime: 125, Deadline: 9250, Seq: 5, Flags: 8, Match: 1<<60 + 5, Payload: origin(synth.Traces)},
 			{State: pairing.CallPendingHeld, Key: key("ph"), UseTime: 130, ResultTime: 140, Deadline: 2000, Seq: 6, Source: 3, Payload: origin(synth.Traces), Companion: spanBytes},
 			{State: pairing.CallWaiting, Key: key("w1"), ResultTime: 150, Deadline: 2100, Seq: 7, Source: 1, Flags: 1, Payload: spanBytes},
 			{State: pairing.CallWaiting, Key: key("w2"), ResultTime: 160, Deadline: 2200, Seq: 8, Source: 2, Payload: logBytes},
@@ -109,10 +110,11 @@ func TestStateRoundTrip(t *testing.T) {
 		assertPayload(t, wc, gc)
 	}
 	// The held records decode to what was held.
-	hs := got.engine.Calls[4].Payload.(*heldSpan)
+	assert.True(t, got.engine.Calls[3].HasMatch(), "a match hash kept (openinference, openllmetry)")
+	hs := got.engine.Calls[5].Payload.(*heldSpan)
 	assert.Equal(t, "w1", hs.span().Attributes().AsRaw()["gen_ai.tool.call.id"])
 	assert.Same(t, next.traces, hs.next)
-	hl := got.engine.Calls[5].Payload.(*heldLog)
+	hl := got.engine.Calls[6].Payload.(*heldLog)
 	assert.Equal(t, "claude_code.tool_result", hl.record().Body().Str())
 	assert.Same(t, next.logs, hl.next)
 	hs.wait() // restored records are filled: wait returns at once

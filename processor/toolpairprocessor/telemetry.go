@@ -23,6 +23,9 @@ const (
 	telAttrDialect = "toolpair.dialect"
 	telAttrWhy     = "reason"
 	telAttrTrigger = "toolpair.trigger"
+	// telNoMatchingCall is the reason of the standalone outcomes of results without a call ID
+	// that matched no pending call (pairing.KindMatch).
+	telNoMatchingCall = "no_matching_call"
 )
 
 // sendTrigger is what made the processor send records outside the pipeline call that brought
@@ -79,7 +82,13 @@ func newTelemetry(set component.TelemetrySettings, engine *pairing.Engine) (*tel
 		outcome(pairing.OutcomeRejected, pairing.ReasonNone, func(s pairing.Stats) uint64 { return s.Rejected }),
 		outcome(pairing.OutcomeOrphan, pairing.ReasonNone, func(s pairing.Stats) uint64 { return s.Orphan }),
 		outcome(pairing.OutcomeDuplicate, pairing.ReasonNone, func(s pairing.Stats) uint64 { return s.Duplicate }),
-		outcome(pairing.OutcomeStandalone, pairing.ReasonNone, func(s pairing.Stats) uint64 { return s.Standalone }),
+		outcome(pairing.OutcomeStandalone, pairing.ReasonNone, func(s pairing.Stats) uint64 { return s.Standalone - s.Unmatched }),
+		{
+			value: func(s pairing.Stats) uint64 { return s.Unmatched },
+			attrs: metric.WithAttributeSet(attribute.NewSet(
+				attribute.String(telAttrOutcome, pairing.OutcomeStandalone.String()),
+				attribute.String(telAttrWhy, telNoMatchingCall))),
+		},
 	}
 	for _, r := range pairing.Reasons() {
 		outcomes = append(outcomes, outcome(pairing.OutcomeInterrupted, r, func(s pairing.Stats) uint64 { return s.Interrupted[r] }))

@@ -21,6 +21,24 @@ import (
 // OpenAI wire form) read as the JSON they hold. Absent or empty arguments are the empty
 // object. It is never 0.
 
+// InTrace returns match hash h bound to the trace tid, so that a result matches only the calls
+// of its own trace even when its scope (a session ID) spans several traces: the specification
+// matches a tool span to "the pending call of its trace". 0 stays 0 (nothing to match).
+func InTrace(h uint64, tid pcommon.TraceID) uint64 {
+	if h == 0 {
+		return 0
+	}
+	f := fnv.New64a()
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], h)
+	f.Write(b[:])
+	f.Write(tid[:])
+	if s := f.Sum64(); s != 0 {
+		return s
+	}
+	return 1
+}
+
 // MatchJSON returns the match hash of a call of tool whose arguments are the JSON text args.
 // ok is false when args is not one JSON value.
 func MatchJSON(tool string, args []byte) (h uint64, ok bool) {

@@ -75,3 +75,12 @@ func mustValue(t *testing.T, tool string, v pcommon.Value) uint64 {
 	assert.True(t, ok)
 	return h
 }
+
+func TestInTrace(t *testing.T) {
+	h, _ := MatchJSON("ls", []byte(`{}`))
+	a, b := InTrace(h, pcommon.TraceID{1}), InTrace(h, pcommon.TraceID{2})
+	assert.NotEqual(t, a, b, "another trace, another hash")
+	assert.NotEqual(t, h, a)
+	assert.Equal(t, a, InTrace(h, pcommon.TraceID{1}))
+	assert.Zero(t, InTrace(0, pcommon.TraceID{1}), "nothing to match stays nothing")
+}

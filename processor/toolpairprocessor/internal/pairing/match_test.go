@@ -1,6 +1,7 @@
 package pairing
 
 import (
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -156,4 +157,82 @@ func TestMatchListingLivesWithThePendingCall(t *testing.T) {
 			require.NoError(t, e.Stats().CheckConservation())
 		})
 	}
+}
+
+// TestMatchRandomSequences runs random sequences of uses with and without match hashes,
+// matched results, results by ID, echoes, session ends, ticks and evictions through a small
+// engine, and checks after every batch that conservation holds and that the match listings
+// hold exactly the pending calls whose use had a match (state bounded by the pending calls).
+func TestMatchRandomSequences(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for seq := 0; seq < 200; seq++ {
+		e, clk := newTestEngine(t, 8)
+		for step := 0; step < 60; step++ {
+			id := string(rune('a' + rng.IntN(12)))
+			ms := int64(step * 10)
+			m := uint64(rng.IntN(4)) // 0: no match
+			var ev Event
+			switch rng.IntN(7) {
+			case 0, 1:
+				ev = matchUse(id, ms, m)
+			case 2, 3:
+				ev = matched(ms, m)
+			case 4:
+				ev = result(id, ms)
+			case 5:
+				ev = echo(id, ms)
+			default:
+				ev = Event{Kind: KindSessionEnd, Key: key(""), Time: ms}
+			}
+			e.Process([]Event{ev}, holdRef, nil)
+			if rng.IntN(10) == 0 {
+				clk.Advance(testGrace + time.Second)
+				e.Tick(nil)
+			}
+			require.NoError(t, e.Stats().CheckConservation())
+			listed := 0
+			for _, l := range e.matches {
+				for _, c := range l {
+					require.Equal(t, statePending, c.state)
+					listed++
+				}
+			}
+			require.Equal(t, listed, len(e.matchOf))
+			require.Equal(t, countMatchable(e), listed)
+			require.LessOrEqual(t, listed, e.Stats().Pending)
+		}
+		e.Shutdown(nil)
+		require.Empty(t, e.matches)
+		require.Empty(t, e.matchOf)
+	}
+}
+
+// TestMatchSurvivesSnapshot: a pending call's match hash is part of the snapshot, and a
+// restored engine lists the call under it, so that a tool span arriving after a restart
+// still finds its call.
+func TestMatchSurvivesSnapshot(t *testing.T) {
+	e, _ := newTestEngine(t, 100)
+	run(t, e, matchUse("a", 100, 7), use("b", 110))
+	snap := e.Snapshot(nil)
+	var matchable int
+	for _, c := range snap.Calls {
+		if c.HasMatch() {
+			matchable++
+			assert.Equal(t, uint64(7), c.Match)
+		} else {
+			assert.Zero(t, c.Match)
+		}
+	}
+	assert.Equal(t, 1, matchable)
+
+	r, _ := newTestEngine(t, 100)
+	_, err := r.Restore(snap, nil)
+	require.NoError(t, err)
+	evs := []Event{matched(300, 7)}
+	out := r.Process(evs, holdRef, nil)
+	require.Len(t, out, 1)
+	assert.Equal(t, OutcomePaired, out[0].Outcome)
+	assert.Equal(t, "a", evs[0].Key.CallID)
+	assert.Empty(t, r.matches)
+	assert.Empty(t, r.matchOf)
 }

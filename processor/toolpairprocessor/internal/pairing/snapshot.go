@@ -37,14 +37,22 @@ type CallSnapshot struct {
 	// Seq orders pending and waiting calls for eviction (oldest first).
 	Seq    uint64
 	Source uint8
-	// Flags are the engine's entry flags (aborted, companion, rejected), opaque to callers.
+	// Flags are the engine's entry flags (aborted, companion, rejected, match), opaque to
+	// callers but for HasMatch.
 	Flags uint8
+	// Match is the match hash of a pending call's use (Event.Match), under which a KindMatch
+	// result finds it; 0 when none. Set exactly when HasMatch reports true.
+	Match uint64
 	// Payload is the use's payload (pending calls) or the held result (waiting calls), as
 	// converted by the Snapshot callback; Restore takes what the caller decoded.
 	Payload any
 	// Companion is the held companion result of a CallPendingHeld call.
 	Companion any
 }
+
+// HasMatch reports whether the call is a pending call listed under a match hash (Match):
+// a codec stores Match for such calls only, and reads it back when the flags say so.
+func (c *CallSnapshot) HasMatch() bool { return entryFlags(c.Flags)&flagMatch != 0 }
 
 // ClosingSnapshot is a step boundary or session end waiting for Config.CloseDelay.
 type ClosingSnapshot struct {
@@ -113,6 +121,9 @@ func (e *Engine) Snapshot(held func(any) any) *Snapshot {
 			Key: ent.key(), ToolName: ent.tool(), Step: ent.stepID(),
 			UseTime: ent.useTime, ResultTime: ent.resultTime, Deadline: ent.deadline,
 			Seq: ent.seq, Source: ent.source, Flags: uint8(ent.flags),
+		}
+		if ent.has(flagMatch) {
+			c.Match = e.matchOf[ent]
 		}
 		switch ent.state {
 		case statePending:
@@ -207,7 +218,7 @@ func (e *Engine) Restore(snap *Snapshot, resolved []Key) (RestoreStats, error) {
 		ent := &entry{
 			scope: sc, callID: strings.Clone(c.Key.CallID), toolName: e.name(c.ToolName), step: e.step(c.Step),
 			useTime: c.UseTime, resultTime: c.ResultTime, deadline: c.Deadline,
-			source: c.Source, flags: entryFlags(c.Flags), payload: c.Payload,
+			source: c.Source, flags: entryFlags(c.Flags) &^ flagMatch, payload: c.Payload,
 		}
 		var l *fifo
 		switch c.State {
@@ -228,6 +239,9 @@ func (e *Engine) Restore(snap *Snapshot, resolved []Key) (RestoreStats, error) {
 		e.seq = max(e.seq, c.Seq)
 		if ent.state == statePending || ent.state == statePendingHeld {
 			e.linkScope(ent)
+			if c.HasMatch() {
+				e.addMatch(ent, c.Match)
+			}
 		}
 	}
 	now := e.cfg.Clock.Now().UnixNano()

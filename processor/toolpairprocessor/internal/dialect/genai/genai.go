@@ -88,7 +88,8 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) SpanKind {
 
 // ExtractSpanMatching is ExtractSpan for sources whose tool spans carry no call ID (the
 // openllmetry dialect): each use also carries the match hash of its tool name and
-// "arguments" (dialect.MatchJSON), 0 when the arguments are not valid JSON.
+// "arguments" (dialect.MatchJSON) in the span's trace (dialect.InTrace), 0 when the
+// arguments are not valid JSON.
 func ExtractSpanMatching(span ptrace.Span, f *dialect.Found) SpanKind {
 	return extractSpan(span, f, true)
 }
@@ -126,7 +127,7 @@ func extractSpan(span ptrace.Span, f *dialect.Found, matching bool) SpanKind {
 				return
 			}
 			if matching {
-				f.AddMatch(pairing.KindUse, p.ID, p.Name, end, step, partMatch(p))
+				f.AddMatch(pairing.KindUse, p.ID, p.Name, end, step, dialect.InTrace(partMatch(p), span.TraceID()))
 				return
 			}
 			f.AddStep(pairing.KindUse, p.ID, p.Name, end, "", "", step)

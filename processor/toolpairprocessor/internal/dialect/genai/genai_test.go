@@ -127,3 +127,40 @@ func TestExtractSpan(t *testing.T) {
 		})
 	}
 }
+
+// TestExtractSpanMatching: the uses of ExtractSpanMatching carry the match hash of their
+// name and arguments, whether the history is a JSON string or structured; ExtractSpan's do
+// not.
+func TestExtractSpanMatching(t *testing.T) {
+	h, ok := dialect.MatchJSON("run_shell", []byte(`{"command":"ls"}`))
+	assert.True(t, ok)
+	want := dialect.InTrace(h, testTrace)
+	structured := pcommon.NewValueSlice()
+	msg := structured.Slice().AppendEmpty().SetEmptyMap()
+	part := msg.PutEmptySlice("parts").AppendEmpty().SetEmptyMap()
+	part.PutStr("type", "tool_call")
+	part.PutStr("id", "c1")
+	part.PutStr("name", "run_shell")
+	part.PutEmptyMap("arguments").PutStr("command", "ls")
+	for name, set := range map[string]func(s ptrace.Span){
+		"json": func(s ptrace.Span) {
+			s.Attributes().PutStr("gen_ai.output.messages", `[{"role":"assistant","parts":[{"type":"tool_call","id":"c1","name":"run_shell","arguments":{"command":"ls"}}]}]`)
+		},
+		"structured": func(s ptrace.Span) { structured.CopyTo(s.Attributes().PutEmpty("gen_ai.output.messages")) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := ptrace.NewSpan()
+			s.SetTraceID(testTrace)
+			s.SetSpanID(testSpan)
+			s.Attributes().PutStr("gen_ai.operation.name", "chat")
+			set(s)
+			var f dialect.Found
+			assert.Equal(t, ModelCall, ExtractSpanMatching(s, &f))
+			assert.Len(t, f.Items, 2)
+			assert.Equal(t, want, f.Items[1].Match)
+			f.Reset()
+			ExtractSpan(s, &f)
+			assert.Zero(t, f.Items[1].Match)
+		})
+	}
+}

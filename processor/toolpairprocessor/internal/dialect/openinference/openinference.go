@@ -17,7 +17,7 @@
 //     under a "turn" span of its own, so the parent span does not tell the agent apart.
 //   - TOOL: a tool result at the span's end, named by tool.name (else the span name). Its
 //     call ID is tool_call.id, else tool.id, else gen_ai.tool.call.id (strings). The Agents
-//     SDK writes none of them: the span then resolves the pending call of its scope whose
+//     SDK writes none of them: the span then resolves the pending call of its scope and trace whose
 //     use has the same tool name and arguments (input.value, the JSON arguments the tool
 //     received), earliest use first (pairing.KindMatch).
 //   - AGENT or CHAIN without a parent span (the root of the run): a session end at the span's
@@ -99,7 +99,7 @@ func extractLLM(span ptrace.Span, f *dialect.Found) {
 	for _, c := range dialect.ScanFlat(attrs, &outputs, buf[:0]) {
 		if id, ok := f.FlatCallID(&c); ok {
 			h, _ := dialect.MatchValue(c.Name, c.Arguments)
-			f.AddMatch(pairing.KindUse, id, c.Name, end, step, h)
+			f.AddMatch(pairing.KindUse, id, c.Name, end, step, dialect.InTrace(h, span.TraceID()))
 		}
 	}
 	for _, c := range dialect.ScanFlat(attrs, &inputs, buf[:0]) {
@@ -137,5 +137,5 @@ func extractTool(span ptrace.Span, f *dialect.Found) {
 	if v, ok := fields.Get(attrs, keyInputValue); ok {
 		h, _ = dialect.MatchValue(name, v)
 	}
-	f.AddMatch(pairing.KindMatch, "", name, end, "", h)
+	f.AddMatch(pairing.KindMatch, "", name, end, "", dialect.InTrace(h, span.TraceID()))
 }

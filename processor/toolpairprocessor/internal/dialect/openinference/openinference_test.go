@@ -22,7 +22,7 @@ func match(t *testing.T, tool, args string) uint64 {
 	t.Helper()
 	h, ok := dialect.MatchJSON(tool, []byte(args))
 	require.True(t, ok)
-	return h
+	return dialect.InTrace(h, testTrace)
 }
 
 func TestExtractSpan(t *testing.T) {

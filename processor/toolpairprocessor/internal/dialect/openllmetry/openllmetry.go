@@ -21,7 +21,7 @@
 //     (string) an echo at its start.
 //   - traceloop.span.kind "tool" (a withTool / @tool span, named "{name}.tool"): a tool
 //     result at the span's end. It carries no call ID: it resolves the pending call of its
-//     scope whose use has the same tool name (traceloop.entity.name, else the span name
+//     scope and trace whose use has the same tool name (traceloop.entity.name, else the span name
 //     without ".tool") and arguments (traceloop.entity.input, a JSON string
 //     {"args":[...],"kwargs":{...}}: kwargs when not empty, else the single object in
 //     args, else the empty object), earliest use first (pairing.KindMatch). Positional
@@ -158,7 +158,7 @@ func extractFlattened(span ptrace.Span, chat bool, f *dialect.Found) {
 		}
 		if id, ok := f.FlatCallID(&c); ok {
 			h, _ := dialect.MatchValue(c.Name, c.Arguments)
-			f.AddMatch(pairing.KindUse, id, c.Name, end, step, h)
+			f.AddMatch(pairing.KindUse, id, c.Name, end, step, dialect.InTrace(h, span.TraceID()))
 		}
 	}
 	for _, c := range dialect.ScanFlat(attrs, &prompts, buf[:0]) {
@@ -188,7 +188,7 @@ func extractTool(span ptrace.Span, f *dialect.Found) {
 	if v, ok := fields.Get(attrs, keyEntityInput); ok {
 		h = inputMatch(name, v)
 	}
-	f.AddMatch(pairing.KindMatch, "", name, end, "", h)
+	f.AddMatch(pairing.KindMatch, "", name, end, "", dialect.InTrace(h, span.TraceID()))
 }
 
 // inputMatch returns the match hash of a tool span's traceloop.entity.input, 0 when it
