@@ -22,6 +22,7 @@ import (
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/jsonscan"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/readonly"
 )
 
 // PartType is the type of a message part that concerns a tool call.
@@ -94,7 +95,7 @@ func ScanString(s string, fn func(Part)) error {
 	if s == "" {
 		return nil
 	}
-	return scan(unsafe.Slice(unsafe.StringData(s), len(s)), true, fn)
+	return scan(readonly.Bytes(s), true, fn)
 }
 
 // Scan calls fn for every tool call part of a JSON chat history: an array of messages, or

@@ -30,7 +30,6 @@ package aisdk
 import (
 	"bytes"
 	"strings"
-	"unsafe"
 
 	"github.com/buger/jsonparser"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -39,6 +38,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/readonly"
 )
 
 // Name is the dialect's configuration name.
@@ -114,7 +114,7 @@ func scanToolCalls(v pcommon.Value, f *dialect.Found, fn func(id, name string)) 
 		f.Skip(dialect.ReasonInvalidType)
 		return
 	}
-	data := bytes.TrimSpace(unsafe.Slice(unsafe.StringData(v.Str()), len(v.Str())))
+	data := bytes.TrimSpace(readonly.Bytes(v.Str()))
 	if len(data) == 0 || data[0] != '[' {
 		f.Skip(dialect.ReasonInvalidJSON)
 		return

@@ -42,7 +42,6 @@ package genaievents
 import (
 	"errors"
 	"strings"
-	"unsafe"
 
 	"github.com/buger/jsonparser"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -52,6 +51,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/messages"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/readonly"
 )
 
 // Name is the dialect's configuration name.
@@ -265,7 +265,7 @@ func jsonBody(s string, f *dialect.Found) ([]byte, bool) {
 		f.Skip(dialect.ReasonInvalidJSON)
 		return nil, false
 	}
-	return unsafe.Slice(unsafe.StringData(s), len(s)), true
+	return readonly.Bytes(s), true
 }
 
 // jsonID reads the string call ID at key of a JSON object, reporting a missing, empty or

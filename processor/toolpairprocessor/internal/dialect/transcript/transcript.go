@@ -49,7 +49,6 @@ import (
 	"bytes"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/buger/jsonparser"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -59,6 +58,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/jsonscan"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/readonly"
 )
 
 // Name is the dialect's configuration name.
@@ -118,7 +118,7 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 		if s == "" {
 			return false
 		}
-		return extractJSON(unsafe.Slice(unsafe.StringData(s), len(s)), lr, f)
+		return extractJSON(readonly.Bytes(s), lr, f)
 	case pcommon.ValueTypeMap:
 		f.Line = mapTimeoutLine(body.Map())
 		return extractMap(body.Map(), lr, f)
