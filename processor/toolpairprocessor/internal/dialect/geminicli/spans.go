@@ -191,23 +191,7 @@ func eachObject(data []byte, f *dialect.Found, fn func(obj []byte)) {
 		}
 		fn(data)
 	case '[':
-		wrong := false
-		_, err := jsonparser.ArrayEach(data, func(el []byte, dt jsonparser.ValueType, _ int, err error) {
-			if err != nil {
-				return
-			}
-			if dt != jsonparser.Object {
-				if !wrong {
-					f.Skip(dialect.ReasonInvalidType)
-				}
-				wrong = true
-				return
-			}
-			fn(el)
-		})
-		if err != nil {
-			f.Skip(dialect.ReasonInvalidJSON)
-		}
+		f.EachArrayObject(data, fn)
 	default:
 		f.Skip(dialect.ReasonInvalidJSON)
 	}
