@@ -149,26 +149,7 @@ func extractFlattened(span ptrace.Span, chat bool, f *dialect.Found) {
 		step = genai.ModelStep(span)
 		f.AddStep(pairing.KindBoundary, "", "", int64(span.StartTimestamp()), "", "", step)
 	}
-	attrs := span.Attributes()
-	end, start := int64(span.EndTimestamp()), int64(span.StartTimestamp())
-	var buf [4]dialect.FlatCall
-	for _, c := range dialect.ScanFlat(attrs, &completions, buf[:0]) {
-		if c.IsResult() {
-			continue
-		}
-		if id, ok := f.FlatCallID(&c); ok {
-			h, _ := dialect.MatchValue(c.Name, c.Arguments)
-			f.AddMatch(pairing.KindUse, id, c.Name, end, step, dialect.InTrace(h, span.TraceID()))
-		}
-	}
-	for _, c := range dialect.ScanFlat(attrs, &prompts, buf[:0]) {
-		if !c.IsResult() {
-			continue
-		}
-		if id, ok := f.FlatCallID(&c); ok {
-			f.Add(pairing.KindEcho, id, "", start)
-		}
-	}
+	f.AddFlatHistory(span, &completions, &prompts, step)
 }
 
 // extractTool reads a tool span: resolved by its gen_ai.tool.call.id when it has one, else
