@@ -37,8 +37,6 @@
 package openllmetry
 
 import (
-	"bytes"
-	"encoding/json"
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -48,6 +46,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/genai"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/readonly"
 )
 
 // Name is the dialect's configuration name.
@@ -178,9 +177,8 @@ func inputMatch(name string, v pcommon.Value) uint64 {
 	var in any
 	switch v.Type() {
 	case pcommon.ValueTypeStr:
-		dec := json.NewDecoder(bytes.NewReader([]byte(v.Str())))
-		dec.UseNumber()
-		if !json.Valid([]byte(v.Str())) || dec.Decode(&in) != nil {
+		var ok bool
+		if in, ok = dialect.DecodeJSON(readonly.Bytes(v.Str())); !ok {
 			return 0
 		}
 	case pcommon.ValueTypeMap:
