@@ -4,12 +4,14 @@
 package dialect
 
 import (
+	"errors"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/messages"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
@@ -106,6 +108,19 @@ func (f *Found) AddMatch(kind pairing.Kind, callID, toolName string, t int64, st
 // Skip records a malformed piece of input.
 func (f *Found) Skip(reason string) {
 	f.Malformed = append(f.Malformed, reason)
+}
+
+// SkipHistory records the error of a chat history scan (package messages), if any: a
+// history attribute of the wrong type (messages.ErrWrongType) as ReasonInvalidType, any
+// other error (JSON that cannot be walked) as ReasonInvalidJSON. A nil err records nothing.
+func (f *Found) SkipHistory(err error) {
+	switch {
+	case err == nil:
+	case errors.Is(err, messages.ErrWrongType):
+		f.Skip(ReasonInvalidType)
+	default:
+		f.Skip(ReasonInvalidJSON)
+	}
 }
 
 // Results counts the result items found (a refusal written as a result, KindRefused,

@@ -33,7 +33,6 @@ package genai
 
 import (
 	"encoding/hex"
-	"errors"
 	"strings"
 	"unsafe"
 
@@ -132,7 +131,7 @@ func extractSpan(span ptrace.Span, f *dialect.Found, matching bool) SpanKind {
 			}
 			f.AddStep(pairing.KindUse, p.ID, p.Name, end, "", "", step)
 		})
-		skipOnError(f, err)
+		f.SkipHistory(err)
 	}
 	if v, ok := fields.Get(attrs, keyInputMessages); ok {
 		found = true
@@ -147,7 +146,7 @@ func extractSpan(span ptrace.Span, f *dialect.Found, matching bool) SpanKind {
 			}
 			f.Add(pairing.KindEcho, p.ID, "", start)
 		})
-		skipOnError(f, err)
+		f.SkipHistory(err)
 	}
 	if !found && kind != InvokeAgent {
 		return Other
@@ -204,16 +203,6 @@ func partMatch(p messages.Part) uint64 {
 		h, _ = dialect.MatchValue(p.Name, p.ArgumentsValue)
 	}
 	return h
-}
-
-func skipOnError(f *dialect.Found, err error) {
-	switch {
-	case err == nil:
-	case errors.Is(err, messages.ErrWrongType):
-		f.Skip(dialect.ReasonInvalidType)
-	default:
-		f.Skip(dialect.ReasonInvalidJSON)
-	}
 }
 
 func extractExecuteTool(span ptrace.Span, f *dialect.Found) {
