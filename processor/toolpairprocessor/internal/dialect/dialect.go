@@ -99,6 +99,25 @@ func (f *Found) AddStep(kind pairing.Kind, callID, toolName string, t int64, sco
 	f.Items = append(f.Items, Item{Kind: kind, CallID: callID, ToolName: toolName, Time: t, Scope: scope, ScopeAttr: scopeAttr, Step: step})
 }
 
+// AddLogCall appends a tool call event of kind that log record lr's attributes describe: its
+// call ID is the attribute idKey, read as CallID reads it (a missing or wrong one is skipped
+// and reported, and nothing is appended), its tool name the attribute toolKey ("" when
+// absent), its time LogTime(lr). It reports whether it appended the item, which is then the
+// last of f.Items.
+func (f *Found) AddLogCall(lr plog.LogRecord, kind pairing.Kind, idKey, toolKey string) bool {
+	attrs := lr.Attributes()
+	id, ok := f.CallID(attrs, idKey)
+	if !ok {
+		return false
+	}
+	tool := ""
+	if t, ok := fields.Get(attrs, toolKey); ok {
+		tool = t.AsString()
+	}
+	f.Add(kind, id, tool, LogTime(lr))
+	return true
+}
+
 // AddMatch appends an item with a match hash: a use that a result without a call ID may
 // resolve, or such a result (pairing.KindMatch, callID "").
 func (f *Found) AddMatch(kind pairing.Kind, callID, toolName string, t int64, step string, match uint64) {
