@@ -180,11 +180,22 @@ func LogTime(lr plog.LogRecord) int64 {
 // false and the record must not pair.
 func (f *Found) CallID(attrs pcommon.Map, key string) (id string, ok bool) {
 	v, found := fields.Get(attrs, key)
-	switch {
-	case !found || (v.Type() == pcommon.ValueTypeStr && v.Str() == ""):
+	if !found {
 		f.Skip(ReasonMissingCallID)
+		return "", false
+	}
+	return f.valueCallID(v)
+}
+
+// valueCallID reads a call ID value that is present: an empty string is skipped as
+// ReasonMissingCallID and a value that is not a string as ReasonInvalidCallID; then ok is
+// false.
+func (f *Found) valueCallID(v pcommon.Value) (id string, ok bool) {
+	switch {
 	case v.Type() != pcommon.ValueTypeStr:
 		f.Skip(ReasonInvalidCallID)
+	case v.Str() == "":
+		f.Skip(ReasonMissingCallID)
 	default:
 		return v.Str(), true
 	}

@@ -125,15 +125,11 @@ func index(s string) (n int, rest string, ok bool) {
 // ReasonMissingCallID and a value that is not a string as ReasonInvalidCallID; then ok is
 // false.
 func (f *Found) FlatCallID(c *FlatCall) (id string, ok bool) {
-	switch v := c.ID; {
-	case v.Type() == pcommon.ValueTypeEmpty || (v.Type() == pcommon.ValueTypeStr && v.Str() == ""):
+	if c.ID.Type() == pcommon.ValueTypeEmpty {
 		f.Skip(ReasonMissingCallID)
-	case v.Type() != pcommon.ValueTypeStr:
-		f.Skip(ReasonInvalidCallID)
-	default:
-		return v.Str(), true
+		return "", false
 	}
-	return "", false
+	return f.valueCallID(c.ID)
 }
 
 // AddFlatHistory appends the tool calls of the flattened chat history that span's attributes
