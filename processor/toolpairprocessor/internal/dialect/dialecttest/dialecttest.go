@@ -132,17 +132,7 @@ func LogRecords(data []byte) (records []plog.LogRecord, ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	rls := ld.ResourceLogs()
-	for i := 0; i < rls.Len(); i++ {
-		sls := rls.At(i).ScopeLogs()
-		for j := 0; j < sls.Len(); j++ {
-			lrs := sls.At(j).LogRecords()
-			for k := 0; k < lrs.Len(); k++ {
-				records = append(records, lrs.At(k))
-			}
-		}
-	}
-	return records, true
+	return LogRecordsOf(ld), true
 }
 
 // Spans decodes a fuzz input; ok is false when it is not a valid OTLP traces request.
@@ -152,17 +142,7 @@ func Spans(data []byte) (spans []ptrace.Span, ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	rss := td.ResourceSpans()
-	for i := 0; i < rss.Len(); i++ {
-		sss := rss.At(i).ScopeSpans()
-		for j := 0; j < sss.Len(); j++ {
-			ss := sss.At(j).Spans()
-			for k := 0; k < ss.Len(); k++ {
-				spans = append(spans, ss.At(k))
-			}
-		}
-	}
-	return spans, true
+	return SpansOf(td), true
 }
 
 // CheckFound fails t when what a dialect found in an input of inputLen bytes is not
