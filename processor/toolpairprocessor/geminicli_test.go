@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
 
@@ -285,7 +286,7 @@ func TestGeminiCLIFetchFailedIsNotATimeout(t *testing.T) {
 func TestGeminiCLIApiRequestClosesAbandonedCall(t *testing.T) {
 	_, ld := readGemini(t, "interrupt_sigterm")
 	var last pcommon.Timestamp
-	for _, lr := range allLogsOf(ld) {
+	for _, lr := range dialecttest.LogRecordsOf(ld) {
 		last = max(last, lr.Timestamp())
 	}
 	request := func(role string, after time.Duration) plog.Logs {
@@ -312,19 +313,6 @@ func TestGeminiCLIApiRequestClosesAbandonedCall(t *testing.T) {
 	require.Len(t, got, 1)
 	assert.Equal(t, "next_step", logAttr(got[0], "toolpair.interrupt.reason"))
 	assert.Equal(t, last+pcommon.Timestamp(3*time.Second), got[0].Timestamp())
-}
-
-func allLogsOf(ld plog.Logs) []plog.LogRecord {
-	var out []plog.LogRecord
-	for i := 0; i < ld.ResourceLogs().Len(); i++ {
-		sls := ld.ResourceLogs().At(i).ScopeLogs()
-		for j := 0; j < sls.Len(); j++ {
-			for k := 0; k < sls.At(j).LogRecords().Len(); k++ {
-				out = append(out, sls.At(j).LogRecords().At(k))
-			}
-		}
-	}
-	return out
 }
 
 // TestGeminiCLILostToolSpanPairsOnHistory: spans alone, with the normal capture's tool_call

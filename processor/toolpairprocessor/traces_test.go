@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processortest"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
@@ -145,26 +146,15 @@ func toolCallIDs(t *testing.T, messages string) []string {
 
 func spansByName(td ptrace.Traces) map[string][]ptrace.Span {
 	m := map[string][]ptrace.Span{}
-	rss := td.ResourceSpans()
-	for i := 0; i < rss.Len(); i++ {
-		sss := rss.At(i).ScopeSpans()
-		for j := 0; j < sss.Len(); j++ {
-			spans := sss.At(j).Spans()
-			for k := 0; k < spans.Len(); k++ {
-				s := spans.At(k)
-				m[s.Name()] = append(m[s.Name()], s)
-			}
-		}
+	for _, s := range dialecttest.SpansOf(td) {
+		m[s.Name()] = append(m[s.Name()], s)
 	}
 	return m
 }
 
+// allSpans returns the spans of td in order.
 func allSpans(td ptrace.Traces) []ptrace.Span {
-	var out []ptrace.Span
-	for _, spans := range spansByName(td) {
-		out = append(out, spans...)
-	}
-	return out
+	return dialecttest.SpansOf(td)
 }
 
 func strAttr(s ptrace.Span, k string) string {
