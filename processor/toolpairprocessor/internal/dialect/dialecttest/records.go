@@ -61,3 +61,48 @@ func CaptureLogRecords(tb testing.TB, file string) []plog.LogRecord {
 	}
 	return LogRecordsOf(ld)
 }
+
+// SplitSpans returns one Traces per span of td, in order, each holding a copy of the span
+// under copies of its resource and scope: each span as an export of its own.
+func SplitSpans(td ptrace.Traces) []ptrace.Traces {
+	var out []ptrace.Traces
+	rss := td.ResourceSpans()
+	for i := 0; i < rss.Len(); i++ {
+		sss := rss.At(i).ScopeSpans()
+		for j := 0; j < sss.Len(); j++ {
+			spans := sss.At(j).Spans()
+			for k := 0; k < spans.Len(); k++ {
+				one := ptrace.NewTraces()
+				rs := one.ResourceSpans().AppendEmpty()
+				rss.At(i).Resource().CopyTo(rs.Resource())
+				ss := rs.ScopeSpans().AppendEmpty()
+				sss.At(j).Scope().CopyTo(ss.Scope())
+				spans.At(k).CopyTo(ss.Spans().AppendEmpty())
+				out = append(out, one)
+			}
+		}
+	}
+	return out
+}
+
+// SplitLogs is SplitSpans for the log records of ld.
+func SplitLogs(ld plog.Logs) []plog.Logs {
+	var out []plog.Logs
+	rls := ld.ResourceLogs()
+	for i := 0; i < rls.Len(); i++ {
+		sls := rls.At(i).ScopeLogs()
+		for j := 0; j < sls.Len(); j++ {
+			lrs := sls.At(j).LogRecords()
+			for k := 0; k < lrs.Len(); k++ {
+				one := plog.NewLogs()
+				rl := one.ResourceLogs().AppendEmpty()
+				rls.At(i).Resource().CopyTo(rl.Resource())
+				sl := rl.ScopeLogs().AppendEmpty()
+				sls.At(j).Scope().CopyTo(sl.Scope())
+				lrs.At(k).CopyTo(sl.LogRecords().AppendEmpty())
+				out = append(out, one)
+			}
+		}
+	}
+	return out
+}
