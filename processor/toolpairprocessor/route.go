@@ -14,10 +14,10 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/transcript"
 )
 
-// router is the toolpair processor in route mode (specification section 10), for the front tier of
-// a scaled-out deployment: it writes on every span and log record the route of the call keys
-// it would be paired under (the tenant and scope, see route), in cfg.RouteAttribute, for a
-// load_balancing exporter that routes on that attribute. It keeps no state between batches:
+// router is the toolpair processor in route mode (specification section 10), for the front
+// tier of a scaled-out deployment: it writes on every span and log record the route of the
+// call keys it would be paired under (the tenant and scope, see route), in cfg.RouteAttribute,
+// for a load_balancing exporter that routes on that attribute. It keeps no state between batches:
 // no pairing engine, no ticker, no held records; nothing is removed from or added to a batch.
 //
 // The load_balancing exporter (contrib v0.158.0, routing_key: attributes) reads each listed
