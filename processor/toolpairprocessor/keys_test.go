@@ -127,3 +127,27 @@ func TestDialectsDeclareTheirItemScopes(t *testing.T) {
 	assert.Contains(t, declared, "acme_spans")
 	assert.Contains(t, declared, "acme_logs")
 }
+
+// TestRouteReadsWithDialectsOnlyForOwnScopes: route mode runs a signal's dialects only when
+// one of them gives its calls a scope of its own (keyer.callScope): logs with the transcript
+// dialect or a custom log dialect, spans with a custom span dialect; otherwise every record
+// of the signal is scoped by its attributes or trace ID.
+func TestRouteReadsWithDialectsOnlyForOwnScopes(t *testing.T) {
+	custom := exampleConfig(t, "custom-dialect.yaml").CustomDialects
+	tests := []struct {
+		name            string
+		mutate          func(*Config)
+		spanItems, logs bool
+	}{
+		{"defaults", nil, false, true},
+		{"no transcript dialect", func(c *Config) { c.Dialects = without(knownDialects, DialectTranscript) }, false, false},
+		{"custom dialects only", func(c *Config) { c.Dialects, c.CustomDialects = []string{}, custom }, true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := testRouter(t, tt.mutate)
+			assert.Equal(t, tt.spanItems, r.spanItems)
+			assert.Equal(t, tt.logs, r.logItems)
+		})
+	}
+}
