@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
-	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/ptracetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -118,14 +117,7 @@ func TestGoldenGeminiCLISpans(t *testing.T) {
 			assert.Equal(t, n+len(announced)-len(executed), got.SpanCount())
 			assert.Len(t, synthetic, len(announced)-len(executed))
 
-			expected := filepath.Join("..", "..", "testdata", "gemini", scenario, "expected_traces.yaml")
-			if *update {
-				require.NoError(t, golden.WriteTraces(t, expected, got))
-			}
-			want, err := golden.ReadTraces(expected)
-			require.NoError(t, err)
-			require.NoError(t, ptracetest.CompareTraces(want, got,
-				ptracetest.IgnoreResourceSpansOrder(), ptracetest.IgnoreScopeSpansOrder(), ptracetest.IgnoreSpansOrder()))
+			assertGoldenTraces(t, got, "gemini", scenario)
 		})
 	}
 }

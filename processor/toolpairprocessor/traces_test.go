@@ -27,6 +27,21 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the expected golden files")
 
+// assertGoldenTraces fails t unless got equals the expected output of a capture,
+// testdata/{agent}/{scenario}/expected_traces.yaml, whatever the order of its resources,
+// scopes and spans; with -update it first rewrites that file with got.
+func assertGoldenTraces(t *testing.T, got ptrace.Traces, agent, scenario string) {
+	t.Helper()
+	expected := filepath.Join("..", "..", "testdata", agent, scenario, "expected_traces.yaml")
+	if *update {
+		require.NoError(t, golden.WriteTraces(t, expected, got))
+	}
+	want, err := golden.ReadTraces(expected)
+	require.NoError(t, err)
+	require.NoError(t, ptracetest.CompareTraces(want, got,
+		ptracetest.IgnoreResourceSpansOrder(), ptracetest.IgnoreScopeSpansOrder(), ptracetest.IgnoreSpansOrder()))
+}
+
 // testClock is a settable clock shared by a test's processors.
 type testClock struct {
 	mu  sync.Mutex
@@ -230,14 +245,7 @@ func TestGoldenAISDKCaptures(t *testing.T) {
 			// Nothing but the synthetic spans was added, and nothing was lost.
 			assert.Equal(t, inCount+len(announced)-len(executed), got.SpanCount())
 
-			expected := filepath.Join("..", "..", "testdata", "aisdk", scenario, "expected_traces.yaml")
-			if *update {
-				require.NoError(t, golden.WriteTraces(t, expected, got))
-			}
-			want, err := golden.ReadTraces(expected)
-			require.NoError(t, err)
-			require.NoError(t, ptracetest.CompareTraces(want, got,
-				ptracetest.IgnoreResourceSpansOrder(), ptracetest.IgnoreScopeSpansOrder(), ptracetest.IgnoreSpansOrder()))
+			assertGoldenTraces(t, got, "aisdk", scenario)
 		})
 	}
 }
