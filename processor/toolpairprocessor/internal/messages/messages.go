@@ -16,7 +16,6 @@ package messages
 import (
 	"bytes"
 	"errors"
-	"unsafe"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
@@ -295,7 +294,7 @@ func scanPart(sc *jsonscan.Scanner, immutable bool, fn func(Part)) {
 // unquote is jsonscan.Unquote, without a copy when raw is unescaped and immutable.
 func unquote(raw []byte, escaped, immutable bool) (string, error) {
 	if immutable && !escaped {
-		return unsafe.String(unsafe.SliceData(raw), len(raw)), nil
+		return readonly.String(raw), nil
 	}
 	return jsonscan.Unquote(raw, escaped)
 }

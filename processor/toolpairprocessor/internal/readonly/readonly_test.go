@@ -19,3 +19,15 @@ func TestBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestString(t *testing.T) {
+	for _, s := range []string{"", "x", `{"id":"call_1"}`, strings.Repeat("é", 100)} {
+		b := []byte(s)
+		got := String(b)
+		assert.Equal(t, s, got)
+		if s != "" {
+			assert.Same(t, &b[0], unsafe.StringData(got), "shares the slice's memory")
+		}
+	}
+	assert.Equal(t, "ab", String([]byte("abc")[:2]))
+}

@@ -34,7 +34,6 @@ package genai
 import (
 	"encoding/hex"
 	"strings"
-	"unsafe"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
@@ -43,6 +42,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/messages"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/readonly"
 )
 
 // Name is the dialect's configuration name.
@@ -191,7 +191,7 @@ func hexGroupStep(group, step []byte) string {
 	i := hex.Encode(buf, group)
 	i += copy(buf[i:], pairing.GroupSep)
 	hex.Encode(buf[i:], step)
-	return unsafe.String(unsafe.SliceData(buf), n) // buf is never written again
+	return readonly.String(buf) // buf is never written again
 }
 
 // partMatch returns the match hash of a tool_call part, 0 when its arguments are not JSON.
