@@ -373,15 +373,8 @@ func latestSpanTime(td ptrace.Traces, conv string, from pcommon.Timestamp) pcomm
 // latestLogTime returns the latest time of the records of ld.
 func latestLogTime(ld plog.Logs) pcommon.Timestamp {
 	var latest pcommon.Timestamp
-	rls := ld.ResourceLogs()
-	for i := 0; i < rls.Len(); i++ {
-		sls := rls.At(i).ScopeLogs()
-		for j := 0; j < sls.Len(); j++ {
-			lrs := sls.At(j).LogRecords()
-			for k := 0; k < lrs.Len(); k++ {
-				latest = max(latest, lrs.At(k).Timestamp(), lrs.At(k).ObservedTimestamp())
-			}
-		}
+	for _, lr := range dialecttest.LogRecordsOf(ld) {
+		latest = max(latest, lr.Timestamp(), lr.ObservedTimestamp())
 	}
 	return latest
 }
