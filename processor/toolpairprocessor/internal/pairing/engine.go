@@ -1,7 +1,14 @@
-// engine.go holds the Engine itself: the store's fields and New. The store's parts are in
-// store.go (entries, lists, scopes), index.go (the call index) and intern.go (shared
-// strings); what an event does is in transitions.go, refusal.go, companion.go, match.go and
-// closing.go; what time does is in expiry.go; the counters are in stats.go.
+// engine.go holds the Engine itself: the store's fields and New. The rest of the package:
+//
+//   - api.go: the types callers use (Key, Kind, Event, Verdict, Resolution, Config, Clock);
+//     outcome.go the outcomes and reasons; group.go grouped steps;
+//   - store.go: entries, their states and lists, and the scopes; index.go: the call index;
+//     intern.go: the strings calls share;
+//   - transitions.go: Process and what each event does to a call (with their table), with
+//     refusal.go, companion.go and match.go for refusals, companion results and results
+//     found by Match; closing.go: step boundaries and session ends;
+//   - expiry.go: Tick, eviction and Shutdown; stats.go: the counters;
+//   - snapshot.go: Snapshot and Restore, for the processor's stored state.
 
 package pairing
 

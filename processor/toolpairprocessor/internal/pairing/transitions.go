@@ -12,12 +12,14 @@
 //	Reject     rejected  rejected       (4)          rejected, d  rejected, d  repeated
 //	Refused    rejected  rejected       rejected, d  rejected, d  rejected, d  duplicate (3)
 //
-// Every outcome but held, pending and pending+c leaves the call resolved. "d": a held record
-// is released as a duplicate (a companion, or for a refusal the held result, kept with
+// held, pending and pending+c name the call's next state; repeated, duplicate and ignored
+// leave the call as it was; every other outcome leaves it resolved. "d": a held record is
+// released as a duplicate (a companion, or for a refusal the held result, kept with
 // SameSource false). KindAbort is a Result whose paired outcome is interrupted/aborted.
 //  (1) The hold callback keeps the record, which waits (waiting, or waiting-c for a
-//      companion); when it cannot, the result settles at once as orphan (its scope saw a
-//      use) or standalone, and a companion of a pending call pairs it as a Result would.
+//      companion). When it cannot, a result of an unknown call settles at once as orphan
+//      (its scope saw a use) or standalone, a companion of a pending call pairs it as a
+//      Result would, and a result on waiting-c is a duplicate.
 //  (2) Interrupted/aborted when the result held or arriving is a KindAbort.
 //  (3) SameSource false for the first result of a refused call (see KindReject).
 //  (4) The refusal is a repeated use; the call ran, so it is paired with its companion.
