@@ -37,7 +37,7 @@ func TestSendFailedCounted(t *testing.T) {
 	require.NoError(t, tp.Start(ctx, componenttest.NewNopHost()))
 	require.NoError(t, lp.Start(ctx, componenttest.NewNopHost()))
 	instances.Lock()
-	s := instances.m[cfg]
+	s := instanceOf(cfg)
 	instances.Unlock()
 
 	// expiry: a call announced in logs and never answered.
@@ -51,9 +51,9 @@ func TestSendFailedCounted(t *testing.T) {
 	require.NoError(t, tp.ConsumeTraces(ctx, batch(chatSpan(1, 30, "call_span"))))
 
 	// shutdown: the call left pending (and the span's call, whose synthetic span is accepted).
-	// The first pipeline to shut down flushes, and returns the refusal.
-	require.ErrorContains(t, tp.Shutdown(ctx), "refused")
-	require.NoError(t, lp.Shutdown(ctx))
+	// The last pipeline to shut down flushes, and returns the refusal.
+	require.NoError(t, tp.Shutdown(ctx))
+	require.ErrorContains(t, lp.Shutdown(ctx), "refused")
 
 	logsOf := func(trigger string) attribute.Set {
 		return attribute.NewSet(attribute.String("otel.signal", "logs"), attribute.String("toolpair.trigger", trigger))
