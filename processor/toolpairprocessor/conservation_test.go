@@ -1,9 +1,9 @@
 package toolpairprocessor
 
 import (
-	"errors"
 	"context"
 	"encoding/binary"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"

@@ -68,7 +68,7 @@ var logDialects = []logDialect{
 // released results that outcomes decided elsewhere produce.
 type logsProcessor struct {
 	*shared
-	hold pipelineHold // this pipeline's hold on shared
+	hold     pipelineHold // this pipeline's hold on shared
 	next     consumer.Logs
 	dialects []logDialect
 	pool     sync.Pool // *logBatch

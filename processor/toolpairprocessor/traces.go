@@ -59,7 +59,7 @@ var spanDialects = []spanDialect{
 // tracesProcessor is the toolpair processor of one traces pipeline.
 type tracesProcessor struct {
 	*shared
-	hold pipelineHold // this pipeline's hold on shared
+	hold     pipelineHold // this pipeline's hold on shared
 	next     consumer.Traces
 	dialects []spanDialect
 	pool     sync.Pool // *spanBatch
