@@ -267,3 +267,23 @@ func TestLifecycleFailedStartRestartable(t *testing.T) {
 	assert.NotNil(t, s.store)
 	s.mu.Unlock()
 }
+
+// TestLifecycleNewConfigTakesOver: pipelines built from another configuration of the same
+// component ID (a reload whose old pipelines were never shut down) get a new instance; the old
+// instance's last shutdown leaves the new one in place.
+func TestLifecycleNewConfigTakesOver(t *testing.T) {
+	f := newFactoryWithClock(newTestClock())
+	set := processortest.NewNopSettings(metadata.Type)
+	oldCfg := f.CreateDefaultConfig().(*Config)
+	old := newLCPipelines(t, f, set, oldCfg, "traces")
+	sOld := instanceByID(set.ID)
+	newCfg := f.CreateDefaultConfig().(*Config)
+	cur := newLCPipelines(t, f, set, newCfg, "logs")
+	sNew := instanceByID(set.ID)
+	require.NotSame(t, sOld, sNew)
+	assert.Same(t, newCfg, sNew.cfg)
+	require.NoError(t, old.comps[0].Shutdown(context.Background()))
+	assert.Same(t, sNew, instanceByID(set.ID))
+	require.NoError(t, cur.comps[0].Shutdown(context.Background()))
+	assert.Nil(t, instanceByID(set.ID))
+}
