@@ -139,43 +139,52 @@ func TestLifecycleOneInstancePerComponent(t *testing.T) {
 	assert.Equal(t, 0, sb.engine.Stats().Pending)
 }
 
-// TestLifecycleLastShutdownFlushes: without storage, only the last pipeline's shutdown stops
-// the ticker and sends the pending call out as interrupted/shutdown, once, to the pipeline it
-// came through; shutting a pipeline down twice does not count it out twice.
-func TestLifecycleLastShutdownFlushes(t *testing.T) {
+// TestLifecycleFirstShutdownFlushes: without storage, the first pipeline's shutdown stops the
+// ticker and sends the pending call out as interrupted/shutdown, once, to the pipeline it came
+// through, while every pipeline's downstream still runs; a later pipeline's shutdown flushes
+// only what arrived since, the last one removes the instance; shutting a pipeline down twice
+// does not count it out twice.
+func TestLifecycleFirstShutdownFlushes(t *testing.T) {
 	f := newFactoryWithClock(newTestClock())
 	cfg := f.CreateDefaultConfig().(*Config)
 	set := processortest.NewNopSettings(metadata.Type)
 	p := newLCPipelines(t, f, set, cfg, "traces", "logs", "traces")
 	p.start(t, componenttest.NewNopHost())
 	s := instanceByID(set.ID)
-	require.NoError(t, p.traces[0].ConsumeTraces(context.Background(), ctTraces(ctChat(1, 1, 0, 0, 1000, "lc_call"))))
-	before := p.spanCount()
-
 	ctx := context.Background()
-	for i, c := range p.comps[:2] {
-		require.NoError(t, c.Shutdown(ctx))
-		require.NoError(t, c.Shutdown(ctx), "a second shutdown of one pipeline")
-		assert.Equal(t, before, p.spanCount(), "pipeline %d is not the last: nothing is flushed", i)
-		assert.Same(t, s, instanceByID(set.ID))
-		s.mu.Lock()
-		assert.NotNil(t, s.stop, "the ticker runs until the last shutdown")
-		s.mu.Unlock()
-	}
-	require.NoError(t, p.comps[2].Shutdown(ctx))
-	require.NoError(t, p.comps[2].Shutdown(ctx))
-	assert.Nil(t, instanceByID(set.ID), "the last shutdown removes the instance")
-	assert.Equal(t, before+1, p.spanCount(), "one synthetic span")
-	assert.Equal(t, before+1, p.tsinks[0].SpanCount(), "sent to the pipeline the call came through")
-	var synthetic []string
-	for _, td := range p.tsinks[0].AllTraces() {
-		for _, sp := range allSpans(td) {
-			if v, ok := sp.Attributes().Get("toolpair.interrupt.reason"); ok {
-				synthetic = append(synthetic, v.AsString())
+	require.NoError(t, p.traces[0].ConsumeTraces(ctx, ctTraces(ctChat(1, 1, 0, 0, 1000, "lc_call"))))
+	reasons := func(sink *consumertest.TracesSink) []string {
+		var out []string
+		for _, td := range sink.AllTraces() {
+			for _, sp := range allSpans(td) {
+				if v, ok := sp.Attributes().Get("toolpair.interrupt.reason"); ok {
+					out = append(out, v.AsString())
+				}
 			}
 		}
+		return out
 	}
-	assert.Equal(t, []string{"shutdown"}, synthetic)
+
+	require.NoError(t, p.comps[1].Shutdown(ctx), "the logs pipeline shuts down first")
+	require.NoError(t, p.comps[1].Shutdown(ctx), "a second shutdown of one pipeline")
+	assert.Equal(t, []string{"shutdown"}, reasons(p.tsinks[0]), "flushed to the pipeline the call came through")
+	assert.Empty(t, reasons(p.tsinks[1]))
+	s.mu.Lock()
+	assert.Nil(t, s.stop, "the first shutdown stops the ticker")
+	s.mu.Unlock()
+	assert.Same(t, s, instanceByID(set.ID), "two pipelines still hold the instance")
+
+	// A call announced through the second traces pipeline after the first shutdown (an
+	// upstream component flushing) is flushed by that pipeline's shutdown.
+	require.NoError(t, p.traces[1].ConsumeTraces(ctx, ctTraces(ctChat(2, 1, 0, 0, 1000, "lc_late"))))
+	require.NoError(t, p.comps[2].Shutdown(ctx))
+	assert.Equal(t, []string{"shutdown"}, reasons(p.tsinks[0]), "the first call is flushed once")
+	assert.Equal(t, []string{"shutdown"}, reasons(p.tsinks[1]))
+	assert.Same(t, s, instanceByID(set.ID))
+	require.NoError(t, p.comps[0].Shutdown(ctx))
+	assert.Nil(t, instanceByID(set.ID), "the last shutdown removes the instance")
+	assert.Equal(t, []string{"shutdown"}, reasons(p.tsinks[0]))
+	assert.Equal(t, []string{"shutdown"}, reasons(p.tsinks[1]))
 }
 
 // TestLifecycleLastShutdownCheckpoints: with storage, only the last pipeline's shutdown

@@ -51,9 +51,9 @@ func TestSendFailedCounted(t *testing.T) {
 	require.NoError(t, tp.ConsumeTraces(ctx, batch(chatSpan(1, 30, "call_span"))))
 
 	// shutdown: the call left pending (and the span's call, whose synthetic span is accepted).
-	// The last pipeline to shut down flushes, and returns the refusal.
-	require.NoError(t, tp.Shutdown(ctx))
-	require.ErrorContains(t, lp.Shutdown(ctx), "refused")
+	// The first pipeline to shut down flushes, and returns the refusal.
+	require.ErrorContains(t, tp.Shutdown(ctx), "refused")
+	require.NoError(t, lp.Shutdown(ctx))
 
 	logsOf := func(trigger string) attribute.Set {
 		return attribute.NewSet(attribute.String("otel.signal", "logs"), attribute.String("toolpair.trigger", trigger))

@@ -209,16 +209,24 @@ func (s *shared) tick(ctx context.Context) {
 	}
 }
 
-// release lets one pipeline go of the instance. The last pipeline to let go shuts the
-// component down (shutdown) and removes it from instances; earlier ones do nothing, so the
-// ticker keeps expiring calls and every pipeline keeps pairing until then.
+// release lets one pipeline go of the instance; the last one to do so shuts the component
+// down and removes it from instances.
 //
-// The collector shuts components down in topological order of its pipeline graph, upstream
-// first (go.opentelemetry.io/collector/service, internal/graph/graph.go, Graph.ShutdownAll):
-// a pipeline's toolpair processor shuts down before the processors and exporters after it in
-// that pipeline. The order between components of separate pipelines is not fixed, so when the
-// last pipeline shuts down, the exporters of an earlier one may have stopped: records they
-// refuse then are counted as send_failed with trigger shutdown.
+// Without storage, every release flushes (drain): the first stops the ticker and sends every
+// pending call out as interrupted/shutdown and every held result downstream, later ones what
+// the engine received since (an upstream component of another pipeline flushing at its own
+// shutdown). The first flush cannot wait for the last pipeline: the collector stops components
+// in a topological order of its pipeline graph, upstream first
+// (go.opentelemetry.io/collector/service, internal/graph/graph.go, Graph.ShutdownAll, over
+// gonum's topo.Sort). That orders the components of one pipeline, so each pipeline's toolpair
+// processor stops before the processors and exporters after it, but not those of separate
+// pipelines (the traversal follows map order): a traces pipeline's exporters may stop before
+// the logs pipeline's toolpair processor does. At the first release, then, the components
+// after the toolpair processor in every pipeline of the component still run; at the last, those
+// of the other pipelines may have stopped (what they refuse is counted as send_failed with
+// trigger shutdown).
+//
+// With storage, nothing is sent: the last release writes the whole state, once (shutdown).
 func (s *shared) release(ctx context.Context) error {
 	instances.Lock()
 	s.refs--
@@ -227,29 +235,16 @@ func (s *shared) release(ctx context.Context) error {
 		delete(instances.m, s.id)
 	}
 	instances.Unlock()
-	if !last {
-		return nil
+	err := s.drain(ctx)
+	if last {
+		err = errors.Join(err, s.shutdown(ctx))
 	}
-	return s.shutdown(ctx)
-}
-
-// pipelineHold is one pipeline's hold on its component's shared state, taken by acquire and
-// let go of once, however often the pipeline is shut down.
-type pipelineHold struct{ once sync.Once }
-
-// release lets s go for this pipeline at its first call; later calls return nil.
-func (h *pipelineHold) release(ctx context.Context, s *shared) error {
-	var err error
-	h.once.Do(func() { err = s.release(ctx) })
 	return err
 }
 
-// shutdown stops the ticker, then closes every pending call as interrupted/shutdown and
-// releases every held result, sending them downstream with ctx. With storage, it writes the
-// whole state instead (nothing is interrupted or released) and closes the storage client; only
-// a failed write falls back to the flush. Last, it shuts the telemetry down. It runs once, at
-// the last pipeline's release.
-func (s *shared) shutdown(ctx context.Context) error {
+// drain stops the ticker if it runs and, without storage, closes every pending call as
+// interrupted/shutdown and releases every held result, sending them downstream with ctx.
+func (s *shared) drain(ctx context.Context) error {
 	s.mu.Lock()
 	stop, done := s.stop, s.done
 	s.stop, s.done = nil, nil
@@ -266,16 +261,34 @@ func (s *shared) shutdown(ctx context.Context) error {
 			err = ctx.Err()
 		}
 	}
+	if s.store == nil {
+		err = errors.Join(err, s.emit(ctx, s.engine.Shutdown(nil), triggerShutdown))
+	}
+	return err
+}
+
+// pipelineHold is one pipeline's hold on its component's shared state, taken by acquire and
+// let go of once, however often the pipeline is shut down.
+type pipelineHold struct{ once sync.Once }
+
+// release lets s go for this pipeline at its first call; later calls return nil.
+func (h *pipelineHold) release(ctx context.Context, s *shared) error {
+	var err error
+	h.once.Do(func() { err = s.release(ctx) })
+	return err
+}
+
+// shutdown shuts the component down once drained, at the last pipeline's release. With
+// storage, it writes the whole state (nothing is interrupted or released; should the write
+// fail, the state is flushed as without storage, so that nothing is lost silently) and closes
+// the storage client. Last, it shuts the telemetry down.
+func (s *shared) shutdown(ctx context.Context) error {
+	var err error
 	if s.store != nil {
-		// The state is stored, held records included: nothing is interrupted. Should the
-		// write fail, the state is flushed as without storage, so that nothing is lost
-		// silently.
 		if cerr := s.checkpoint(ctx, checkpointShutdown); cerr != nil {
 			err = errors.Join(err, cerr, s.emit(ctx, s.engine.Shutdown(nil), triggerShutdown))
 		}
 		err = errors.Join(err, s.closeStore(ctx))
-	} else {
-		err = errors.Join(err, s.emit(ctx, s.engine.Shutdown(nil), triggerShutdown))
 	}
 	if atLastShutdown != nil {
 		atLastShutdown(s)

@@ -35,7 +35,7 @@ type sendTrigger uint8
 const (
 	// triggerExpiry: the expiry ticker (pairing_timeout, orphan_grace, queued boundaries).
 	triggerExpiry sendTrigger = iota
-	// triggerShutdown: the flush at the component's shutdown (its last pipeline's).
+	// triggerShutdown: the flush at a pipeline's shutdown.
 	triggerShutdown
 	// triggerRouted: a pipeline call sending records to another pipeline of the component
 	// (a synthetic record of the other signal, a held result released into its own pipeline).
