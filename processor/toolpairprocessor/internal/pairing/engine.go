@@ -214,6 +214,9 @@ type Resolution struct {
 	// ResultPayload is a held result released by this resolution (nil when the result was
 	// not held). The caller must emit it.
 	ResultPayload any
+	// Matched: the result record carries no call ID of its own (KindMatch); Key.CallID, when
+	// set, is the ID of the call it was matched to, for the caller to write on the record.
+	Matched bool
 	// SameSource is set on duplicates: true when the call was resolved by a result of the
 	// same Source, or without a result (interrupted); false when the duplicate is the first
 	// result seen in its own Source (an agent that reports a call both as a span and as a log
@@ -343,7 +346,8 @@ const (
 	// Source that arrives for it is kept (SameSource false): it is that source's only record
 	// of the refused call.
 	flagRejected
-	// flagMatch: pending, and listed in Engine.matches (its use had a Match).
+	// flagMatch: listed in Engine.matches: a pending or resolved call whose use had a Match,
+	// or a held KindMatch result (waiting, with no call ID).
 	flagMatch
 )
 
@@ -502,10 +506,11 @@ type Engine struct {
 	// entry: they are rare, and a field of their own would push every entry out of its size
 	// class.
 	companions map[*entry]any
-	// matches lists the pending calls whose use had a Match, by scope and Match, in order of
-	// arrival; matchOf is each one's Match (see match.go). Both hold pending calls only.
-	matches map[matchKey][]*entry
-	matchOf map[*entry]uint64
+	// matches lists, by scope and Match, the pending and resolved calls whose use had a
+	// Match and the results held under one; matchOf is each listed entry's place (see
+	// match.go). An entry is listed exactly when it has flagMatch.
+	matches map[matchKey]*matchList
+	matchOf map[*entry]*matchNode
 }
 
 // closing is an entry of the closings FIFO: a step boundary or session end of scope, at
@@ -595,8 +600,8 @@ func New(cfg Config) (*Engine, error) {
 		names:      make(map[string]*string),
 		tenants:    make(map[string]string),
 		companions: make(map[*entry]any),
-		matches:    make(map[matchKey][]*entry),
-		matchOf:    make(map[*entry]uint64),
+		matches:    make(map[matchKey]*matchList),
+		matchOf:    make(map[*entry]*matchNode),
 		usedScopes: scopeMemory{max: cfg.MaxResolved},
 	}, nil
 }
@@ -781,7 +786,7 @@ func (e *Engine) Process(events []Event, hold func(*Event) any, out []Resolution
 		case KindReject:
 			out = e.reject(ev, now, out)
 		case KindMatch:
-			out = e.matchResult(ev, now, out)
+			out = e.matchResult(ev, now, hold, out)
 		case KindRefused:
 			out = e.refuse(ev, now, hold, out)
 		default:
@@ -855,6 +860,9 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 				// model's tool_use arriving after the agent's decision): the call starts at
 				// the earliest.
 				ent.useTime = earliest(ent.useTime, ev.Time)
+				if ent.has(flagMatch) {
+					e.relistMatch(ent)
+				}
 			}
 			return out
 		}
@@ -883,6 +891,9 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 		}
 		e.toResolved(ent, now)
 		return append(out, r)
+	}
+	if out, ok := e.useMatched(ev, h, now, out); ok {
+		return out
 	}
 	e.stats.UsesSeen++
 	// Make room before looking the scope up: an eviction may forget the scope.
@@ -970,27 +981,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 		default:
 			// Already resolved, or a second copy of a result still waiting for its use (an
 			// export retry): either way this record is not a new answer.
-			ev.Verdict = VerdictResolved
-			e.stats.Duplicate++
-			same := ent.source == 0 || ent.source == ev.Source
-			if ent.has(flagRejected) && ent.source == 0 {
-				// The first result of a refused call: no result resolved it, and this record
-				// is its source's only record of the call (Codex answers a denied call with
-				// "exec command rejected by user"). Later copies from the same source are
-				// retries.
-				same = false
-				ent.source = ev.Source
-			}
-			return append(out, Resolution{
-				Outcome:    OutcomeDuplicate,
-				Key:        ev.Key,
-				ToolName:   firstNonEmpty(ev.ToolName, ent.tool()),
-				UseTime:    ent.useTime,
-				ResultTime: ev.Time,
-				UseRef:     -1,
-				ResultRef:  ev.Ref,
-				SameSource: same,
-			})
+			return append(out, e.duplicate(ent, ev))
 		}
 	}
 	held := callHold(hold, ev)
@@ -1000,7 +991,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 		sc.saw(now, ev.Time)
 		ev.Verdict = VerdictResolved
 		r := Resolution{Key: ev.Key, ToolName: ev.ToolName, ResultTime: ev.Time, UseRef: -1, ResultRef: ev.Ref}
-		e.settleUnmatched(&r, sc)
+		e.settleUnmatched(&r, sc.usesSeen, false)
 		ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName), resultTime: ev.Time, source: ev.Source}
 		e.insertResolved(ent, now)
 		own(ev, ent)
@@ -1016,6 +1007,32 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 	e.holdResult(ent, ev, held, now)
 	e.stats.Waiting++
 	return out
+}
+
+// duplicate counts the result ev of the call of ent, already resolved or waiting, as a
+// duplicate and returns its resolution.
+func (e *Engine) duplicate(ent *entry, ev *Event) Resolution {
+	ev.Verdict = VerdictResolved
+	e.stats.Duplicate++
+	same := ent.source == 0 || ent.source == ev.Source
+	if ent.has(flagRejected) && ent.source == 0 {
+		// The first result of a refused call: no result resolved it, and this record is its
+		// source's only record of the call (Codex answers a denied call with "exec command
+		// rejected by user"). Later copies from the same source are retries.
+		same = false
+		ent.source = ev.Source
+	}
+	return Resolution{
+		Outcome:    OutcomeDuplicate,
+		Key:        ev.Key,
+		ToolName:   firstNonEmpty(ev.ToolName, ent.tool()),
+		UseTime:    ent.useTime,
+		ResultTime: ev.Time,
+		UseRef:     -1,
+		ResultRef:  ev.Ref,
+		SameSource: same,
+		Matched:    ev.Kind == KindMatch,
+	}
 }
 
 // callHold returns hold's copy of ev's record, or nil when there is no hold callback.
@@ -1330,7 +1347,7 @@ func (e *Engine) removePending(ent *entry) {
 	}
 	e.stats.Pending--
 	if ent.has(flagMatch) {
-		e.removeMatch(ent)
+		e.matchResolvedCall(ent)
 	}
 	if ent.sprev != nil {
 		ent.sprev.snext = ent.snext
@@ -1458,14 +1475,23 @@ func deref(s *string) string {
 	return *s
 }
 
-// settleUnmatched decides the outcome of a result that never met its use.
-func (e *Engine) settleUnmatched(r *Resolution, sc *scopeState) {
-	if sc.usesSeen {
+// settleUnmatched decides the outcome of a result that never met its use: orphan when its
+// scope saw a use (usesSeen), else standalone. matched says the result is a KindMatch (also
+// counted in Stats.UnmatchedOrphan or Stats.Unmatched).
+func (e *Engine) settleUnmatched(r *Resolution, usesSeen, matched bool) {
+	switch {
+	case usesSeen:
 		r.Outcome = OutcomeOrphan
 		e.stats.Orphan++
-	} else {
+		if matched {
+			e.stats.UnmatchedOrphan++
+		}
+	default:
 		r.Outcome = OutcomeStandalone
 		e.stats.Standalone++
+		if matched {
+			e.stats.Unmatched++
+		}
 	}
 }
 
@@ -1518,6 +1544,9 @@ func (e *Engine) trimResolved() {
 // forget drops a resolved entry.
 func (e *Engine) forget(ent *entry) {
 	e.resolved.remove(ent)
+	if ent.has(flagMatch) {
+		e.unlistMatch(ent)
+	}
 	e.drop(ent)
 }
 
@@ -1607,6 +1636,9 @@ func (e *Engine) releaseWaiting(ent *entry, now int64, out []Resolution) []Resol
 	if ent.state == statePendingHeld {
 		return e.settleCompanion(ent, now, out)
 	}
+	if ent.has(flagMatch) {
+		return e.releaseMatched(ent, out)
+	}
 	e.waiting.remove(ent)
 	e.stats.Waiting--
 	r := Resolution{
@@ -1617,7 +1649,7 @@ func (e *Engine) releaseWaiting(ent *entry, now int64, out []Resolution) []Resol
 		ResultRef:     -1,
 		ResultPayload: ent.payload,
 	}
-	e.settleUnmatched(&r, ent.scope)
+	e.settleUnmatched(&r, ent.scope.usesSeen, false)
 	e.toResolved(ent, now)
 	return append(out, r)
 }
@@ -1702,9 +1734,11 @@ type Stats struct {
 	Orphan     uint64
 	Duplicate  uint64
 	Standalone uint64
-	// Unmatched counts the KindMatch results that found no pending call (counted in
-	// Standalone too).
-	Unmatched uint64
+	// Unmatched counts the KindMatch results that met no call and were settled standalone
+	// (counted in Standalone too); UnmatchedOrphan those settled orphan (counted in Orphan
+	// too).
+	Unmatched       uint64
+	UnmatchedOrphan uint64
 	// Aborted counts results that said their call was aborted.
 	Aborted uint64
 	// Interrupted counts interrupted uses by reason.

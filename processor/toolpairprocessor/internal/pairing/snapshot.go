@@ -40,8 +40,9 @@ type CallSnapshot struct {
 	// Flags are the engine's entry flags (aborted, companion, rejected, match), opaque to
 	// callers but for HasMatch.
 	Flags uint8
-	// Match is the match hash of a pending call's use (Event.Match), under which a KindMatch
-	// result finds it; 0 when none. Set exactly when HasMatch reports true.
+	// Match is the match hash of a pending or resolved call's use (Event.Match), under which
+	// a KindMatch result finds it, or the one a held KindMatch result (CallWaiting, Key
+	// without a CallID) waits under; 0 when none. Set exactly when HasMatch reports true.
 	Match uint64
 	// Payload is the use's payload (pending calls) or the held result (waiting calls), as
 	// converted by the Snapshot callback; Restore takes what the caller decoded.
@@ -50,7 +51,7 @@ type CallSnapshot struct {
 	Companion any
 }
 
-// HasMatch reports whether the call is a pending call listed under a match hash (Match):
+// HasMatch reports whether the call is listed under a match hash (Match):
 // a codec stores Match for such calls only, and reads it back when the flags say so.
 func (c *CallSnapshot) HasMatch() bool { return entryFlags(c.Flags)&flagMatch != 0 }
 
@@ -123,7 +124,7 @@ func (e *Engine) Snapshot(held func(any) any) *Snapshot {
 			Seq: ent.seq, Source: ent.source, Flags: uint8(ent.flags),
 		}
 		if ent.has(flagMatch) {
-			c.Match = e.matchOf[ent]
+			c.Match = e.matchHash(ent)
 		}
 		switch ent.state {
 		case statePending:
@@ -208,7 +209,9 @@ func (e *Engine) Restore(snap *Snapshot, resolved []Key) (RestoreStats, error) {
 	}
 	for i := range snap.Calls {
 		c := &snap.Calls[i]
-		if c.Key.CallID == "" || e.lookup(c.Key) != nil {
+		// A held result without a call ID (KindMatch) is known by its scope and Match only.
+		heldMatch := c.Key.CallID == "" && c.State == CallWaiting && c.HasMatch() && c.Match != 0
+		if !heldMatch && (c.Key.CallID == "" || e.lookup(c.Key) != nil) {
 			continue
 		}
 		sc := e.scopes[c.Key.ScopeKey()]
@@ -234,14 +237,19 @@ func (e *Engine) Restore(snap *Snapshot, resolved []Key) (RestoreStats, error) {
 		default:
 			continue
 		}
-		e.insert(ent, l)
+		if heldMatch {
+			sc.refs++
+			l.pushBack(ent)
+		} else {
+			e.insert(ent, l)
+		}
 		ent.seq = c.Seq
 		e.seq = max(e.seq, c.Seq)
 		if ent.state == statePending || ent.state == statePendingHeld {
 			e.linkScope(ent)
-			if c.HasMatch() {
-				e.addMatch(ent, c.Match)
-			}
+		}
+		if c.HasMatch() {
+			e.listMatch(ent, c.Match)
 		}
 	}
 	now := e.cfg.Clock.Now().UnixNano()
