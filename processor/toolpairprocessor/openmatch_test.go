@@ -146,6 +146,14 @@ func TestOpenLLMetryToolSpanBeforeFailedModelRequest(t *testing.T) {
 	}
 	for name, batches := range map[string]func(s olSpans) []ptrace.Traces{
 		"no span for the failed request": func(s olSpans) []ptrace.Traces { return []ptrace.Traces{s.chat1, s.tool} },
+		// The tool span waits for its use: the call is known to have ended when the use
+		// pairs it, not only from a later history (here the failed request's span carries
+		// none).
+		"the tool span before the chat span announcing its call, then an ERROR chat span without history": func(s olSpans) []ptrace.Traces {
+			failed := failedChat(s)
+			failed.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().Remove("gen_ai.input.messages")
+			return []ptrace.Traces{s.tool, s.chat1, failed, s.agent}
+		},
 		"an ERROR chat span, then the agent span": func(s olSpans) []ptrace.Traces {
 			return []ptrace.Traces{s.chat1, s.tool, failedChat(s), s.agent}
 		},
