@@ -483,19 +483,33 @@ func TestOpenLLMetryMatchAcrossRestart(t *testing.T) {
 	assert.Equal(t, []string{"paired", "call_mock_normal_01"}, got)
 }
 
+// oneToolCall returns the chat span ("") or the tool span ("tool") of an OpenLLMetry call of
+// read_file whose tool span carries no call ID, as a Traces of its own.
+func oneToolCall(keep string) ptrace.Traces {
+	td := toolSpanTrace([][3]string{{"c1", "read_file", `{"path":"a"}`}}, [][2]string{{"read_file", `{"args":[],"kwargs":{"path":"a"}}`}})
+	td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().RemoveIf(func(s ptrace.Span) bool {
+		return strAttr(s, "traceloop.span.kind") != keep
+	})
+	return td
+}
+
+// toolSpanOutcomes returns the outcome and call ID written on each OpenLLMetry tool span of
+// spans.
+func toolSpanOutcomes(spans []ptrace.Span) [][2]string {
+	var got [][2]string
+	for _, s := range spans {
+		if strAttr(s, "traceloop.span.kind") == "tool" {
+			got = append(got, [2]string{strAttr(s, "toolpair.outcome"), strAttr(s, "gen_ai.tool.call.id")})
+		}
+	}
+	return got
+}
+
 // TestStorageHeldToolSpanWithoutCallID: a tool span without a call ID held for its use is
 // stored at shutdown and, after the restart, pairs the call announced then, given the call's
 // ID; a retry of it after that is a duplicate of the call.
 func TestStorageHeldToolSpanWithoutCallID(t *testing.T) {
-	full := toolSpanTrace([][3]string{{"c1", "read_file", `{"path":"a"}`}}, [][2]string{{"read_file", `{"args":[],"kwargs":{"path":"a"}}`}})
-	only := func(keep string) ptrace.Traces {
-		td := ptrace.NewTraces()
-		full.CopyTo(td)
-		td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().RemoveIf(func(s ptrace.Span) bool {
-			return strAttr(s, "traceloop.span.kind") != keep
-		})
-		return td
-	}
+	only := oneToolCall
 	e, clock := newMemStorage(), newTestClock()
 	run1 := startRun(t, clock, e, nil)
 	require.NoError(t, run1.traces.ConsumeTraces(context.Background(), only("tool")))
@@ -505,11 +519,35 @@ func TestStorageHeldToolSpanWithoutCallID(t *testing.T) {
 	run2 := startRun(t, clock, e, nil)
 	require.NoError(t, run2.traces.ConsumeTraces(context.Background(), only("")))
 	require.NoError(t, run2.traces.ConsumeTraces(context.Background(), only("tool")))
-	var got [][2]string
-	for _, s := range run2.outSpans() {
-		if strAttr(s, "traceloop.span.kind") == "tool" {
-			got = append(got, [2]string{strAttr(s, "toolpair.outcome"), strAttr(s, "gen_ai.tool.call.id")})
-		}
+	assert.Equal(t, [][2]string{{"paired", "c1"}, {"duplicate", "c1"}}, toolSpanOutcomes(run2.outSpans()))
+}
+
+// TestStorageHeldToolSpanReleasedBeforeCrash: a tool span without a call ID held at the last
+// checkpoint and released since (paired by its use, or an orphan after orphan_grace) is not
+// released a second time after a crash: the resolution record names it.
+func TestStorageHeldToolSpanReleasedBeforeCrash(t *testing.T) {
+	for name, release := range map[string]func(r *run){
+		"paired": func(r *run) { require.NoError(t, r.traces.ConsumeTraces(context.Background(), oneToolCall(""))) },
+		"orphan": func(r *run) {
+			// Another call of the scope makes it an orphan.
+			require.NoError(t, r.traces.ConsumeTraces(context.Background(),
+				toolSpanTrace([][3]string{{"c9", "ls", `{}`}}, nil)))
+			r.advance(time.Minute)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e, clock := newMemStorage(), newTestClock()
+			run1 := startRun(t, clock, e, nil)
+			require.NoError(t, run1.traces.ConsumeTraces(context.Background(), oneToolCall("tool")))
+			run1.checkpointNow()
+			release(run1)
+			require.Len(t, toolSpanOutcomes(run1.outSpans()), 1)
+			run1.crash()
+
+			run2 := startRun(t, clock, e, nil)
+			clock.Advance(time.Minute)
+			run2.settle()
+			assert.Empty(t, toolSpanOutcomes(run2.outSpans()), "released once, before the crash")
+		})
 	}
-	assert.Equal(t, [][2]string{{"paired", "c1"}, {"duplicate", "c1"}}, got)
 }

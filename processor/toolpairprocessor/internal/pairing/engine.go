@@ -217,6 +217,10 @@ type Resolution struct {
 	// Matched: the result record carries no call ID of its own (KindMatch); Key.CallID, when
 	// set, is the ID of the call it was matched to, for the caller to write on the record.
 	Matched bool
+	// HeldSeq, on the release of a held Matched result (ResultPayload set), is its place in
+	// the store (its CallSnapshot.Seq): a resolution record keeps it, as HeldRef, so that a
+	// restore from an earlier snapshot does not hold the released record again. 0 otherwise.
+	HeldSeq uint64
 	// SameSource is set on duplicates: true when the call was resolved by a result of the
 	// same Source, or without a result (interrupted); false when the duplicate is the first
 	// result seen in its own Source (an agent that reports a call both as a span and as a log

@@ -260,7 +260,7 @@ func (e *Engine) useMatched(ev *Event, h uint64, now int64, out []Resolution) ([
 	if ent.toolName == nil {
 		ent.toolName = e.name(ev.ToolName)
 	}
-	held := ent.payload
+	held, heldSeq := ent.payload, ent.seq
 	ent.scope.refs-- // insertHashed counts the entry again
 	e.insertHashed(ent, nil, h)
 	e.toResolved(ent, now)
@@ -278,6 +278,7 @@ func (e *Engine) useMatched(ev *Event, h uint64, now int64, out []Resolution) ([
 		UsePayload:    ev.Payload,
 		ResultPayload: held,
 		Matched:       true,
+		HeldSeq:       heldSeq,
 	}), true
 }
 
@@ -296,6 +297,7 @@ func (e *Engine) releaseMatched(ent *entry, out []Resolution) []Resolution {
 		ResultRef:     -1,
 		ResultPayload: ent.payload,
 		Matched:       true,
+		HeldSeq:       ent.seq,
 	}
 	e.settleUnmatched(&r, ent.scope.usesSeen, true)
 	ent.payload = nil

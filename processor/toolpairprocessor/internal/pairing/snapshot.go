@@ -163,6 +163,13 @@ func (e *Engine) Snapshot(held func(any) any) *Snapshot {
 	return s
 }
 
+// HeldRef identifies a held result without a call ID (KindMatch), which no call key names,
+// across a restart: its scope and its place in the store (CallSnapshot.Seq, Resolution.HeldSeq).
+type HeldRef struct {
+	Scope ScopeKey
+	Seq   uint64
+}
+
 // RestoreStats says what Restore rebuilt.
 type RestoreStats struct {
 	// Pending calls (including those whose companion is held) and Waiting held results
@@ -175,11 +182,12 @@ type RestoreStats struct {
 
 // Restore rebuilds the state of snap in an engine that holds nothing yet, then applies
 // resolved: the keys of calls resolved after snap was taken (they become resolved calls,
-// their held records dropped, without any outcome). Calls and closings whose deadlines have
+// their held records dropped, without any outcome), and released: the held results without
+// a call ID released after snap was taken (dropped, without any outcome). Calls and closings whose deadlines have
 // passed stay in the store: the next Tick expires them as if the engine had run throughout.
 // The counters start from the state restored: uses seen = pending, results seen = waiting,
 // so conservation holds. It returns an error when the engine is not empty.
-func (e *Engine) Restore(snap *Snapshot, resolved []Key) (RestoreStats, error) {
+func (e *Engine) Restore(snap *Snapshot, resolved []Key, released ...HeldRef) (RestoreStats, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.pending.n+e.waiting.n+e.resolved.n > 0 || len(e.scopes) > 0 || !e.closings.empty() {
@@ -207,11 +215,19 @@ func (e *Engine) Restore(snap *Snapshot, resolved []Key) (RestoreStats, error) {
 			e.closings.push(closing{scope: scopes[q.Scope], time: q.Time, deadline: q.Deadline})
 		}
 	}
+	gone := make(map[HeldRef]struct{}, len(released))
+	for _, h := range released {
+		gone[h] = struct{}{}
+	}
 	for i := range snap.Calls {
 		c := &snap.Calls[i]
 		// A held result without a call ID (KindMatch) is known by its scope and Match only.
 		heldMatch := c.Key.CallID == "" && c.State == CallWaiting && c.HasMatch() && c.Match != 0
 		if !heldMatch && (c.Key.CallID == "" || e.lookup(c.Key) != nil) {
+			continue
+		}
+		if _, gone := gone[HeldRef{Scope: c.Key.ScopeKey(), Seq: c.Seq}]; heldMatch && gone {
+			rs.Replayed++
 			continue
 		}
 		sc := e.scopes[c.Key.ScopeKey()]
