@@ -239,6 +239,17 @@ func (cfg *Config) validateRoute() error {
 	if slices.Contains(cfg.TenantAttributes, cfg.RouteAttribute) || cfg.RouteAttribute == attrServiceName {
 		return fmt.Errorf("route_attribute %q must not be service.name or one of tenant_attributes", cfg.RouteAttribute)
 	}
+	// A custom dialect's scope expression reads its scope from records, usually from the
+	// attribute it reports the scope under; synthetic records carry that attribute too.
+	for i, dc := range cfg.CustomDialects {
+		sa := dc.ScopeAttribute
+		if sa == "" && dc.Scope != "" {
+			sa = custom.DefaultScopeAttribute
+		}
+		if sa != "" && sa == cfg.RouteAttribute {
+			return fmt.Errorf("route_attribute %q must not be custom_dialects[%d].scope_attribute", cfg.RouteAttribute, i)
+		}
+	}
 	return nil
 }
 

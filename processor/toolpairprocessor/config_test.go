@@ -170,3 +170,57 @@ func TestNormalizationDisabledSkipsItsChecks(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// TestRouteAttributeIsNoCustomScopeAttribute: a route_attribute equal to a custom dialect's
+// scope_attribute (set, or its default under a scope expression) is refused, in either mode,
+// with an error naming both keys; another name is accepted.
+func TestRouteAttributeIsNoCustomScopeAttribute(t *testing.T) {
+	dialect := func(scopeAttr string) map[string]any {
+		d := map[string]any{
+			"name": "acme", "context": "log",
+			"use":     `event_name == "acme.tool.start"`,
+			"result":  `event_name == "acme.tool.end"`,
+			"call_id": `attributes["acme.call_id"]`,
+			"scope":   `attributes["acme.session_id"]`,
+		}
+		if scopeAttr != "" {
+			d["scope_attribute"] = scopeAttr
+		}
+		return d
+	}
+	tests := []struct {
+		name      string
+		mode      Mode
+		scopeAttr string // of the custom dialect; "" for its default
+		scopes    []any  // scope_attributes
+		route     string
+		refused   bool
+	}{
+		{"route mode, the dialect's scope attribute", ModeRoute, "acme.session_id", nil, "acme.session_id", true},
+		{"pair mode too", ModePair, "acme.session_id", nil, "acme.session_id", true},
+		{"the default scope attribute", ModeRoute, "", []any{"gen_ai.conversation.id"}, custom.DefaultScopeAttribute, true},
+		{"another attribute", ModeRoute, "acme.session_id", nil, "acme.route", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			conf := map[string]any{
+				"mode":            string(tt.mode),
+				"route_attribute": tt.route,
+				"custom_dialects": []any{dialect(tt.scopeAttr)},
+			}
+			if tt.scopes != nil {
+				conf["scope_attributes"] = tt.scopes
+			}
+			cfg := createDefaultConfig()
+			require.NoError(t, confmap.NewFromStringMap(conf).Unmarshal(cfg))
+			err := confmap.Validate(cfg)
+			if !tt.refused {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "route_attribute")
+			assert.Contains(t, err.Error(), "custom_dialects[0].scope_attribute")
+		})
+	}
+}

@@ -50,7 +50,7 @@ func newCustomDialects(cfgs []custom.Config, set component.TelemetrySettings) (c
 			cd.asSpan = spanDialect{name: d.Name(), source: source, ownScope: true}
 			c.spans = append(c.spans, cd)
 		default:
-			cd.asLog = logDialect{name: d.Name(), source: source}
+			cd.asLog = logDialect{name: d.Name(), source: source, ownScope: true}
 			c.logs = append(c.logs, cd)
 		}
 	}

@@ -286,3 +286,30 @@ func TestReadmeCustomDialectExampleValidates(t *testing.T) {
 	require.NoError(t, cfg.Validate())
 	assert.Equal(t, exampleConfig(t, "custom-dialect.yaml").CustomDialects, cfg.CustomDialects)
 }
+
+// TestScaleOutExamplesNameEveryDialect: each tier's example configuration lists, in the
+// comment that gives the default of dialects, every built-in dialect, and says which keys must
+// be equal between the tiers, custom_dialects included; so do both READMEs.
+func TestScaleOutExamplesNameEveryDialect(t *testing.T) {
+	list := regexp.MustCompile(`#\s+\[(genai[a-z_, ]*)\]`)
+	equal := "scope_attributes, tenant_attributes, dialects and custom_dialects must be the same"
+	for _, name := range []string{"front.yaml", "back.yaml"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "examples", "scale-out", name))
+		require.NoError(t, err)
+		text := string(data)
+		m := list.FindStringSubmatch(text)
+		require.NotNil(t, m, "%s lists the built-in dialects", name)
+		assert.ElementsMatch(t, knownDialects, strings.Split(strings.ReplaceAll(m[1], " ", ""), ","), name)
+		assert.Contains(t, strings.Join(strings.Fields(strings.ReplaceAll(text, "#", "")), " "), equal, name)
+	}
+	for _, text := range []string{
+		readmeSection(t, "## Route mode (scaling out)"),
+		func() string {
+			data, err := os.ReadFile(filepath.Join("..", "..", "examples", "scale-out", "README.md"))
+			require.NoError(t, err)
+			return string(data)
+		}(),
+	} {
+		assert.Regexp(t, "`scope_attributes`, `tenant_attributes`, `dialects`\\s+and\\s+`custom_dialects`", text)
+	}
+}

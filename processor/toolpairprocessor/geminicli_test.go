@@ -107,6 +107,11 @@ func TestGoldenGeminiCLISpans(t *testing.T) {
 				assert.Equal(t, use.TraceID(), s.TraceID(), "in the trace of the announcing llm_call")
 				assert.Equal(t, use.SpanID(), s.ParentSpanID(), "under the llm_call, a root span")
 				assert.Equal(t, use.EndTimestamp(), s.StartTimestamp())
+				// Section 3: an expired call ends at the latest record time seen in its scope
+				// at or after the use, never on the collector's clock (11 minutes on here).
+				// The announcing llm_call is the scope's only span and its end the use.
+				assert.Equal(t, latestSpanTime(in, strAttr(use, "gen_ai.conversation.id"), use.EndTimestamp()), s.EndTimestamp())
+				assert.Equal(t, use.EndTimestamp(), s.EndTimestamp())
 				assert.Equal(t, strAttr(use, "gen_ai.conversation.id"), strAttr(s, "gen_ai.conversation.id"))
 			}
 			assert.Equal(t, n+len(announced)-len(executed), got.SpanCount())
@@ -209,6 +214,11 @@ func TestGeminiCLIKilledCallGetsSpan(t *testing.T) {
 			assert.Equal(t, "expired", strAttr(s, "toolpair.interrupt.reason"))
 			assert.Equal(t, llm[0].TraceID(), s.TraceID())
 			assert.Equal(t, llm[0].SpanID(), s.ParentSpanID())
+			// Section 3: the end is the scope's latest record time at or after the use, in
+			// either order: the llm_call's end, after the details record that also announces
+			// the call and every other record of the session; not the collector's clock.
+			assert.Equal(t, llm[0].EndTimestamp(), s.EndTimestamp())
+			assert.Greater(t, llm[0].EndTimestamp(), latestLogTime(ld))
 			if logsFirst {
 				assert.Len(t, syntheticLogs(b), 1)
 			} else {
@@ -365,4 +375,33 @@ func TestGeminiCLILostToolSpanPairsOnHistory(t *testing.T) {
 	assert.Equal(t, "paired", strAttr(marked[0], "toolpair.outcome"))
 	d, _ := marked[0].Attributes().Get("toolpair.call.duration_ms")
 	assert.Equal(t, (int64(second.StartTimestamp())-int64(first.EndTimestamp()))/1e6, d.Int())
+}
+
+// latestSpanTime returns the latest start or end time, at or after from, of the spans of td
+// in the conversation conv (gen_ai.conversation.id), or from when there is none.
+func latestSpanTime(td ptrace.Traces, conv string, from pcommon.Timestamp) pcommon.Timestamp {
+	latest := from
+	for _, s := range allSpans(td) {
+		if strAttr(s, "gen_ai.conversation.id") != conv {
+			continue
+		}
+		latest = max(latest, s.StartTimestamp(), s.EndTimestamp())
+	}
+	return latest
+}
+
+// latestLogTime returns the latest time of the records of ld.
+func latestLogTime(ld plog.Logs) pcommon.Timestamp {
+	var latest pcommon.Timestamp
+	rls := ld.ResourceLogs()
+	for i := 0; i < rls.Len(); i++ {
+		sls := rls.At(i).ScopeLogs()
+		for j := 0; j < sls.Len(); j++ {
+			lrs := sls.At(j).LogRecords()
+			for k := 0; k < lrs.Len(); k++ {
+				latest = max(latest, lrs.At(k).Timestamp(), lrs.At(k).ObservedTimestamp())
+			}
+		}
+	}
+	return latest
 }

@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/plog"
-	"go.opentelemetry.io/collector/pdata/ptrace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
@@ -92,25 +90,19 @@ func (k *keyer) scopeHex(attrs pcommon.Map, rs resourceScope, traceID pcommon.Tr
 	return "", ""
 }
 
-// logScope returns the scope of the call keys of a log record in which a dialect found items
-// (len(items) > 0): the scope the dialect gave its first item (a transcript line's session or
-// file), else the record's scope (scope).
-func (k *keyer) logScope(lr plog.LogRecord, items []dialect.Item, rs resourceScope) (name, value string) {
-	if it := &items[0]; it.Scope != "" {
+// callScope returns the scope of the call keys of a span or log record in which a dialect
+// found items (len(items) > 0). It is the one rule pair mode's span and log paths and route
+// mode's router all key calls by, so the two modes cannot disagree: when the dialect gives its
+// items a scope of their own (own: spanDialect.ownScope or logDialect.ownScope, the transcript
+// dialect's session or file, a custom dialect's scope expression), the scope of the first item
+// if it is not empty; otherwise the record's scope (scopeHex over the record's attributes attrs,
+// its resource's scope rs and its trace ID, whose hex form is taken from c, nil for none).
+// An item scope of a dialect that does not declare own is ignored.
+func (k *keyer) callScope(own bool, items []dialect.Item, attrs pcommon.Map, rs resourceScope, traceID pcommon.TraceID, c *traceHex) (name, value string) {
+	if it := &items[0]; own && it.Scope != "" {
 		return it.ScopeAttr, it.Scope
 	}
-	return k.scope(lr.Attributes(), rs, lr.TraceID())
-}
-
-// spanScope returns the scope of the call keys of a span in which dialect d found items
-// (len(items) > 0): the scope d gave its first item when d's items carry their own
-// (spanDialect.ownScope, a custom dialect's scope expression), else the span's scope
-// (scopeHex, the trace ID's hex form from c).
-func (k *keyer) spanScope(span ptrace.Span, d *spanDialect, items []dialect.Item, rs resourceScope, c *traceHex) (name, value string) {
-	if it := &items[0]; d.ownScope && it.Scope != "" {
-		return it.ScopeAttr, it.Scope
-	}
-	return k.scopeHex(span.Attributes(), rs, span.TraceID(), c)
+	return k.scopeHex(attrs, rs, traceID, c)
 }
 
 // FNV-1a, 64 bits (the constants of hash/fnv), computed inline so that a route costs no

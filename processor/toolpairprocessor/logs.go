@@ -28,6 +28,10 @@ type logDialect struct {
 	name    string
 	source  uint8
 	extract func(lr plog.LogRecord, f *dialect.Found) bool
+	// ownScope: the dialect gives its items a scope of their own (dialect.Item.Scope), which
+	// replaces the scope_attributes lookup (keyer.callScope): a transcript line's session or
+	// file, a custom dialect's scope expression.
+	ownScope bool
 }
 
 // Sources tell the engine which dialect a result came from: a duplicate from another source
@@ -56,7 +60,7 @@ var logDialects = []logDialect{
 	{name: codex.Name, source: sourceCodex, extract: codex.ExtractLog},
 	{name: geminicli.Name, source: sourceGeminiCLI, extract: geminicli.ExtractLog},
 	{name: genaievents.Name, source: sourceGenAIEvents, extract: genaievents.ExtractLog},
-	{name: transcript.Name, source: sourceTranscript, extract: transcript.ExtractLog},
+	{name: transcript.Name, source: sourceTranscript, extract: transcript.ExtractLog, ownScope: true},
 }
 
 // logsProcessor is the toolpair processor of one logs pipeline. It shares its engine with
@@ -245,7 +249,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 				if len(b.found.Items) == 0 {
 					continue
 				}
-				scopeAttr, scopeValue := p.keys.logScope(lr, b.found.Items, rscope)
+				scopeAttr, scopeValue := p.keys.callScope(d.ownScope, b.found.Items, lr.Attributes(), rscope, lr.TraceID(), nil)
 				ref := int32(len(b.refs))
 				results := b.found.Results()
 				b.refs = append(b.refs, logRef{rl: i, sl: j, lr: k, r: lr, results: results})

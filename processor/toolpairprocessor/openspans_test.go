@@ -2,6 +2,7 @@ package toolpairprocessor
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/ptracetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
@@ -22,8 +24,8 @@ type openCall struct {
 	outcome    string
 	// durationMs of a paired call: the result span's end minus the announcing span's end.
 	durationMs int64
-	// reason of an interrupted call (its synthetic span).
-	reason string
+	// reason and tool of an interrupted call (its synthetic span, execute_tool <tool>).
+	reason, tool string
 }
 
 func readOpenCapture(t *testing.T, agent, scenario string) ptrace.Traces {
@@ -53,7 +55,7 @@ func TestGoldenOpenInferenceAndOpenLLMetryCaptures(t *testing.T) {
 		}},
 		// Killed during the tool: only the announcing LLM span was exported.
 		{"agents", "killed_during_tool", map[string]openCall{
-			"call_mock_normal_01": {outcome: "interrupted", reason: "shutdown"},
+			"call_mock_normal_01": {outcome: "interrupted", reason: "shutdown", tool: "run_shell"},
 		}},
 		{"openllmetry", "normal", map[string]openCall{
 			"call_mock_normal_01": {resultSpan: "run_shell.tool", outcome: "paired", durationMs: 35},
@@ -65,13 +67,13 @@ func TestGoldenOpenInferenceAndOpenLLMetryCaptures(t *testing.T) {
 		}},
 		// Killed during the tool: only the announcing chat span was exported.
 		{"openllmetry", "interrupt_sigterm", map[string]openCall{
-			"call_mock_interrupt_01": {outcome: "interrupted", reason: "shutdown"},
+			"call_mock_interrupt_01": {outcome: "interrupted", reason: "shutdown", tool: "run_shell"},
 		}},
 		// Without withAgent every chat span is a trace of its own and nothing names the
 		// conversation: the next request's history is in another scope and cannot pair the
 		// call (see README, Dialects).
 		{"openllmetry", "normal_nodecorators", map[string]openCall{
-			"call_mock_normal_01": {outcome: "interrupted", reason: "shutdown"},
+			"call_mock_normal_01": {outcome: "interrupted", reason: "shutdown", tool: "run_shell"},
 		}},
 	}
 	for _, tt := range tests {
@@ -94,6 +96,21 @@ func TestGoldenOpenInferenceAndOpenLLMetryCaptures(t *testing.T) {
 					require.True(t, ok, "synthetic span of unknown call %q", id)
 					assert.Equal(t, "interrupted", want.outcome, id)
 					assert.Equal(t, want.reason, strAttr(s, "toolpair.interrupt.reason"), id)
+					assert.Equal(t, "interrupted", strAttr(s, "toolpair.outcome"), id)
+					assert.Equal(t, "execute_tool "+want.tool, s.Name(), id)
+					// Section 3: in the announcing span's trace, under its parent (itself when
+					// it has none), from the use time (the announcing span's end) to the latest
+					// record time of the call's scope, here that same end: the announcing span
+					// is its scope's only record, and the collector's clock is never used.
+					use := announcingSpan(t, readOpenCapture(t, tt.agent, tt.scenario), id)
+					parent := use.ParentSpanID()
+					if parent.IsEmpty() {
+						parent = use.SpanID()
+					}
+					assert.Equal(t, use.TraceID(), s.TraceID(), id)
+					assert.Equal(t, parent, s.ParentSpanID(), id)
+					assert.Equal(t, use.EndTimestamp(), s.StartTimestamp(), id)
+					assert.Equal(t, use.EndTimestamp(), s.EndTimestamp(), id)
 					seen[id] = true
 					continue
 				}
@@ -132,4 +149,25 @@ func TestGoldenOpenInferenceAndOpenLLMetryCaptures(t *testing.T) {
 				ptracetest.IgnoreResourceSpansOrder(), ptracetest.IgnoreScopeSpansOrder(), ptracetest.IgnoreSpansOrder()))
 		})
 	}
+}
+
+// announcingSpan returns the span of td that announces call id: of the spans naming it in a
+// string attribute (its output messages, or a later request's history), the one that ended
+// first.
+func announcingSpan(t *testing.T, td ptrace.Traces, id string) ptrace.Span {
+	t.Helper()
+	var found ptrace.Span
+	ok := false
+	for _, s := range allSpans(td) {
+		named := false
+		s.Attributes().Range(func(_ string, v pcommon.Value) bool {
+			named = v.Type() == pcommon.ValueTypeStr && strings.Contains(v.Str(), id)
+			return !named
+		})
+		if named && (!ok || s.EndTimestamp() < found.EndTimestamp()) {
+			found, ok = s, true
+		}
+	}
+	require.True(t, ok, "no span names %s", id)
+	return found
 }

@@ -14,10 +14,10 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/transcript"
 )
 
-// router is the toolpair processor in route mode (specification section 10), for the front tier of
-// a scaled-out deployment: it writes on every span and log record the route of the call keys
-// it would be paired under (the tenant and scope, see route), in cfg.RouteAttribute, for a
-// load_balancing exporter that routes on that attribute. It keeps no state between batches:
+// router is the toolpair processor in route mode (specification section 10), for the front
+// tier of a scaled-out deployment: it writes on every span and log record the route of the
+// call keys it would be paired under (the tenant and scope, see route), in cfg.RouteAttribute,
+// for a load_balancing exporter that routes on that attribute. It keeps no state between batches:
 // no pairing engine, no ticker, no held records; nothing is removed from or added to a batch.
 //
 // The load_balancing exporter (contrib v0.158.0, routing_key: attributes) reads each listed
@@ -35,11 +35,12 @@ type router struct {
 	spanDialects []spanDialect
 	logDialects  []logDialect
 	custom       customDialects
-	// spanItems: some span dialect gives its items a scope of their own (ownScope), so spans
-	// are read by the dialects; otherwise a span's scope is its attributes' or trace ID.
-	spanItems  bool
-	transcript bool      // the transcript dialect is configured (LineScope applies)
-	pool       sync.Pool // *routeScratch
+	// spanItems, logItems: some span (log) dialect gives its items a scope of their own
+	// (ownScope), so spans (log records) are read by the dialects; otherwise keyer.callScope
+	// gives every record of the signal its own scope (scope_attributes or trace ID), items or not.
+	spanItems, logItems bool
+	transcript          bool      // the transcript dialect is configured (LineScope applies)
+	pool                sync.Pool // *routeScratch
 }
 
 // routeMemo is the latest route computed, for the tenant and scope it was computed from: the
@@ -71,6 +72,7 @@ func newRouter(cfg *Config, set component.TelemetrySettings) (*router, error) {
 		return nil, err
 	}
 	r.spanItems = len(r.custom.spans) > 0 || slices.ContainsFunc(r.spanDialects, func(d spanDialect) bool { return d.ownScope })
+	r.logItems = len(r.custom.logs) > 0 || r.transcript || slices.ContainsFunc(r.logDialects, func(d logDialect) bool { return d.ownScope })
 	return r, nil
 }
 
@@ -83,8 +85,9 @@ func (s *routeScratch) routeOf(tenant, scope string) string {
 }
 
 // processTraces writes the route of every span: the tenant of its resource and the scope
-// pairing keys its tool items under (keyer.spanScope: the scope a custom dialect's expression
-// gives, else its scope attribute, its resource's, or its trace ID).
+// pairing keys its tool items under (keyer.callScope over the items its first recognising
+// dialect finds: the scope a custom dialect's expression gives, else its scope attribute, its
+// resource's, or its trace ID).
 func (r *router) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
 	s := r.pool.Get().(*routeScratch)
 	defer func() {
@@ -134,7 +137,7 @@ func (r *router) spanScope(ctx context.Context, rs ptrace.ResourceSpans, ss ptra
 			d = r.custom.extractSpan(ctx, rs, ss, span, &s.found)
 		}
 		if d != nil && len(s.found.Items) > 0 {
-			_, scope := r.keys.spanScope(span, d, s.found.Items, rscope, &s.hex)
+			_, scope := r.keys.callScope(d.ownScope, s.found.Items, span.Attributes(), rscope, span.TraceID(), &s.hex)
 			return scope
 		}
 	}
@@ -190,7 +193,7 @@ func splitByRoute(rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, routes []string
 }
 
 // processLogs writes the route of every log record: the tenant of its resource and the scope
-// pairing keys its tool items under (keyer.logScope over the items its first recognising
+// pairing keys its tool items under (keyer.callScope over the items its first recognising
 // dialect finds, built-in or custom). A record without items gets the scope the timeout classifier tracks it
 // under: its transcript line's session or file (transcript.LineScope), else its scope
 // attribute, its resource's, or its trace ID.
@@ -220,19 +223,23 @@ func (r *router) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, erro
 
 // logScope returns the scope of a log record's call keys, as processLogs describes it.
 func (r *router) logScope(ctx context.Context, rl plog.ResourceLogs, sl plog.ScopeLogs, lr plog.LogRecord, rscope resourceScope, f *dialect.Found) string {
+	if !r.logItems {
+		_, scope := r.keys.scope(lr.Attributes(), rscope, lr.TraceID())
+		return scope
+	}
 	f.Reset()
-	claimed := false
+	var d *logDialect
 	for n := range r.logDialects {
 		if r.logDialects[n].extract(lr, f) {
-			claimed = true
+			d = &r.logDialects[n]
 			break
 		}
 	}
-	if !claimed && len(r.custom.logs) > 0 {
-		r.custom.extractLog(ctx, rl, sl, lr, f)
+	if d == nil && len(r.custom.logs) > 0 {
+		d = r.custom.extractLog(ctx, rl, sl, lr, f)
 	}
-	if len(f.Items) > 0 {
-		_, scope := r.keys.logScope(lr, f.Items, rscope)
+	if d != nil && len(f.Items) > 0 {
+		_, scope := r.keys.callScope(d.ownScope, f.Items, lr.Attributes(), rscope, lr.TraceID(), nil)
 		return scope
 	}
 	if r.transcript {

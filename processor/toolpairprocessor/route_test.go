@@ -24,15 +24,34 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
 
+// routeAgents are the agents whose OTLP captures testdata/ holds, by directory: the trace
+// captures of each of the first list, the log captures of each of the second.
+var (
+	routeTraceAgents = []string{"agents", "aisdk", "aisdk6", "claude", "codex", "custom", "gemini", "openllmetry"}
+	routeLogAgents   = []string{"claude", "codex", "custom", "gemini"}
+)
+
 // routeCaptures returns the real OTLP captures of testdata/ of one signal ("traces" or
-// "logs"), as paths under testdata/: every agent's scenarios (testdata/<agent>/<scenario>/).
+// "logs"), as paths under testdata/: every agent's scenarios (testdata/<agent>/<scenario>/)
+// and the custom dialect's sample telemetry (testdata/custom/). It fails unless every agent
+// the signal's list names has a capture.
 func routeCaptures(t *testing.T, signal string) []string {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join("..", "..", "testdata", "*", "*", signal+".json"))
+	root := filepath.Join("..", "..", "testdata")
+	paths, err := filepath.Glob(filepath.Join(root, "*", "*", signal+".json"))
 	require.NoError(t, err)
-	require.GreaterOrEqual(t, len(paths), 10)
+	paths = append(paths, filepath.Join(root, "custom", signal+".json"))
+	agents := map[string]bool{}
 	for i, p := range paths {
-		paths[i] = filepath.ToSlash(strings.TrimPrefix(p, filepath.Join("..", "..", "testdata")+string(filepath.Separator)))
+		paths[i] = filepath.ToSlash(strings.TrimPrefix(p, root+string(filepath.Separator)))
+		agents[strings.Split(paths[i], "/")[0]] = true
+	}
+	want := routeTraceAgents
+	if signal == "logs" {
+		want = routeLogAgents
+	}
+	for _, a := range want {
+		require.True(t, agents[a], "no %s capture of %s in testdata/", signal, a)
 	}
 	return paths
 }
@@ -140,30 +159,56 @@ func checkLogRoutes(t *testing.T, mutate func(*Config), ld plog.Logs) (int, plog
 // TestRouteIsTheCallKeysTenantAndScope: on every real capture of testdata/, each record that
 // a dialect recognises gets, in route mode, the route of the tenant and scope of the call keys
 // pair mode hands the engine for it; every other record gets a route too. With the default
-// keys, and with other scope and tenant attributes.
+// keys, with other scope and tenant attributes, with the custom dialects of
+// examples/custom-dialect.yaml beside the built-in ones (whose scope is an OTTL expression), and
+// without the transcript dialect (no log dialect then gives its calls a scope of its own, and
+// route mode reads no log record with the dialects).
 func TestRouteIsTheCallKeysTenantAndScope(t *testing.T) {
+	custom := exampleConfig(t, "custom-dialect.yaml").CustomDialects
+	require.NotEmpty(t, custom)
 	configs := []struct {
 		name   string
 		mutate func(*Config)
+		// keyed: the agents whose captures must have records pair mode keys; transcripts:
+		// every transcript file must have tool lines it keys
+		keyedTraces, keyedLogs []string
+		transcripts            bool
 	}{
-		{"defaults", nil},
+		{"defaults", nil, without(routeTraceAgents, "custom"), without(routeLogAgents, "custom"), true},
 		{"other keys", func(c *Config) {
 			c.ScopeAttributes = []string{"session.id", "gen_ai.conversation.id"}
 			c.TenantAttributes = []string{"host.name", "service.version", "log.file.name"}
-		}},
+		}, without(routeTraceAgents, "custom"), without(routeLogAgents, "custom"), true},
+		{"custom dialects", func(c *Config) { c.CustomDialects = custom }, routeTraceAgents, routeLogAgents, true},
+		{"no transcript dialect", func(c *Config) { c.Dialects = without(knownDialects, DialectTranscript) },
+			without(routeTraceAgents, "custom"), without(routeLogAgents, "custom"), false},
 	}
 	for _, c := range configs {
-		t.Run(c.name, func(t *testing.T) { checkCaptureRoutes(t, c.mutate) })
+		t.Run(c.name, func(t *testing.T) { checkCaptureRoutes(t, c.mutate, c.keyedTraces, c.keyedLogs, c.transcripts) })
 	}
 }
 
-func checkCaptureRoutes(t *testing.T, mutate func(*Config)) {
-	keyedSpans, keyedLogs := 0, 0
+func without(list []string, drop string) []string {
+	var out []string
+	for _, s := range list {
+		if s != drop {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// checkCaptureRoutes checks every capture and transcript file of testdata/ under the
+// configuration mutate makes, and that the captures of each agent of keyedTraces (keyedLogs)
+// have spans (log records) pair mode keys, and, with keyedTranscripts, every transcript file
+// lines.
+func checkCaptureRoutes(t *testing.T, mutate func(*Config), keyedTraces, keyedLogs []string, keyedTranscripts bool) {
+	keyedSpans, keyedLogRecords := map[string]int{}, map[string]int{}
 	for _, name := range routeCaptures(t, "traces") {
 		t.Run(name, func(t *testing.T) {
 			td := loadTraces(t, strings.Split(name, "/")...)
 			keys := pairingKeys(t, mutate, td, plog.Logs{})
-			keyedSpans += len(keys)
+			keyedSpans[strings.Split(name, "/")[0]] += len(keys)
 			byID := map[[24]byte]string{}
 			routed := ptrace.NewTraces()
 			td.CopyTo(routed)
@@ -181,18 +226,24 @@ func checkCaptureRoutes(t *testing.T, mutate func(*Config)) {
 			})
 		})
 	}
-	require.GreaterOrEqual(t, keyedSpans, 20, "the trace captures have tool spans")
+	for _, agent := range keyedTraces {
+		assert.Positive(t, keyedSpans[agent], "the %s trace captures have tool spans", agent)
+	}
 	for _, name := range routeCaptures(t, "logs") {
 		t.Run(name, func(t *testing.T) {
 			n, _ := checkLogRoutes(t, mutate, loadLogs(t, strings.Split(name, "/")...))
-			keyedLogs += n
+			keyedLogRecords[strings.Split(name, "/")[0]] += n
 		})
 	}
-	require.GreaterOrEqual(t, keyedLogs, 30, "the log captures have tool records")
+	for _, agent := range keyedLogs {
+		assert.Positive(t, keyedLogRecords[agent], "the %s log captures have tool records", agent)
+	}
 	for _, path := range routeTranscriptFiles(t) {
 		t.Run(path, func(t *testing.T) {
 			n, _ := checkLogRoutes(t, mutate, transcriptLogs(t, path))
-			require.Positive(t, n, "the transcript has tool lines")
+			if keyedTranscripts {
+				require.Positive(t, n, "the transcript has tool lines")
+			}
 		})
 	}
 }

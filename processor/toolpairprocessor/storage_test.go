@@ -389,6 +389,33 @@ func TestStorageExtensionRequired(t *testing.T) {
 	}
 }
 
+// TestRouteModeIgnoresStorage: route mode keeps no state, so a storage key is ignored there:
+// it starts whether or not the extension exists, routes every record, and writes nothing.
+func TestRouteModeIgnoresStorage(t *testing.T) {
+	e := newMemStorage()
+	for name, host := range map[string]component.Host{
+		"extension": storageHost{memStorageID: e},
+		"missing":   storageHost{},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFactoryWithClock(newTestClock())
+			cfg := f.CreateDefaultConfig().(*Config)
+			id := memStorageID
+			cfg.Storage, cfg.Mode = &id, ModeRoute
+			sink := new(consumertest.LogsSink)
+			p, err := f.CreateLogs(context.Background(), processortest.NewNopSettings(metadata.Type), cfg, sink)
+			require.NoError(t, err)
+			require.NoError(t, p.Start(context.Background(), host))
+			ld := loadLogs(t, "claude", "interrupt_sigterm", "logs.json")
+			n := ld.LogRecordCount()
+			require.NoError(t, p.ConsumeLogs(context.Background(), ld))
+			require.NoError(t, p.Shutdown(context.Background()))
+			require.Equal(t, n, sink.LogRecordCount())
+			assert.Empty(t, e.snapshot(), "route mode stores nothing")
+		})
+	}
+}
+
 // TestStorageCheckpointDuringBatches: checkpoints taken while batches hold and resolve
 // results, from other goroutines, never deadlock (a checkpoint waits for a batch's held
 // records to be copied in, while the batch writes its resolution record), and what each

@@ -33,8 +33,9 @@ type spanDialect struct {
 	// companion result record, pairing.KindCompanion: handed over after its call's main
 	// result record of the same batch, it is settled at once instead of being held).
 	late bool
-	// ownScope: the scope an item carries (dialect.Item.Scope) replaces the scope_attributes
-	// lookup (a custom dialect's scope expression).
+	// ownScope: the dialect gives its items a scope of their own (dialect.Item.Scope), which
+	// replaces the scope_attributes lookup (keyer.callScope); a custom dialect's scope
+	// expression. Route mode reads spans with the dialects only when one of them has it.
 	ownScope bool
 }
 
@@ -250,7 +251,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 				if len(b.found.Items) == 0 {
 					continue
 				}
-				scopeAttr, scopeValue := p.keys.spanScope(span, d, b.found.Items, rscope, &b.hex)
+				scopeAttr, scopeValue := p.keys.callScope(d.ownScope, b.found.Items, span.Attributes(), rscope, span.TraceID(), &b.hex)
 				ref := int32(len(b.refs))
 				results := b.found.Results()
 				b.refs = append(b.refs, spanRef{rs: i, ss: j, span: k, s: span, results: results})

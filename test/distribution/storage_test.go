@@ -218,6 +218,33 @@ func TestStateCrashAfterPairing(t *testing.T) {
 	assert.Empty(t, run2.synthetic(), "the paired call does not come back as expired")
 }
 
+// TestStateDeadlinePassesWhileDown: the call announced before a graceful stop, with the
+// collector down for longer than pairing_timeout, is expired at start: one synthetic record,
+// ending at the last record its scope showed (never the collector's clock), and the result
+// that arrives afterwards is a duplicate.
+func TestStateDeadlinePassesWhileDown(t *testing.T) {
+	first, _, call, _ := stateCapture(t)
+	var last int64
+	forEachRecord(first, func(lr plog.LogRecord) { last = max(last, int64(lr.Timestamp())) })
+	dir := t.TempDir()
+	run1 := startStateRun(t, dir)
+	run1.post(t, first)
+	run1.c.Stop()
+	require.Empty(t, run1.synthetic(), "no shutdown interruption with storage")
+
+	time.Sleep(statePairing + 500*time.Millisecond)
+	run2 := startStateRun(t, dir)
+	var syn []plog.LogRecord
+	run2.c.WaitFor(func() bool { syn = run2.synthetic(); return len(syn) > 0 }, "the synthetic record of the expired call")
+	run2.c.Stop()
+	require.Len(t, syn, 1)
+	id, _ := syn[0].Attributes().Get("gen_ai.tool.call.id")
+	reason, _ := syn[0].Attributes().Get("toolpair.interrupt.reason")
+	assert.Equal(t, call, id.Str())
+	assert.Equal(t, "expired", reason.Str())
+	assert.Equal(t, last, int64(syn[0].Timestamp()), "ends at the scope's last record, in record time")
+}
+
 // TestStateCorruptFile: a state whose bytes were damaged on disk is discarded with a warning
 // and the collector starts clean.
 func TestStateCorruptFile(t *testing.T) {

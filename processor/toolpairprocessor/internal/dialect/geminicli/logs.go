@@ -44,6 +44,7 @@ var (
 //     tool_call_response part of gen_ai.input.messages an echo (package genaievents reads
 //     them; a details record without installation.id is left to genai_events).
 //
+// The event name is the OTLP EventName, else the event.name attribute (a string).
 // gemini_cli.tool_call records carry no call ID (only the trace of the schedule_tool_calls
 // span) and are not read. The record's time is its timestamp, else its observed time, else
 // event.timestamp.

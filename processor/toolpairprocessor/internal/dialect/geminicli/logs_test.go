@@ -48,6 +48,18 @@ func TestExtractLog(t *testing.T) {
 			items:     []dialect.Item{{Kind: pairing.KindBoundary, Time: 42, Step: logBoundaryStep}},
 		},
 		{
+			name:      "the OTLP EventName is read before event.name",
+			eventName: "gemini_cli.api_request",
+			attrs:     map[string]any{"event.name": "gemini_cli.tool_call"},
+			claimed:   true,
+			items:     []dialect.Item{{Kind: pairing.KindBoundary, Time: 42, Step: logBoundaryStep}},
+		},
+		{
+			name:      "event.name is not read when the OTLP EventName is set",
+			eventName: "gemini_cli.tool_call",
+			attrs:     map[string]any{"event.name": "gemini_cli.api_request"},
+		},
+		{
 			name: "Gemini CLI's operation details: uses in the wire ID form, echoes",
 			attrs: map[string]any{
 				"event.name": "gen_ai.client.inference.operation.details", "installation.id": "i", "session.id": "s",
