@@ -22,12 +22,23 @@ type matchKey struct {
 	match uint64
 }
 
-// matchNode places one entry in one of the lists of its matchList.
+// matchNode places one entry in the list of its matchList that its state says (see in).
 type matchNode struct {
 	ent        *entry
 	list       *matchList
-	in         *nodeList
 	prev, next *matchNode
+}
+
+// in returns the list of n's matchList that n is in, by its entry's state: pending calls
+// (also those whose companion is held), resolved calls, or held results.
+func (n *matchNode) in() *nodeList {
+	switch n.ent.state {
+	case statePending, statePendingHeld:
+		return &n.list.pending
+	case stateResolved:
+		return &n.list.resolved
+	}
+	return &n.list.held
 }
 
 // nodeList is a doubly linked list of matchNodes.
@@ -45,7 +56,7 @@ func (l *nodeList) pushBack(n *matchNode) { l.insertAfter(n, l.tail) }
 
 // insertAfter links n after at (at the front when at is nil).
 func (l *nodeList) insertAfter(n, at *matchNode) {
-	n.in, n.prev = l, at
+	n.prev = at
 	if at == nil {
 		n.next = l.head
 		l.head = n
@@ -71,7 +82,7 @@ func (l *nodeList) remove(n *matchNode) {
 	} else {
 		l.tail = n.prev
 	}
-	n.prev, n.next, n.in = nil, nil, nil
+	n.prev, n.next = nil, nil
 }
 
 // insertByUse links n, a pending call, into l after the calls whose use is at or before its
@@ -105,15 +116,11 @@ func (e *Engine) listMatch(ent *entry, m uint64) {
 	if m == 0 || ent.has(flagMatch) {
 		return
 	}
-	l := e.matchList(ent.scope, m)
-	n := &matchNode{ent: ent, list: l}
-	switch ent.state {
-	case statePending, statePendingHeld:
-		l.pending.insertByUse(n)
-	case stateResolved:
-		l.resolved.pushBack(n)
-	default:
-		l.held.pushBack(n)
+	n := &matchNode{ent: ent, list: e.matchList(ent.scope, m)}
+	if l := n.in(); l == &n.list.pending {
+		l.insertByUse(n)
+	} else {
+		l.pushBack(n)
 	}
 	e.matchOf[ent] = n
 	ent.set(flagMatch, true)
@@ -134,25 +141,22 @@ func (e *Engine) matchHash(ent *entry) uint64 {
 // earlier (a record of the call showing an earlier start).
 func (e *Engine) relistMatch(ent *entry) {
 	n := e.matchOf[ent]
-	if n == nil || n.in != &n.list.pending {
+	if n == nil || n.prev == nil || n.prev.ent.useTime <= ent.useTime {
 		return
 	}
-	if n.prev == nil || n.prev.ent.useTime <= ent.useTime {
-		return
-	}
-	l := n.in
+	l := n.in()
 	l.remove(n)
 	l.insertByUse(n)
 }
 
-// matchResolvedCall moves the listed call ent, no longer pending, to the resolved list of
-// its match.
+// matchResolvedCall moves the listed call ent, pending until now (its state not changed
+// yet), to the resolved list of its match.
 func (e *Engine) matchResolvedCall(ent *entry) {
 	n := e.matchOf[ent]
-	if n == nil || n.in != &n.list.pending {
+	if n == nil {
 		return
 	}
-	n.in.remove(n)
+	n.list.pending.remove(n)
 	n.list.resolved.pushBack(n)
 }
 
@@ -164,9 +168,7 @@ func (e *Engine) unlistMatch(ent *entry) {
 	if n == nil {
 		return
 	}
-	if n.in != nil {
-		n.in.remove(n)
-	}
+	n.in().remove(n)
 	if n.list.empty() {
 		delete(e.matches, n.list.key)
 	}

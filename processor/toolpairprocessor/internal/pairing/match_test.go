@@ -246,7 +246,7 @@ func checkMatchLists(t *testing.T, e *Engine) {
 		}{{&l.pending, []state{statePending, statePendingHeld}}, {&l.resolved, []state{stateResolved}}, {&l.held, []state{stateWaiting}}} {
 			var prev *matchNode
 			for n := c.nl.head; n != nil; n = n.next {
-				require.Same(t, c.nl, n.in)
+				require.Same(t, c.nl, n.in())
 				require.Same(t, l, n.list)
 				require.Same(t, prev, n.prev)
 				require.Contains(t, c.state, n.ent.state)
