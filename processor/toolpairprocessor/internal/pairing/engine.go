@@ -109,9 +109,13 @@ const (
 	// tool span): Key.CallID is empty and Match says what it ran (see Event.Match). It
 	// resolves the pending call of its scope whose use has the same Match, the earliest use
 	// first, as paired; Process then sets the event's Key.CallID to that call's ID, so that the
-	// caller can write it on the record. When no pending call matches, the record is
-	// standalone at once (it is never held: it has no key to wait under), counted in
-	// Stats.Standalone and Stats.Unmatched.
+	// caller can write it on the record (Resolution.Matched). When no call is pending but one
+	// with the same Match is resolved and remembered, it is a duplicate of the one resolved
+	// last (with that call's ID). Otherwise it is held, as a KindResult without its use, under
+	// its scope and Match: a use with that Match pairs the result held first, and after
+	// orphan_grace it is an orphan or standalone (also counted in Stats.UnmatchedOrphan or
+	// Stats.Unmatched). A Match of 0, or a record the hold callback cannot hold, is settled so
+	// at once.
 	KindMatch
 	// KindRefused is a result record that says the user refused its call (a Claude Code
 	// transcript tool_result the agent marks "User rejected tool use" with a toolDenialKind).
