@@ -898,6 +898,7 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 			e.stats.Paired++
 		}
 		e.toResolved(ent, now)
+		e.listMatch(ent, ev.Match) // a tool span without a call ID may still repeat its result
 		return append(out, r)
 	}
 	if out, ok := e.useMatched(ev, h, now, out); ok {

@@ -137,11 +137,14 @@ func (e *Engine) matchHash(ent *entry) uint64 {
 	return 0
 }
 
-// relistMatch moves the pending call ent back to its place after its use time became
-// earlier (a record of the call showing an earlier start).
+// relistMatch moves the pending call ent to its place after its use time changed (a record
+// of the call showing an earlier start, or the first to show one).
 func (e *Engine) relistMatch(ent *entry) {
 	n := e.matchOf[ent]
-	if n == nil || n.prev == nil || n.prev.ent.useTime <= ent.useTime {
+	if n == nil {
+		return
+	}
+	if (n.prev == nil || n.prev.ent.useTime <= ent.useTime) && (n.next == nil || ent.useTime <= n.next.ent.useTime) {
 		return
 	}
 	l := n.in()

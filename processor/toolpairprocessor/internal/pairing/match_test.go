@@ -55,6 +55,13 @@ func TestMatchResult(t *testing.T) {
 			pending: 1,
 		},
 		{
+			name:    "a use of unknown time, shown later by a repeated use, takes its place",
+			events:  []Event{matchUse("a", 0, 7), matchUse("b", 200, 7), matchUse("a", 300, 7), matched(400, 7)},
+			outcome: []Outcome{OutcomePaired},
+			callID:  "b",
+			pending: 1,
+		},
+		{
 			name:    "another match leaves the call pending: held for its use",
 			events:  []Event{matchUse("a", 100, 7), matched(300, 8)},
 			pending: 1,
@@ -88,6 +95,13 @@ func TestMatchResult(t *testing.T) {
 		{
 			name:    "a retry after the held tool span paired its late use: duplicate",
 			events:  []Event{matched(300, 7), matchUse("a", 100, 7), matched(300, 7)},
+			outcome: []Outcome{OutcomeDuplicate},
+			callID:  "a",
+			same:    true,
+		},
+		{
+			name:    "a call paired by a result with its ID held before the use: duplicate",
+			events:  []Event{result("a", 300), matchUse("a", 100, 7), matched(400, 7)},
 			outcome: []Outcome{OutcomeDuplicate},
 			callID:  "a",
 			same:    true,
@@ -328,8 +342,9 @@ func TestMatchListingLivesWithTheCall(t *testing.T) {
 // TestMatchRandomSequences runs random sequences of uses with and without match hashes,
 // matched results (with and without a hold callback, and repeated as export retries),
 // results by ID, echoes, session ends, ticks and evictions through a small engine. After
-// every batch conservation holds and the match lists hold exactly the listed entries; at
-// the end every result record has had exactly one outcome, and nothing is left listed.
+// every batch conservation holds and the match lists hold exactly the listed entries, also
+// in an engine restored from a snapshot now and then; at the end every result record has
+// had exactly one outcome, and nothing is left listed.
 func TestMatchRandomSequences(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	for seq := 0; seq < 200; seq++ {
@@ -390,6 +405,19 @@ func TestMatchRandomSequences(t *testing.T) {
 			}
 			require.NoError(t, e.Stats().CheckConservation())
 			checkMatchLists(t, e)
+			if rng.IntN(15) == 0 {
+				// A restart: the state goes on in another engine, with the same clock.
+				snap := e.Snapshot(nil)
+				r, err := New(e.cfg)
+				require.NoError(t, err)
+				_, err = r.Restore(snap, nil)
+				require.NoError(t, err)
+				require.Equal(t, e.Stats().Pending, r.Stats().Pending)
+				require.Equal(t, e.Stats().Waiting, r.Stats().Waiting)
+				require.Equal(t, len(e.matchOf), len(r.matchOf))
+				checkMatchLists(t, r)
+				e = r
+			}
 		}
 		count(e.Shutdown(nil))
 		require.Empty(t, e.matches)
