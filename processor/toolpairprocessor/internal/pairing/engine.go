@@ -1646,7 +1646,7 @@ func (e *Engine) releaseWaiting(ent *entry, now int64, out []Resolution) []Resol
 		return e.settleCompanion(ent, now, out)
 	}
 	if ent.has(flagMatch) {
-		return e.releaseMatched(ent, out)
+		return e.releaseMatched(ent, now, out)
 	}
 	e.waiting.remove(ent)
 	e.stats.Waiting--

@@ -3,7 +3,7 @@ package pairing
 import "strings"
 
 // Results without a call ID (KindMatch) find their call by scope and match hash. Each
-// (scope, match) has a matchList of three lists of the entries listed under it:
+// (scope, match) has a matchList of four lists of the entries listed under it:
 //
 //   - pending: the pending calls whose use had that match, in use-time order (the first to
 //     arrive first among equal times); a result pairs the head;
@@ -11,7 +11,11 @@ import "strings"
 //     resolved call itself is remembered (Config.MaxResolved, Config.ResolvedRetention), so
 //     that another result of the same match that finds no pending call is a duplicate;
 //   - held: the results that found neither, held for orphan_grace in order of arrival; a
-//     use of that match pairs the head.
+//     use of that match pairs the head;
+//   - settled: those results once released as orphan or standalone, remembered as resolved
+//     calls are: as a result released so resolves its call, a use of that match arriving
+//     later, when no result is held, takes the head as its call and is a repeat, and
+//     another copy of the result is a duplicate.
 //
 // Every operation on a list is O(1) but the sorted insertion of a use that arrives after
 // a later use of the same match (it walks back from the tail past the later ones).
@@ -29,13 +33,17 @@ type matchNode struct {
 	prev, next *matchNode
 }
 
-// in returns the list of n's matchList that n is in, by its entry's state: pending calls
-// (also those whose companion is held), resolved calls, or held results.
+// in returns the list of n's matchList that n is in, by its entry's state and call ID:
+// pending calls (also those whose companion is held), resolved calls, held results, or
+// settled results (resolved, without a call ID).
 func (n *matchNode) in() *nodeList {
 	switch n.ent.state {
 	case statePending, statePendingHeld:
 		return &n.list.pending
 	case stateResolved:
+		if n.ent.callID == "" {
+			return &n.list.settled
+		}
 		return &n.list.resolved
 	}
 	return &n.list.held
@@ -48,8 +56,8 @@ type nodeList struct {
 
 // matchList is the entries listed under one matchKey.
 type matchList struct {
-	key                     matchKey
-	pending, resolved, held nodeList
+	key                              matchKey
+	pending, resolved, held, settled nodeList
 }
 
 func (l *nodeList) pushBack(n *matchNode) { l.insertAfter(n, l.tail) }
@@ -96,7 +104,7 @@ func (l *nodeList) insertByUse(n *matchNode) {
 }
 
 func (m *matchList) empty() bool {
-	return m.pending.head == nil && m.resolved.head == nil && m.held.head == nil
+	return m.pending.head == nil && m.resolved.head == nil && m.held.head == nil && m.settled.head == nil
 }
 
 // matchList returns the list of (sc, m), made when missing.
@@ -203,7 +211,11 @@ func (e *Engine) matchResult(ev *Event, now int64, hold func(*Event) any, out []
 				}
 				return out
 			}
-			if n := l.resolved.tail; n != nil {
+			n := l.resolved.tail
+			if n == nil {
+				n = l.settled.tail
+			}
+			if n != nil {
 				own(ev, n.ent)
 				return append(out, e.duplicate(n.ent, ev))
 			}
@@ -247,8 +259,14 @@ func (e *Engine) useMatched(ev *Event, h uint64, now int64, out []Resolution) ([
 		return out, false
 	}
 	l := e.matches[matchKey{scope: sc, match: ev.Match}]
-	if l == nil || l.held.head == nil {
+	if l == nil {
 		return out, false
+	}
+	if l.held.head == nil {
+		if l.settled.head == nil {
+			return out, false
+		}
+		return e.adoptSettled(l.settled.head, ev, h, now, out), true
 	}
 	ent := l.held.head.ent
 	e.stats.UsesSeen++
@@ -287,13 +305,34 @@ func (e *Engine) useMatched(ev *Event, h uint64, now int64, out []Resolution) ([
 	}), true
 }
 
+// adoptSettled makes the settled result of n the result of the call of ev, a use arriving
+// after the result was released without it: the use is a repeat of a resolved call, as it is
+// when the result names its call; the call is remembered under its key. h is ev's index hash.
+func (e *Engine) adoptSettled(n *matchNode, ev *Event, h uint64, now int64, out []Resolution) []Resolution {
+	ent := n.ent
+	e.stats.UsesRepeated++
+	ev.Verdict = VerdictRepeated
+	ent.scope.saw(now, ev.Time)
+	ent.scope.usesSeen = true
+	n.list.settled.remove(n)
+	ent.callID = strings.Clone(ev.Key.CallID)
+	n.list.resolved.pushBack(n)
+	ent.useTime = earliest(ent.useTime, ev.Time)
+	if ent.toolName == nil {
+		ent.toolName = e.name(ev.ToolName)
+	}
+	ent.scope.refs-- // insertHashed counts the entry again
+	e.insertHashed(ent, nil, h)
+	own(ev, ent)
+	return out
+}
+
 // releaseMatched settles a held matched result whose use did not come within orphan_grace
-// (or that is evicted or shut down) as orphan or standalone and releases its record. It
-// resolves no call, so nothing is remembered of it.
-func (e *Engine) releaseMatched(ent *entry, out []Resolution) []Resolution {
+// (or that is evicted or shut down) as orphan or standalone and releases its record. It is
+// remembered as settled, like a resolved call.
+func (e *Engine) releaseMatched(ent *entry, now int64, out []Resolution) []Resolution {
 	e.waiting.remove(ent)
 	e.stats.Waiting--
-	e.unlistMatch(ent)
 	r := Resolution{
 		Key:           ent.key(),
 		ToolName:      ent.tool(),
@@ -305,10 +344,11 @@ func (e *Engine) releaseMatched(ent *entry, out []Resolution) []Resolution {
 		HeldSeq:       ent.seq,
 	}
 	e.settleUnmatched(&r, ent.scope.usesSeen, true)
-	ent.payload = nil
-	ent.scope.refs--
-	if ent.scope.refs <= 0 {
-		e.forgetScope(ent.scope)
-	}
+	// Settled: listed as such before toResolved, which may forget it at once.
+	n := e.matchOf[ent]
+	n.list.held.remove(n)
+	ent.state = stateResolved
+	n.list.settled.pushBack(n)
+	e.toResolved(ent, now)
 	return append(out, r)
 }

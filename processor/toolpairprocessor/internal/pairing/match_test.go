@@ -257,7 +257,7 @@ func checkMatchLists(t *testing.T, e *Engine) {
 		for _, c := range []struct {
 			nl    *nodeList
 			state []state
-		}{{&l.pending, []state{statePending, statePendingHeld}}, {&l.resolved, []state{stateResolved}}, {&l.held, []state{stateWaiting}}} {
+		}{{&l.pending, []state{statePending, statePendingHeld}}, {&l.resolved, []state{stateResolved}}, {&l.held, []state{stateWaiting}}, {&l.settled, []state{stateResolved}}} {
 			var prev *matchNode
 			for n := c.nl.head; n != nil; n = n.next {
 				require.Same(t, c.nl, n.in())
@@ -269,9 +269,7 @@ func checkMatchLists(t *testing.T, e *Engine) {
 				if c.nl == &l.pending && prev != nil {
 					require.LessOrEqual(t, prev.ent.useTime, n.ent.useTime)
 				}
-				if c.nl == &l.held {
-					require.Empty(t, n.ent.callID)
-				}
+				require.Equal(t, c.nl == &l.held || c.nl == &l.settled, n.ent.callID == "")
 				prev = n
 				listed++
 			}
@@ -543,4 +541,59 @@ func TestMatchHeldReleasedAfterSnapshot(t *testing.T) {
 			assert.Equal(t, uint64(9), l.key.match)
 		}
 	}
+}
+
+// TestMatchSettledResolvesItsCall: a tool span released as an orphan resolves its call, as a
+// result with a call ID does: a copy of it is a duplicate, and a use of its match arriving
+// later (no other span held) is a repeat that names the call, whose later results are
+// duplicates. A span still held is paired before a settled one is taken.
+func TestMatchSettledResolvesItsCall(t *testing.T) {
+	e, clk := newTestEngine(t, 100)
+	run(t, e, use("x", 50), matched(300, 7))
+	clk.Advance(testGrace + time.Second)
+	out := e.Tick(nil)
+	require.Len(t, out, 1)
+	assert.Equal(t, OutcomeOrphan, out[0].Outcome)
+	checkMatchLists(t, e)
+
+	out = run(t, e, matched(300, 7))
+	require.Len(t, out, 1)
+	assert.Equal(t, OutcomeDuplicate, out[0].Outcome)
+	assert.True(t, out[0].SameSource)
+	assert.Empty(t, out[0].Key.CallID)
+
+	evs := []Event{matchUse("a", 100, 7)}
+	out = e.Process(evs, holdRef, nil)
+	assert.Empty(t, out)
+	assert.Equal(t, VerdictRepeated, evs[0].Verdict)
+	assert.Equal(t, "a", evs[0].Key.CallID)
+	s := e.Stats()
+	assert.Equal(t, 1, int(s.UsesSeen)) // x
+	assert.Equal(t, 1, int(s.UsesRepeated))
+	assert.Equal(t, 1, s.Pending)
+	require.NoError(t, s.CheckConservation())
+	checkMatchLists(t, e)
+
+	out = run(t, e, result("a", 500))
+	require.Len(t, out, 1)
+	assert.Equal(t, OutcomeDuplicate, out[0].Outcome)
+	out = run(t, e, matched(600, 7))
+	require.Len(t, out, 1)
+	assert.Equal(t, OutcomeDuplicate, out[0].Outcome)
+	assert.Equal(t, "a", out[0].Key.CallID)
+
+	// Two spans of another match, held one after the other; the first is settled, then a
+	// use pairs the one still held.
+	run(t, e, matched(700, 8))
+	clk.Advance(testGrace / 2)
+	run(t, e, matched(800, 8))
+	clk.Advance(testGrace/2 + time.Second)
+	out = e.Tick(nil)
+	require.Len(t, out, 1)
+	assert.Equal(t, int32(700), out[0].ResultPayload)
+	out = run(t, e, matchUse("b", 650, 8))
+	require.Len(t, out, 1)
+	assert.Equal(t, OutcomePaired, out[0].Outcome)
+	assert.Equal(t, int32(800), out[0].ResultPayload)
+	checkMatchLists(t, e)
 }

@@ -41,8 +41,9 @@ type CallSnapshot struct {
 	// callers but for HasMatch.
 	Flags uint8
 	// Match is the match hash of a pending or resolved call's use (Event.Match), under which
-	// a KindMatch result finds it, or the one a held KindMatch result (CallWaiting, Key
-	// without a CallID) waits under; 0 when none. Set exactly when HasMatch reports true.
+	// a KindMatch result finds it, or the one of a KindMatch result held (CallWaiting) or
+	// settled as orphan or standalone (CallResolved), whose Key has no CallID; 0 when none.
+	// Set exactly when HasMatch reports true.
 	Match uint64
 	// Payload is the use's payload (pending calls) or the held result (waiting calls), as
 	// converted by the Snapshot callback; Restore takes what the caller decoded.
@@ -221,12 +222,13 @@ func (e *Engine) Restore(snap *Snapshot, resolved []Key, released ...HeldRef) (R
 	}
 	for i := range snap.Calls {
 		c := &snap.Calls[i]
-		// A held result without a call ID (KindMatch) is known by its scope and Match only.
-		heldMatch := c.Key.CallID == "" && c.State == CallWaiting && c.HasMatch() && c.Match != 0
-		if !heldMatch && (c.Key.CallID == "" || e.lookup(c.Key) != nil) {
+		// A result without a call ID (KindMatch), held or settled, is known by its scope and
+		// Match only.
+		unkeyed := c.Key.CallID == "" && (c.State == CallWaiting || c.State == CallResolved) && c.HasMatch() && c.Match != 0
+		if !unkeyed && (c.Key.CallID == "" || e.lookup(c.Key) != nil) {
 			continue
 		}
-		if _, gone := gone[HeldRef{Scope: c.Key.ScopeKey(), Seq: c.Seq}]; heldMatch && gone {
+		if _, gone := gone[HeldRef{Scope: c.Key.ScopeKey(), Seq: c.Seq}]; unkeyed && c.State == CallWaiting && gone {
 			rs.Replayed++
 			continue
 		}
@@ -253,7 +255,7 @@ func (e *Engine) Restore(snap *Snapshot, resolved []Key, released ...HeldRef) (R
 		default:
 			continue
 		}
-		if heldMatch {
+		if unkeyed {
 			sc.refs++
 			l.pushBack(ent)
 		} else {
