@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
-	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/ptracetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -95,14 +94,7 @@ func TestGoldenAISDK6Captures(t *testing.T) {
 			assert.Len(t, synthetic, len(announced)-len(executed))
 			assert.Equal(t, n+len(synthetic), got.SpanCount())
 
-			expected := filepath.Join("..", "..", "testdata", "aisdk6", scenario, "expected_traces.yaml")
-			if *update {
-				require.NoError(t, golden.WriteTraces(t, expected, got))
-			}
-			want, err := golden.ReadTraces(expected)
-			require.NoError(t, err)
-			require.NoError(t, ptracetest.CompareTraces(want, got,
-				ptracetest.IgnoreResourceSpansOrder(), ptracetest.IgnoreScopeSpansOrder(), ptracetest.IgnoreSpansOrder()))
+			assertGoldenTraces(t, got, "aisdk6", scenario)
 		})
 	}
 }

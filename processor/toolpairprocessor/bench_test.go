@@ -15,7 +15,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
 	"go.opentelemetry.io/collector/component/componenttest"
@@ -34,6 +33,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/messages"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/readonly"
 )
 
 // The processor benchmarks run the traces and logs processors on a realistic mix and, in the
@@ -829,7 +829,7 @@ func (m *minimalPairer) transcripts(ld plog.Logs) error {
 				f.Reset()
 				transcript.ExtractLog(lrs.At(k), &f)
 				for _, it := range f.Items {
-					scope := unsafe.Slice(unsafe.StringData(it.Scope), len(it.Scope))
+					scope := readonly.Bytes(it.Scope)
 					switch it.Kind {
 					case pairing.KindUse:
 						m.use(scope, it.CallID)
@@ -875,7 +875,7 @@ func (m *minimalPairer) logs(ld plog.Logs) error {
 				if !ok || !ok2 {
 					continue
 				}
-				sid := unsafe.Slice(unsafe.StringData(scope.Str()), len(scope.Str()))
+				sid := readonly.Bytes(scope.Str())
 				if use {
 					m.use(sid, id.Str())
 				} else {

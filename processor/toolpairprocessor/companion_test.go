@@ -10,31 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/plog"
-	"go.opentelemetry.io/collector/pdata/ptrace"
-)
 
-// spanBatches splits td into one Traces per span, in the order of td, each with copies of
-// its resource and scope: each span as its own export.
-func spanBatches(td ptrace.Traces) []ptrace.Traces {
-	var out []ptrace.Traces
-	rss := td.ResourceSpans()
-	for i := 0; i < rss.Len(); i++ {
-		sss := rss.At(i).ScopeSpans()
-		for j := 0; j < sss.Len(); j++ {
-			spans := sss.At(j).Spans()
-			for k := 0; k < spans.Len(); k++ {
-				one := ptrace.NewTraces()
-				rs := one.ResourceSpans().AppendEmpty()
-				rss.At(i).Resource().CopyTo(rs.Resource())
-				ss := rs.ScopeSpans().AppendEmpty()
-				sss.At(j).Scope().CopyTo(ss.Scope())
-				spans.At(k).CopyTo(ss.Spans().AppendEmpty())
-				out = append(out, one)
-			}
-		}
-	}
-	return out
-}
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
+)
 
 // splitLogs returns the log records of ld for which keep is true, under copies of their
 // resource and scope.
@@ -67,7 +45,7 @@ func TestClaudeCodeExecutionSpanOrder(t *testing.T) {
 				t.Run(name, func(t *testing.T) {
 					td, ld := readClaude(t, scenario)
 					nSpans, nLogs := td.SpanCount(), ld.LogRecordCount()
-					batches := spanBatches(td)
+					batches := dialecttest.SplitSpans(td)
 					if reversed {
 						slices.Reverse(batches)
 					}

@@ -9,13 +9,13 @@ import (
 	"time"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
-	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/ptracetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
 
@@ -117,14 +117,7 @@ func TestGoldenGeminiCLISpans(t *testing.T) {
 			assert.Equal(t, n+len(announced)-len(executed), got.SpanCount())
 			assert.Len(t, synthetic, len(announced)-len(executed))
 
-			expected := filepath.Join("..", "..", "testdata", "gemini", scenario, "expected_traces.yaml")
-			if *update {
-				require.NoError(t, golden.WriteTraces(t, expected, got))
-			}
-			want, err := golden.ReadTraces(expected)
-			require.NoError(t, err)
-			require.NoError(t, ptracetest.CompareTraces(want, got,
-				ptracetest.IgnoreResourceSpansOrder(), ptracetest.IgnoreScopeSpansOrder(), ptracetest.IgnoreSpansOrder()))
+			assertGoldenTraces(t, got, "gemini", scenario)
 		})
 	}
 }
@@ -295,7 +288,7 @@ func TestGeminiCLIFetchFailedIsNotATimeout(t *testing.T) {
 func TestGeminiCLIApiRequestClosesAbandonedCall(t *testing.T) {
 	_, ld := readGemini(t, "interrupt_sigterm")
 	var last pcommon.Timestamp
-	for _, lr := range allLogsOf(ld) {
+	for _, lr := range dialecttest.LogRecordsOf(ld) {
 		last = max(last, lr.Timestamp())
 	}
 	request := func(role string, after time.Duration) plog.Logs {
@@ -322,19 +315,6 @@ func TestGeminiCLIApiRequestClosesAbandonedCall(t *testing.T) {
 	require.Len(t, got, 1)
 	assert.Equal(t, "next_step", logAttr(got[0], "toolpair.interrupt.reason"))
 	assert.Equal(t, last+pcommon.Timestamp(3*time.Second), got[0].Timestamp())
-}
-
-func allLogsOf(ld plog.Logs) []plog.LogRecord {
-	var out []plog.LogRecord
-	for i := 0; i < ld.ResourceLogs().Len(); i++ {
-		sls := ld.ResourceLogs().At(i).ScopeLogs()
-		for j := 0; j < sls.Len(); j++ {
-			for k := 0; k < sls.At(j).LogRecords().Len(); k++ {
-				out = append(out, sls.At(j).LogRecords().At(k))
-			}
-		}
-	}
-	return out
 }
 
 // TestGeminiCLILostToolSpanPairsOnHistory: spans alone, with the normal capture's tool_call
@@ -393,15 +373,8 @@ func latestSpanTime(td ptrace.Traces, conv string, from pcommon.Timestamp) pcomm
 // latestLogTime returns the latest time of the records of ld.
 func latestLogTime(ld plog.Logs) pcommon.Timestamp {
 	var latest pcommon.Timestamp
-	rls := ld.ResourceLogs()
-	for i := 0; i < rls.Len(); i++ {
-		sls := rls.At(i).ScopeLogs()
-		for j := 0; j < sls.Len(); j++ {
-			lrs := sls.At(j).LogRecords()
-			for k := 0; k < lrs.Len(); k++ {
-				latest = max(latest, lrs.At(k).Timestamp(), lrs.At(k).ObservedTimestamp())
-			}
-		}
+	for _, lr := range dialecttest.LogRecordsOf(ld) {
+		latest = max(latest, lr.Timestamp(), lr.ObservedTimestamp())
 	}
 	return latest
 }

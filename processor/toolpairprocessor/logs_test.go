@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processortest"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
 )
 
@@ -87,16 +88,7 @@ func readClaude(t *testing.T, scenario string) (ptrace.Traces, plog.Logs) {
 func allLogs(sink *consumertest.LogsSink) []plog.LogRecord {
 	var out []plog.LogRecord
 	for _, ld := range sink.AllLogs() {
-		rls := ld.ResourceLogs()
-		for i := 0; i < rls.Len(); i++ {
-			sls := rls.At(i).ScopeLogs()
-			for j := 0; j < sls.Len(); j++ {
-				lrs := sls.At(j).LogRecords()
-				for k := 0; k < lrs.Len(); k++ {
-					out = append(out, lrs.At(k))
-				}
-			}
-		}
+		out = append(out, dialecttest.LogRecordsOf(ld)...)
 	}
 	return out
 }

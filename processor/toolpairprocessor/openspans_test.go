@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
-	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/ptracetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -139,14 +138,7 @@ func TestGoldenOpenInferenceAndOpenLLMetryCaptures(t *testing.T) {
 			}
 			assert.Equal(t, inCount+synthetic, got.SpanCount(), "only synthetic spans are added")
 
-			expected := filepath.Join("..", "..", "testdata", tt.agent, tt.scenario, "expected_traces.yaml")
-			if *update {
-				require.NoError(t, golden.WriteTraces(t, expected, got))
-			}
-			want, err := golden.ReadTraces(expected)
-			require.NoError(t, err)
-			require.NoError(t, ptracetest.CompareTraces(want, got,
-				ptracetest.IgnoreResourceSpansOrder(), ptracetest.IgnoreScopeSpansOrder(), ptracetest.IgnoreSpansOrder()))
+			assertGoldenTraces(t, got, tt.agent, tt.scenario)
 		})
 	}
 }

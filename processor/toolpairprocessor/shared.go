@@ -387,21 +387,28 @@ func (s *shared) apply(res []pairing.Resolution, out *output, b inBatch) {
 	}
 }
 
+// heldFill is the state of a held record's copy: filled is locked from the hold callback, under
+// the engine's lock, until the batch copies the record in (spanBatch.fillHeld,
+// logBatch.fillHeld) once the engine has returned. Whoever releases the record (another
+// pipeline's call, the ticker, a shutdown) waits for it (wait) before reading it.
+type heldFill struct {
+	filled sync.Mutex
+}
+
+// wait returns once the record has been copied in.
+func (g *heldFill) wait() {
+	g.filled.Lock()
+	g.filled.Unlock() //nolint:staticcheck // an empty critical section: only waits for fillHeld
+}
+
 // heldSpan is a result span held while it waits for its use: a Traces holding just that
 // span under copies of its resource and scope, and the pipeline it came through. The engine
 // keeps it from the hold callback on, under its lock, but the span is copied in after the
-// engine returns (spanBatch.fillHeld): filled stays locked until then, and whoever releases
-// it (another pipeline's call, the ticker, a shutdown) waits for it (wait) before reading td.
+// engine returns (see heldFill).
 type heldSpan struct {
-	filled sync.Mutex
-	td     ptrace.Traces
-	next   consumer.Traces
-}
-
-// wait returns once the span has been copied in.
-func (h *heldSpan) wait() {
-	h.filled.Lock()
-	h.filled.Unlock() //nolint:staticcheck // an empty critical section: only waits for fillHeld
+	heldFill
+	td   ptrace.Traces
+	next consumer.Traces
 }
 
 func (h *heldSpan) span() ptrace.Span {
@@ -409,17 +416,11 @@ func (h *heldSpan) span() ptrace.Span {
 }
 
 // heldLog is a result log record held while it waits for its use, with its pipeline; filled
-// as in heldSpan (logBatch.fillHeld).
+// as in heldSpan (see heldFill).
 type heldLog struct {
-	filled sync.Mutex
-	ld     plog.Logs
-	next   consumer.Logs
-}
-
-// wait returns once the record has been copied in.
-func (h *heldLog) wait() {
-	h.filled.Lock()
-	h.filled.Unlock() //nolint:staticcheck // an empty critical section: only waits for fillHeld
+	heldFill
+	ld   plog.Logs
+	next consumer.Logs
 }
 
 func (h *heldLog) record() plog.LogRecord {

@@ -24,7 +24,7 @@ import (
 //   - pointerKey: the generation of the current checkpoint and the sequence number of the
 //     first resolution record it does not cover;
 //   - toolpair.state.{generation}: a checkpoint (state_codec.go);
-//   - toolpair.resolved.{sequence}: the resolution record of one batch.
+//   - toolpair.resolved.{sequence}: the resolution record of one batch (state_resolutions.go).
 //
 // A checkpoint is written under a new generation's key first, then one storage batch points
 // the pointer at it and deletes the previous checkpoint and the resolution records it covers,

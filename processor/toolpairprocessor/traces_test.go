@@ -20,11 +20,27 @@ import (
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processortest"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected golden files")
+
+// assertGoldenTraces fails t unless got equals the expected output of a capture,
+// testdata/{agent}/{scenario}/expected_traces.yaml, whatever the order of its resources,
+// scopes and spans; with -update it first rewrites that file with got.
+func assertGoldenTraces(t *testing.T, got ptrace.Traces, agent, scenario string) {
+	t.Helper()
+	expected := filepath.Join("..", "..", "testdata", agent, scenario, "expected_traces.yaml")
+	if *update {
+		require.NoError(t, golden.WriteTraces(t, expected, got))
+	}
+	want, err := golden.ReadTraces(expected)
+	require.NoError(t, err)
+	require.NoError(t, ptracetest.CompareTraces(want, got,
+		ptracetest.IgnoreResourceSpansOrder(), ptracetest.IgnoreScopeSpansOrder(), ptracetest.IgnoreSpansOrder()))
+}
 
 // testClock is a settable clock shared by a test's processors.
 type testClock struct {
@@ -145,26 +161,15 @@ func toolCallIDs(t *testing.T, messages string) []string {
 
 func spansByName(td ptrace.Traces) map[string][]ptrace.Span {
 	m := map[string][]ptrace.Span{}
-	rss := td.ResourceSpans()
-	for i := 0; i < rss.Len(); i++ {
-		sss := rss.At(i).ScopeSpans()
-		for j := 0; j < sss.Len(); j++ {
-			spans := sss.At(j).Spans()
-			for k := 0; k < spans.Len(); k++ {
-				s := spans.At(k)
-				m[s.Name()] = append(m[s.Name()], s)
-			}
-		}
+	for _, s := range dialecttest.SpansOf(td) {
+		m[s.Name()] = append(m[s.Name()], s)
 	}
 	return m
 }
 
+// allSpans returns the spans of td in order.
 func allSpans(td ptrace.Traces) []ptrace.Span {
-	var out []ptrace.Span
-	for _, spans := range spansByName(td) {
-		out = append(out, spans...)
-	}
-	return out
+	return dialecttest.SpansOf(td)
 }
 
 func strAttr(s ptrace.Span, k string) string {
@@ -240,14 +245,7 @@ func TestGoldenAISDKCaptures(t *testing.T) {
 			// Nothing but the synthetic spans was added, and nothing was lost.
 			assert.Equal(t, inCount+len(announced)-len(executed), got.SpanCount())
 
-			expected := filepath.Join("..", "..", "testdata", "aisdk", scenario, "expected_traces.yaml")
-			if *update {
-				require.NoError(t, golden.WriteTraces(t, expected, got))
-			}
-			want, err := golden.ReadTraces(expected)
-			require.NoError(t, err)
-			require.NoError(t, ptracetest.CompareTraces(want, got,
-				ptracetest.IgnoreResourceSpansOrder(), ptracetest.IgnoreScopeSpansOrder(), ptracetest.IgnoreSpansOrder()))
+			assertGoldenTraces(t, got, "aisdk", scenario)
 		})
 	}
 }

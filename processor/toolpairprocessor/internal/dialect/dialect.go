@@ -4,12 +4,14 @@
 package dialect
 
 import (
+	"errors"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/messages"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
@@ -97,6 +99,25 @@ func (f *Found) AddStep(kind pairing.Kind, callID, toolName string, t int64, sco
 	f.Items = append(f.Items, Item{Kind: kind, CallID: callID, ToolName: toolName, Time: t, Scope: scope, ScopeAttr: scopeAttr, Step: step})
 }
 
+// AddLogCall appends a tool call event of kind that log record lr's attributes describe: its
+// call ID is the attribute idKey, read as CallID reads it (a missing or wrong one is skipped
+// and reported, and nothing is appended), its tool name the attribute toolKey ("" when
+// absent), its time LogTime(lr). It reports whether it appended the item, which is then the
+// last of f.Items.
+func (f *Found) AddLogCall(lr plog.LogRecord, kind pairing.Kind, idKey, toolKey string) bool {
+	attrs := lr.Attributes()
+	id, ok := f.CallID(attrs, idKey)
+	if !ok {
+		return false
+	}
+	tool := ""
+	if t, ok := fields.Get(attrs, toolKey); ok {
+		tool = t.AsString()
+	}
+	f.Add(kind, id, tool, LogTime(lr))
+	return true
+}
+
 // AddMatch appends an item with a match hash: a use that a result without a call ID may
 // resolve, or such a result (pairing.KindMatch, callID "").
 func (f *Found) AddMatch(kind pairing.Kind, callID, toolName string, t int64, step string, match uint64) {
@@ -106,6 +127,19 @@ func (f *Found) AddMatch(kind pairing.Kind, callID, toolName string, t int64, st
 // Skip records a malformed piece of input.
 func (f *Found) Skip(reason string) {
 	f.Malformed = append(f.Malformed, reason)
+}
+
+// SkipHistory records the error of a chat history scan (package messages), if any: a
+// history attribute of the wrong type (messages.ErrWrongType) as ReasonInvalidType, any
+// other error (JSON that cannot be walked) as ReasonInvalidJSON. A nil err records nothing.
+func (f *Found) SkipHistory(err error) {
+	switch {
+	case err == nil:
+	case errors.Is(err, messages.ErrWrongType):
+		f.Skip(ReasonInvalidType)
+	default:
+		f.Skip(ReasonInvalidJSON)
+	}
 }
 
 // Results counts the result items found (a refusal written as a result, KindRefused,
@@ -146,11 +180,22 @@ func LogTime(lr plog.LogRecord) int64 {
 // false and the record must not pair.
 func (f *Found) CallID(attrs pcommon.Map, key string) (id string, ok bool) {
 	v, found := fields.Get(attrs, key)
-	switch {
-	case !found || (v.Type() == pcommon.ValueTypeStr && v.Str() == ""):
+	if !found {
 		f.Skip(ReasonMissingCallID)
+		return "", false
+	}
+	return f.valueCallID(v)
+}
+
+// valueCallID reads a call ID value that is present: an empty string is skipped as
+// ReasonMissingCallID and a value that is not a string as ReasonInvalidCallID; then ok is
+// false.
+func (f *Found) valueCallID(v pcommon.Value) (id string, ok bool) {
+	switch {
 	case v.Type() != pcommon.ValueTypeStr:
 		f.Skip(ReasonInvalidCallID)
+	case v.Str() == "":
+		f.Skip(ReasonMissingCallID)
 	default:
 		return v.Str(), true
 	}

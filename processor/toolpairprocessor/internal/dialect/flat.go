@@ -5,6 +5,9 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
 // FlatLayout names the flattened attributes in which a source records the tool calls of a
@@ -122,13 +125,38 @@ func index(s string) (n int, rest string, ok bool) {
 // ReasonMissingCallID and a value that is not a string as ReasonInvalidCallID; then ok is
 // false.
 func (f *Found) FlatCallID(c *FlatCall) (id string, ok bool) {
-	switch v := c.ID; {
-	case v.Type() == pcommon.ValueTypeEmpty || (v.Type() == pcommon.ValueTypeStr && v.Str() == ""):
+	if c.ID.Type() == pcommon.ValueTypeEmpty {
 		f.Skip(ReasonMissingCallID)
-	case v.Type() != pcommon.ValueTypeStr:
-		f.Skip(ReasonInvalidCallID)
-	default:
-		return v.Str(), true
+		return "", false
 	}
-	return "", false
+	return f.valueCallID(c.ID)
+}
+
+// AddFlatHistory appends the tool calls of the flattened chat history that span's attributes
+// record: each call laid out as uses is a use at the span's end, of step step, whose match
+// hash (MatchValue of its name and arguments, bound to the span's trace by InTrace) lets a
+// result without a call ID find it; each result laid out as echoes is an echo at the span's
+// start. Call IDs are read as FlatCallID reads them: a missing or wrong one is skipped and
+// reported.
+func (f *Found) AddFlatHistory(span ptrace.Span, uses, echoes *FlatLayout, step string) {
+	attrs := span.Attributes()
+	end, start := int64(span.EndTimestamp()), int64(span.StartTimestamp())
+	var buf [4]FlatCall
+	for _, c := range ScanFlat(attrs, uses, buf[:0]) {
+		if c.IsResult() {
+			continue
+		}
+		if id, ok := f.FlatCallID(&c); ok {
+			h, _ := MatchValue(c.Name, c.Arguments)
+			f.AddMatch(pairing.KindUse, id, c.Name, end, step, InTrace(h, span.TraceID()))
+		}
+	}
+	for _, c := range ScanFlat(attrs, echoes, buf[:0]) {
+		if !c.IsResult() {
+			continue
+		}
+		if id, ok := f.FlatCallID(&c); ok {
+			f.Add(pairing.KindEcho, id, "", start)
+		}
+	}
 }

@@ -6,6 +6,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
 func TestScanFlat(t *testing.T) {
@@ -52,4 +55,39 @@ func TestScanFlat(t *testing.T) {
 	assert.True(t, ok)
 	assert.Equal(t, "a", id)
 	assert.Equal(t, []string{ReasonMissingCallID}, f.Malformed)
+}
+
+func TestAddFlatHistory(t *testing.T) {
+	uses := FlatLayout{Messages: "out.", Calls: "calls.", ID: "id", Name: "name", Arguments: "args"}
+	echoes := FlatLayout{Messages: "in.", ResultID: "answers"}
+	span := ptrace.NewSpan()
+	span.SetStartTimestamp(100)
+	span.SetEndTimestamp(200)
+	tid := pcommon.TraceID{1, 2, 3}
+	span.SetTraceID(tid)
+	require.NoError(t, span.Attributes().FromRaw(map[string]any{
+		"out.0.calls.1.id":   "b",
+		"out.0.calls.1.name": "ls",
+		"out.0.calls.0.id":   "a",
+		"out.0.calls.0.name": "grep",
+		"out.0.calls.0.args": `{"q": 1.0}`,
+		"out.1.calls.0.id":   7, // not a string
+		"out.1.calls.1.name": "no id",
+		"in.0.answers":       "z",
+		"in.1.answers":       "",
+		"in.2.calls.0.id":    "not an echo",
+	}))
+	var f Found
+	f.AddFlatHistory(span, &uses, &echoes, "step-1")
+
+	grep, ok := MatchJSON("grep", []byte(`{"q":1}`))
+	require.True(t, ok)
+	ls, ok := MatchJSON("ls", nil)
+	require.True(t, ok)
+	assert.Equal(t, []Item{
+		{Kind: pairing.KindUse, CallID: "a", ToolName: "grep", Time: 200, Step: "step-1", Match: InTrace(grep, tid)},
+		{Kind: pairing.KindUse, CallID: "b", ToolName: "ls", Time: 200, Step: "step-1", Match: InTrace(ls, tid)},
+		{Kind: pairing.KindEcho, CallID: "z", Time: 100},
+	}, f.Items)
+	assert.Equal(t, []string{ReasonInvalidCallID, ReasonMissingCallID, ReasonMissingCallID}, f.Malformed)
 }

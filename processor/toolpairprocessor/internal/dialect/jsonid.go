@@ -1,6 +1,7 @@
 package dialect
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 
@@ -45,4 +46,34 @@ func JSONString(obj []byte, keys ...string) string {
 		return ""
 	}
 	return strings.Clone(s)
+}
+
+// EachArrayObject calls fn for each element of the JSON array text array that is an object,
+// in order; obj aliases array. Elements that are not objects are skipped and reported once
+// per array as ReasonInvalidType, however many there are; text that is not a JSON array
+// (surrounding whitespace aside), or an array that does not parse, is reported once as
+// ReasonInvalidJSON, and fn may already have been called for the objects before the fault.
+func (f *Found) EachArrayObject(array []byte, fn func(obj []byte)) {
+	array = bytes.TrimSpace(array)
+	if len(array) == 0 || array[0] != '[' {
+		f.Skip(ReasonInvalidJSON)
+		return
+	}
+	wrong := false
+	_, err := jsonparser.ArrayEach(array, func(el []byte, dt jsonparser.ValueType, _ int, err error) {
+		if err != nil {
+			return
+		}
+		if dt != jsonparser.Object {
+			if !wrong {
+				f.Skip(ReasonInvalidType)
+			}
+			wrong = true
+			return
+		}
+		fn(el)
+	})
+	if err != nil {
+		f.Skip(ReasonInvalidJSON)
+	}
 }

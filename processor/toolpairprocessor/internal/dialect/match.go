@@ -80,7 +80,7 @@ func decodeArgs(data []byte) (any, bool) {
 	if len(data) == 0 {
 		return map[string]any{}, true
 	}
-	v, ok := decodeJSON(data)
+	v, ok := DecodeJSON(data)
 	if !ok {
 		return nil, false
 	}
@@ -90,7 +90,7 @@ func decodeArgs(data []byte) (any, bool) {
 			return map[string]any{}, true
 		}
 		if inner[0] == '{' || inner[0] == '[' {
-			if iv, ok := decodeJSON(inner); ok {
+			if iv, ok := DecodeJSON(inner); ok {
 				return iv, true
 			}
 		}
@@ -98,7 +98,11 @@ func decodeArgs(data []byte) (any, bool) {
 	return v, true
 }
 
-func decodeJSON(data []byte) (any, bool) {
+// DecodeJSON decodes data, which must be exactly one JSON value (surrounding whitespace
+// aside), into the types encoding/json gives an any (map[string]any, []any, string, bool,
+// nil), with numbers as json.Number so that no precision is lost before a match hash reads
+// them; ok is false when data is not one valid JSON value. data is only read.
+func DecodeJSON(data []byte) (any, bool) {
 	if !json.Valid(data) {
 		return nil, false
 	}

@@ -1,6 +1,7 @@
 package dialect
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -83,4 +84,25 @@ func TestInTrace(t *testing.T) {
 	assert.NotEqual(t, h, a)
 	assert.Equal(t, a, InTrace(h, pcommon.TraceID{1}))
 	assert.Zero(t, InTrace(0, pcommon.TraceID{1}), "nothing to match stays nothing")
+}
+
+func TestDecodeJSON(t *testing.T) {
+	tests := []struct {
+		in   string
+		want any
+		ok   bool
+	}{
+		{` {"a": 1.0, "b": [true, null, "x"]} `, map[string]any{"a": json.Number("1.0"), "b": []any{true, nil, "x"}}, true},
+		{`12345678901234567890`, json.Number("12345678901234567890"), true},
+		{`"s"`, "s", true},
+		{``, nil, false},
+		{`1 2`, nil, false},
+		{`{"a":1}}`, nil, false},
+		{`{"a":`, nil, false},
+	}
+	for _, tt := range tests {
+		got, ok := DecodeJSON([]byte(tt.in))
+		assert.Equal(t, tt.ok, ok, "%q", tt.in)
+		assert.Equal(t, tt.want, got, "%q", tt.in)
+	}
 }

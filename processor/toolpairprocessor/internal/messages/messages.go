@@ -16,12 +16,12 @@ package messages
 import (
 	"bytes"
 	"errors"
-	"unsafe"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/jsonscan"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/readonly"
 )
 
 // PartType is the type of a message part that concerns a tool call.
@@ -94,7 +94,7 @@ func ScanString(s string, fn func(Part)) error {
 	if s == "" {
 		return nil
 	}
-	return scan(unsafe.Slice(unsafe.StringData(s), len(s)), true, fn)
+	return scan(readonly.Bytes(s), true, fn)
 }
 
 // Scan calls fn for every tool call part of a JSON chat history: an array of messages, or
@@ -294,7 +294,7 @@ func scanPart(sc *jsonscan.Scanner, immutable bool, fn func(Part)) {
 // unquote is jsonscan.Unquote, without a copy when raw is unescaped and immutable.
 func unquote(raw []byte, escaped, immutable bool) (string, error) {
 	if immutable && !escaped {
-		return unsafe.String(unsafe.SliceData(raw), len(raw)), nil
+		return readonly.String(raw), nil
 	}
 	return jsonscan.Unquote(raw, escaped)
 }

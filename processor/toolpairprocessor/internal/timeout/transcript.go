@@ -3,10 +3,11 @@ package timeout
 import (
 	"bytes"
 	"time"
-	"unsafe"
 
 	"github.com/buger/jsonparser"
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/readonly"
 )
 
 // TranscriptLine reads a log body holding one transcript line (a JSONL string, or a map the
@@ -35,7 +36,7 @@ func TranscriptLine(body pcommon.Value) (Record, bool) {
 		if len(s) < 2 || s[0] != '{' {
 			return Record{}, false
 		}
-		data = unsafe.Slice(unsafe.StringData(s), len(s))
+		data = readonly.Bytes(s)
 	case pcommon.ValueTypeMap:
 		if _, ok := body.Map().Get("type"); !ok {
 			return Record{}, false

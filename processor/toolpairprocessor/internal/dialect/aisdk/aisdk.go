@@ -28,17 +28,15 @@
 package aisdk
 
 import (
-	"bytes"
 	"strings"
-	"unsafe"
 
-	"github.com/buger/jsonparser"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/readonly"
 )
 
 // Name is the dialect's configuration name.
@@ -114,28 +112,9 @@ func scanToolCalls(v pcommon.Value, f *dialect.Found, fn func(id, name string)) 
 		f.Skip(dialect.ReasonInvalidType)
 		return
 	}
-	data := bytes.TrimSpace(unsafe.Slice(unsafe.StringData(v.Str()), len(v.Str())))
-	if len(data) == 0 || data[0] != '[' {
-		f.Skip(dialect.ReasonInvalidJSON)
-		return
-	}
-	wrong := false
-	_, err := jsonparser.ArrayEach(data, func(el []byte, dt jsonparser.ValueType, _ int, err error) {
-		if err != nil {
-			return
-		}
-		if dt != jsonparser.Object {
-			if !wrong {
-				f.Skip(dialect.ReasonInvalidType)
-			}
-			wrong = true
-			return
-		}
+	f.EachArrayObject(readonly.Bytes(v.Str()), func(el []byte) {
 		if id, ok := f.JSONCallID(el, keyToolCallIDJSON); ok {
 			fn(id, dialect.JSONString(el, keyToolNameJSON))
 		}
 	})
-	if err != nil {
-		f.Skip(dialect.ReasonInvalidJSON)
-	}
 }

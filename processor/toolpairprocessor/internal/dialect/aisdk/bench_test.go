@@ -3,9 +3,6 @@ package aisdk
 import (
 	"testing"
 
-	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
-	"go.opentelemetry.io/collector/pdata/ptrace"
-
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
 )
@@ -20,19 +17,7 @@ func BenchmarkExtractSpan(b *testing.B) {
 		{"own_aisdk6", "aisdk6/normal/traces.json"},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			td, err := golden.ReadTraces(dialecttest.Testdata(c.file))
-			if err != nil {
-				b.Fatal(err)
-			}
-			var spans []ptrace.Span
-			for i := 0; i < td.ResourceSpans().Len(); i++ {
-				sss := td.ResourceSpans().At(i).ScopeSpans()
-				for j := 0; j < sss.Len(); j++ {
-					for k := 0; k < sss.At(j).Spans().Len(); k++ {
-						spans = append(spans, sss.At(j).Spans().At(k))
-					}
-				}
-			}
+			spans := dialecttest.CaptureSpans(b, c.file)
 			var f dialect.Found
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

@@ -3,7 +3,6 @@ package aisdk
 import (
 	"testing"
 
-	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
@@ -27,32 +26,22 @@ func FuzzExtractSpan(f *testing.F) {
 // and runs ExtractSpan on each cut: never a panic, only well-formed items (and the uncut
 // attribute still yields its boundary and its call).
 func TestTruncatedToolCalls(t *testing.T) {
-	td, err := golden.ReadTraces(dialecttest.Testdata("aisdk6/normal/traces.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	checked := 0
-	for i := 0; i < td.ResourceSpans().Len(); i++ {
-		sss := td.ResourceSpans().At(i).ScopeSpans()
-		for j := 0; j < sss.Len(); j++ {
-			for k := 0; k < sss.At(j).Spans().Len(); k++ {
-				s := sss.At(j).Spans().At(k)
-				v, ok := s.Attributes().Get(attrToolCalls)
-				if !ok {
-					continue
-				}
-				full := v.Str()
-				for n := 0; n <= len(full); n++ {
-					c := ptrace.NewSpan()
-					s.CopyTo(c)
-					c.Attributes().PutStr(attrToolCalls, full[:n])
-					_, found := dialecttest.Extract(t, c, ExtractSpan, 64+n)
-					if n == len(full) && len(found.Items) != 2 {
-						t.Fatalf("the whole attribute: want a boundary and one use, got %v", found.Items)
-					}
-					checked++
-				}
+	for _, s := range dialecttest.CaptureSpans(t, "aisdk6/normal/traces.json") {
+		v, ok := s.Attributes().Get(attrToolCalls)
+		if !ok {
+			continue
+		}
+		full := v.Str()
+		for n := 0; n <= len(full); n++ {
+			c := ptrace.NewSpan()
+			s.CopyTo(c)
+			c.Attributes().PutStr(attrToolCalls, full[:n])
+			_, found := dialecttest.Extract(t, c, ExtractSpan, 64+n)
+			if n == len(full) && len(found.Items) != 2 {
+				t.Fatalf("the whole attribute: want a boundary and one use, got %v", found.Items)
 			}
+			checked++
 		}
 	}
 	if checked == 0 {

@@ -83,16 +83,7 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 	default:
 		return false
 	}
-	id, ok := f.CallID(attrs, "tool_use_id")
-	if !ok {
-		return true
-	}
-	tool := ""
-	if t, ok := fields.Get(attrs, "tool_name"); ok {
-		tool = t.AsString()
-	}
-	f.Add(kind, id, tool, dialect.LogTime(lr))
-	if kind == pairing.KindUse {
+	if f.AddLogCall(lr, kind, "tool_use_id", "tool_name") && kind == pairing.KindUse {
 		// Grouped with the interaction the event belongs to (its trace), so that the
 		// interaction span's end closes it and nothing else does.
 		f.Items[len(f.Items)-1].Step = SessionGroup(lr.TraceID())

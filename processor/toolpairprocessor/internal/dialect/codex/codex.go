@@ -58,16 +58,7 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 	default:
 		return false
 	}
-	id, ok := f.CallID(attrs, "call_id")
-	if !ok {
-		return true
-	}
-	tool := ""
-	if t, ok := fields.Get(attrs, "tool_name"); ok {
-		tool = t.AsString()
-	}
-	f.Add(kind, id, tool, dialect.LogTime(lr))
-	if kind == pairing.KindUse {
+	if f.AddLogCall(lr, kind, "call_id", "tool_name") && kind == pairing.KindUse {
 		f.Items[len(f.Items)-1].Step = step(lr, stepDecision)
 	}
 	return true

@@ -51,36 +51,23 @@ func SeedLogs(f *testing.F, patterns ...string) {
 			if err != nil {
 				f.Fatal(err)
 			}
-			rls := ld.ResourceLogs()
-			for i := 0; i < rls.Len(); i++ {
-				sls := rls.At(i).ScopeLogs()
-				for j := 0; j < sls.Len(); j++ {
-					lrs := sls.At(j).LogRecords()
-					for k := 0; k < lrs.Len(); k++ {
-						lr := lrs.At(k)
-						shape := lr.EventName()
-						if v, ok := lr.Attributes().Get("event.name"); ok && shape == "" {
-							shape = v.AsString()
-						}
-						if shape == "" {
-							shape = lr.Body().AsString()
-						}
-						if shapes[shape]++; shapes[shape] > seedsPerShape {
-							continue
-						}
-						one := plog.NewLogs()
-						rl := one.ResourceLogs().AppendEmpty()
-						rls.At(i).Resource().CopyTo(rl.Resource())
-						sl := rl.ScopeLogs().AppendEmpty()
-						sls.At(j).Scope().CopyTo(sl.Scope())
-						lrs.At(k).CopyTo(sl.LogRecords().AppendEmpty())
-						data, err := m.MarshalLogs(one)
-						if err != nil {
-							f.Fatal(err)
-						}
-						f.Add(data)
-					}
+			for _, one := range SplitLogs(ld) {
+				lr := one.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0)
+				shape := lr.EventName()
+				if v, ok := lr.Attributes().Get("event.name"); ok && shape == "" {
+					shape = v.AsString()
 				}
+				if shape == "" {
+					shape = lr.Body().AsString()
+				}
+				if shapes[shape]++; shapes[shape] > seedsPerShape {
+					continue
+				}
+				data, err := m.MarshalLogs(one)
+				if err != nil {
+					f.Fatal(err)
+				}
+				f.Add(data)
 			}
 		}
 	}
@@ -98,28 +85,16 @@ func SeedSpans(f *testing.F, patterns ...string) {
 			if err != nil {
 				f.Fatal(err)
 			}
-			rss := td.ResourceSpans()
-			for i := 0; i < rss.Len(); i++ {
-				sss := rss.At(i).ScopeSpans()
-				for j := 0; j < sss.Len(); j++ {
-					spans := sss.At(j).Spans()
-					for k := 0; k < spans.Len(); k++ {
-						if shapes[spans.At(k).Name()]++; shapes[spans.At(k).Name()] > seedsPerShape {
-							continue
-						}
-						one := ptrace.NewTraces()
-						rs := one.ResourceSpans().AppendEmpty()
-						rss.At(i).Resource().CopyTo(rs.Resource())
-						ss := rs.ScopeSpans().AppendEmpty()
-						sss.At(j).Scope().CopyTo(ss.Scope())
-						spans.At(k).CopyTo(ss.Spans().AppendEmpty())
-						data, err := m.MarshalTraces(one)
-						if err != nil {
-							f.Fatal(err)
-						}
-						f.Add(data)
-					}
+			for _, one := range SplitSpans(td) {
+				name := one.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Name()
+				if shapes[name]++; shapes[name] > seedsPerShape {
+					continue
 				}
+				data, err := m.MarshalTraces(one)
+				if err != nil {
+					f.Fatal(err)
+				}
+				f.Add(data)
 			}
 		}
 	}
@@ -132,17 +107,7 @@ func LogRecords(data []byte) (records []plog.LogRecord, ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	rls := ld.ResourceLogs()
-	for i := 0; i < rls.Len(); i++ {
-		sls := rls.At(i).ScopeLogs()
-		for j := 0; j < sls.Len(); j++ {
-			lrs := sls.At(j).LogRecords()
-			for k := 0; k < lrs.Len(); k++ {
-				records = append(records, lrs.At(k))
-			}
-		}
-	}
-	return records, true
+	return LogRecordsOf(ld), true
 }
 
 // Spans decodes a fuzz input; ok is false when it is not a valid OTLP traces request.
@@ -152,17 +117,7 @@ func Spans(data []byte) (spans []ptrace.Span, ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	rss := td.ResourceSpans()
-	for i := 0; i < rss.Len(); i++ {
-		sss := rss.At(i).ScopeSpans()
-		for j := 0; j < sss.Len(); j++ {
-			ss := sss.At(j).Spans()
-			for k := 0; k < ss.Len(); k++ {
-				spans = append(spans, ss.At(k))
-			}
-		}
-	}
-	return spans, true
+	return SpansOf(td), true
 }
 
 // CheckFound fails t when what a dialect found in an input of inputLen bytes is not

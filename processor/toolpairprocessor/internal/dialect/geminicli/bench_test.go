@@ -4,49 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
-	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
 )
-
-func benchSpans(b *testing.B, pattern string) []ptrace.Span {
-	b.Helper()
-	td, err := golden.ReadTraces(dialecttest.Testdata(pattern))
-	if err != nil {
-		b.Fatal(err)
-	}
-	var out []ptrace.Span
-	for i := 0; i < td.ResourceSpans().Len(); i++ {
-		sss := td.ResourceSpans().At(i).ScopeSpans()
-		for j := 0; j < sss.Len(); j++ {
-			for k := 0; k < sss.At(j).Spans().Len(); k++ {
-				out = append(out, sss.At(j).Spans().At(k))
-			}
-		}
-	}
-	return out
-}
-
-func benchLogs(b *testing.B, pattern string) []plog.LogRecord {
-	b.Helper()
-	ld, err := golden.ReadLogs(dialecttest.Testdata(pattern))
-	if err != nil {
-		b.Fatal(err)
-	}
-	var out []plog.LogRecord
-	for i := 0; i < ld.ResourceLogs().Len(); i++ {
-		sls := ld.ResourceLogs().At(i).ScopeLogs()
-		for j := 0; j < sls.Len(); j++ {
-			for k := 0; k < sls.At(j).LogRecords().Len(); k++ {
-				out = append(out, sls.At(j).LogRecords().At(k))
-			}
-		}
-	}
-	return out
-}
 
 // BenchmarkExtractSpan: ns per span, on spans of other dialects (the AI SDK 7 semconv spans
 // and Claude Code's, which the dialect list tries gemini_cli on before genai) and on Gemini
@@ -58,7 +20,7 @@ func BenchmarkExtractSpan(b *testing.B) {
 		{"own_gemini", "gemini/normal/traces.json"},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			spans := benchSpans(b, c.file)
+			spans := dialecttest.CaptureSpans(b, c.file)
 			var f dialect.Found
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -78,7 +40,7 @@ func BenchmarkExtractLog(b *testing.B) {
 		{"own_gemini", "gemini/normal/logs.json"},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			records := benchLogs(b, c.file)
+			records := dialecttest.CaptureLogRecords(b, c.file)
 			var f dialect.Found
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -94,7 +56,7 @@ func BenchmarkExtractLog(b *testing.B) {
 // in a long session: the cost per model request grows with the history.
 func BenchmarkLLMCallHistory(b *testing.B) {
 	var span ptrace.Span
-	for _, s := range benchSpans(b, "gemini/normal/traces.json") {
+	for _, s := range dialecttest.CaptureSpans(b, "gemini/normal/traces.json") {
 		if s.Name() == "llm_call" {
 			span = s
 		}

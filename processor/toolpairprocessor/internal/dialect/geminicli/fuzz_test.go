@@ -3,7 +3,6 @@ package geminicli
 import (
 	"testing"
 
-	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
@@ -43,7 +42,7 @@ func FuzzExtractLog(f *testing.F) {
 // well-formed items (dialecttest.Extract's checks).
 func TestTruncatedMessages(t *testing.T) {
 	for _, file := range []string{"gemini/normal/traces.json", "gemini/interrupt_sigterm/traces.json"} {
-		for _, s := range readSpans(t, file) {
+		for _, s := range dialecttest.CaptureSpans(t, file) {
 			for _, key := range []string{attrOutputMessages, attrInputMessages} {
 				v, ok := s.Attributes().Get(key)
 				if !ok {
@@ -66,22 +65,4 @@ func cutStep(n int) int {
 		return 1
 	}
 	return 7
-}
-
-func readSpans(t *testing.T, file string) []ptrace.Span {
-	t.Helper()
-	td, err := golden.ReadTraces(dialecttest.Testdata(file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []ptrace.Span
-	for i := 0; i < td.ResourceSpans().Len(); i++ {
-		sss := td.ResourceSpans().At(i).ScopeSpans()
-		for j := 0; j < sss.Len(); j++ {
-			for k := 0; k < sss.At(j).Spans().Len(); k++ {
-				out = append(out, sss.At(j).Spans().At(k))
-			}
-		}
-	}
-	return out
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/jsonscan"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/readonly"
 )
 
 // partKind names the parts scanParts looks for: the Gemini API's key of the part's object
@@ -40,7 +41,7 @@ func scanParts(v pcommon.Value, f *dialect.Found, k partKind, fn func(id, name s
 		f.Skip(dialect.ReasonInvalidType)
 		return
 	}
-	data := unsafeBytes(v.Str())
+	data := readonly.Bytes(v.Str())
 	var sc jsonscan.Scanner
 	sc.Reset(data)
 	switch sc.Peek() {

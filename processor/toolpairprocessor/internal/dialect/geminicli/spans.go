@@ -24,7 +24,6 @@ package geminicli
 
 import (
 	"bytes"
-	"unsafe"
 
 	"github.com/buger/jsonparser"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -34,6 +33,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/genaievents"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/readonly"
 )
 
 // Name is the dialect's configuration name.
@@ -148,7 +148,7 @@ func spanStep(span ptrace.Span) string {
 // toolStatus returns the top-level "status" of a tool_call span's output messages object,
 // or "" when there is none.
 func toolStatus(s string) string {
-	data := unsafeBytes(s)
+	data := readonly.Bytes(s)
 	v, dt, _, err := jsonparser.Get(data, "status")
 	if err != nil || dt != jsonparser.String {
 		return ""
@@ -166,7 +166,7 @@ func scanScheduled(v pcommon.Value, f *dialect.Found, fn func(id, name string), 
 	}
 	idPath := append(append([]string(nil), prefix...), "callId")
 	namePath := append(append([]string(nil), prefix...), "name")
-	eachObject(unsafeBytes(v.Str()), f, func(item []byte) {
+	eachObject(readonly.Bytes(v.Str()), f, func(item []byte) {
 		if id, ok := f.JSONCallID(item, idPath...); ok {
 			fn(id, dialect.JSONString(item, namePath...))
 		}
@@ -191,29 +191,8 @@ func eachObject(data []byte, f *dialect.Found, fn func(obj []byte)) {
 		}
 		fn(data)
 	case '[':
-		wrong := false
-		_, err := jsonparser.ArrayEach(data, func(el []byte, dt jsonparser.ValueType, _ int, err error) {
-			if err != nil {
-				return
-			}
-			if dt != jsonparser.Object {
-				if !wrong {
-					f.Skip(dialect.ReasonInvalidType)
-				}
-				wrong = true
-				return
-			}
-			fn(el)
-		})
-		if err != nil {
-			f.Skip(dialect.ReasonInvalidJSON)
-		}
+		f.EachArrayObject(data, fn)
 	default:
 		f.Skip(dialect.ReasonInvalidJSON)
 	}
-}
-
-// unsafeBytes returns the bytes of s without copying; they are only read.
-func unsafeBytes(s string) []byte {
-	return unsafe.Slice(unsafe.StringData(s), len(s))
 }

@@ -33,9 +33,7 @@ package genai
 
 import (
 	"encoding/hex"
-	"errors"
 	"strings"
-	"unsafe"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
@@ -44,6 +42,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/messages"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/readonly"
 )
 
 // Name is the dialect's configuration name.
@@ -132,7 +131,7 @@ func extractSpan(span ptrace.Span, f *dialect.Found, matching bool) SpanKind {
 			}
 			f.AddStep(pairing.KindUse, p.ID, p.Name, end, "", "", step)
 		})
-		skipOnError(f, err)
+		f.SkipHistory(err)
 	}
 	if v, ok := fields.Get(attrs, keyInputMessages); ok {
 		found = true
@@ -147,7 +146,7 @@ func extractSpan(span ptrace.Span, f *dialect.Found, matching bool) SpanKind {
 			}
 			f.Add(pairing.KindEcho, p.ID, "", start)
 		})
-		skipOnError(f, err)
+		f.SkipHistory(err)
 	}
 	if !found && kind != InvokeAgent {
 		return Other
@@ -192,7 +191,7 @@ func hexGroupStep(group, step []byte) string {
 	i := hex.Encode(buf, group)
 	i += copy(buf[i:], pairing.GroupSep)
 	hex.Encode(buf[i:], step)
-	return unsafe.String(unsafe.SliceData(buf), n) // buf is never written again
+	return readonly.String(buf) // buf is never written again
 }
 
 // partMatch returns the match hash of a tool_call part, 0 when its arguments are not JSON.
@@ -204,16 +203,6 @@ func partMatch(p messages.Part) uint64 {
 		h, _ = dialect.MatchValue(p.Name, p.ArgumentsValue)
 	}
 	return h
-}
-
-func skipOnError(f *dialect.Found, err error) {
-	switch {
-	case err == nil:
-	case errors.Is(err, messages.ErrWrongType):
-		f.Skip(dialect.ReasonInvalidType)
-	default:
-		f.Skip(dialect.ReasonInvalidJSON)
-	}
 }
 
 func extractExecuteTool(span ptrace.Span, f *dialect.Found) {

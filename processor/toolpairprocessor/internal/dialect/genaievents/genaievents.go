@@ -42,7 +42,6 @@ package genaievents
 import (
 	"errors"
 	"strings"
-	"unsafe"
 
 	"github.com/buger/jsonparser"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -52,6 +51,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/messages"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/readonly"
 )
 
 // Name is the dialect's configuration name.
@@ -118,7 +118,7 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 // tool_call_response part of gen_ai.input.messages.
 func ExtractDetails(attrs pcommon.Map, t int64, step string, f *dialect.Found) {
 	if v, ok := fields.Get(attrs, attrOutputMessages); ok {
-		skipOnError(f, messages.ScanValue(v, func(p messages.Part) {
+		f.SkipHistory(messages.ScanValue(v, func(p messages.Part) {
 			if p.Type != messages.ToolCall {
 				return
 			}
@@ -130,7 +130,7 @@ func ExtractDetails(attrs pcommon.Map, t int64, step string, f *dialect.Found) {
 		}))
 	}
 	if v, ok := fields.Get(attrs, attrInputMessages); ok {
-		skipOnError(f, messages.ScanValue(v, func(p messages.Part) {
+		f.SkipHistory(messages.ScanValue(v, func(p messages.Part) {
 			if p.Type != messages.ToolCallResponse {
 				return
 			}
@@ -150,16 +150,6 @@ func WireID(id, name string) string {
 		return id[len(name)+2:]
 	}
 	return id
-}
-
-func skipOnError(f *dialect.Found, err error) {
-	switch {
-	case err == nil:
-	case errors.Is(err, messages.ErrWrongType):
-		f.Skip(dialect.ReasonInvalidType)
-	default:
-		f.Skip(dialect.ReasonInvalidJSON)
-	}
 }
 
 // extractToolMessage reads the call ID of a gen_ai.tool.message body.
@@ -265,7 +255,7 @@ func jsonBody(s string, f *dialect.Found) ([]byte, bool) {
 		f.Skip(dialect.ReasonInvalidJSON)
 		return nil, false
 	}
-	return unsafe.Slice(unsafe.StringData(s), len(s)), true
+	return readonly.Bytes(s), true
 }
 
 // jsonID reads the string call ID at key of a JSON object, reporting a missing, empty or

@@ -93,23 +93,7 @@ func extractLLM(span ptrace.Span, f *dialect.Found) {
 		step = genai.TraceStep(span)
 		f.AddStep(pairing.KindBoundary, "", "", int64(span.StartTimestamp()), "", "", step)
 	}
-	attrs := span.Attributes()
-	end, start := int64(span.EndTimestamp()), int64(span.StartTimestamp())
-	var buf [4]dialect.FlatCall
-	for _, c := range dialect.ScanFlat(attrs, &outputs, buf[:0]) {
-		if id, ok := f.FlatCallID(&c); ok {
-			h, _ := dialect.MatchValue(c.Name, c.Arguments)
-			f.AddMatch(pairing.KindUse, id, c.Name, end, step, dialect.InTrace(h, span.TraceID()))
-		}
-	}
-	for _, c := range dialect.ScanFlat(attrs, &inputs, buf[:0]) {
-		if !c.IsResult() {
-			continue
-		}
-		if id, ok := f.FlatCallID(&c); ok {
-			f.Add(pairing.KindEcho, id, "", start)
-		}
-	}
+	f.AddFlatHistory(span, &outputs, &inputs, step)
 }
 
 func extractTool(span ptrace.Span, f *dialect.Found) {

@@ -39,8 +39,6 @@
 package openllmetry
 
 import (
-	"bytes"
-	"encoding/json"
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -50,6 +48,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/genai"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/readonly"
 )
 
 // Name is the dialect's configuration name.
@@ -151,26 +150,7 @@ func extractFlattened(span ptrace.Span, chat bool, f *dialect.Found) {
 		step = genai.ModelStep(span)
 		f.AddStep(pairing.KindBoundary, "", "", int64(span.StartTimestamp()), "", "", step)
 	}
-	attrs := span.Attributes()
-	end, start := int64(span.EndTimestamp()), int64(span.StartTimestamp())
-	var buf [4]dialect.FlatCall
-	for _, c := range dialect.ScanFlat(attrs, &completions, buf[:0]) {
-		if c.IsResult() {
-			continue
-		}
-		if id, ok := f.FlatCallID(&c); ok {
-			h, _ := dialect.MatchValue(c.Name, c.Arguments)
-			f.AddMatch(pairing.KindUse, id, c.Name, end, step, dialect.InTrace(h, span.TraceID()))
-		}
-	}
-	for _, c := range dialect.ScanFlat(attrs, &prompts, buf[:0]) {
-		if !c.IsResult() {
-			continue
-		}
-		if id, ok := f.FlatCallID(&c); ok {
-			f.Add(pairing.KindEcho, id, "", start)
-		}
-	}
+	f.AddFlatHistory(span, &completions, &prompts, step)
 }
 
 // extractTool reads a tool span: resolved by its gen_ai.tool.call.id when it has one, else
@@ -199,9 +179,8 @@ func inputMatch(name string, v pcommon.Value) uint64 {
 	var in any
 	switch v.Type() {
 	case pcommon.ValueTypeStr:
-		dec := json.NewDecoder(bytes.NewReader([]byte(v.Str())))
-		dec.UseNumber()
-		if !json.Valid([]byte(v.Str())) || dec.Decode(&in) != nil {
+		var ok bool
+		if in, ok = dialect.DecodeJSON(readonly.Bytes(v.Str())); !ok {
 			return 0
 		}
 	case pcommon.ValueTypeMap:

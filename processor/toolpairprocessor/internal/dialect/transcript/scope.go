@@ -2,13 +2,13 @@ package transcript
 
 import (
 	"bytes"
-	"unsafe"
 
 	"github.com/buger/jsonparser"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/readonly"
 )
 
 // LineScope returns the scope of a transcript line whether or not it holds tool items: the
@@ -26,7 +26,7 @@ func LineScope(lr plog.LogRecord) (attr, scope string, ok bool) {
 	switch body.Type() {
 	case pcommon.ValueTypeStr:
 		s := body.Str()
-		data := bytes.TrimSpace(unsafe.Slice(unsafe.StringData(s), len(s)))
+		data := bytes.TrimSpace(readonly.Bytes(s))
 		if len(data) == 0 || data[0] != '{' {
 			return "", "", false
 		}

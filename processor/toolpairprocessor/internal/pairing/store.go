@@ -1,0 +1,284 @@
+// store.go holds what the store is made of: an entry per call key and its states and flags,
+// the insertion-ordered lists (fifo) the entries live in, the scope table (scopeState, the
+// memory of forgotten scopes that saw a use) and each scope's list of pending calls.
+
+package pairing
+
+import "strings"
+
+type state uint8
+
+const (
+	statePending state = iota + 1
+	stateWaiting
+	stateResolved
+	// statePendingHeld: a pending call whose companion result is held, waiting for the
+	// call's main result. The entry is in the waiting list (deadline: orphan_grace after the
+	// companion arrived) and in its scope's pending list; it counts as pending and waiting.
+	// The companion record is in Engine.companions; resultTime and source are the
+	// companion's.
+	statePendingHeld
+)
+
+// entry is one call key in the store. It is in exactly one of the three lists. Its key is
+// its scope's key plus callID. Its strings are the engine's own copies, so that a pending
+// call never pins the buffers of the batch that announced it. The tool name and the step are
+// shared by many calls (see Engine.name and Engine.step) and held by pointer (nil for ""),
+// which keeps the entry in the 128-byte size class.
+type entry struct {
+	scope      *scopeState
+	callID     string
+	toolName   *string
+	payload    any // pending: the use's payload; waiting: the held result
+	useTime    int64
+	resultTime int64
+	deadline   int64 // engine clock, Unix ns
+	seq        uint64
+	prev, next *entry
+	state      state
+	source     uint8 // Source of the result that resolved or is held, 0 when none
+	flags      entryFlags
+	// hash is the key's index hash (Engine.hash), kept so that dropping the entry does not
+	// read its key's strings again.
+	hash uint32
+	step *string
+	// sprev and snext link the pending entries of one scope.
+	sprev, snext *entry
+}
+
+// entryFlags are an entry's flags (one byte, so that the entry keeps its size class).
+type entryFlags uint8
+
+const (
+	// flagAborted: waiting: the held result says its call was aborted.
+	flagAborted entryFlags = 1 << iota
+	// flagCompanion: waiting: the held result is a companion (KindCompanion).
+	flagCompanion
+	// flagRejected: resolved by a refusal (KindReject). The first result record of each
+	// Source that arrives for it is kept (SameSource false): it is that source's only record
+	// of the refused call.
+	flagRejected
+	// flagMatch: listed in Engine.matches: a pending or resolved call whose use had a Match,
+	// or a KindMatch result held or settled (with no call ID).
+	flagMatch
+)
+
+// has reports whether the entry has flag f.
+func (ent *entry) has(f entryFlags) bool { return ent.flags&f != 0 }
+
+// set sets flag f of the entry to on.
+func (ent *entry) set(f entryFlags, on bool) {
+	if on {
+		ent.flags |= f
+	} else {
+		ent.flags &^= f
+	}
+}
+
+// key returns the entry's call key.
+func (ent *entry) key() Key {
+	return Key{Tenant: ent.scope.key.Tenant, Scope: ent.scope.key.Scope, CallID: ent.callID}
+}
+
+// tool returns the entry's tool name, or "".
+func (ent *entry) tool() string {
+	if ent.toolName == nil {
+		return ""
+	}
+	return *ent.toolName
+}
+
+// stepID returns the entry's step, or "".
+func (ent *entry) stepID() string {
+	if ent.step == nil {
+		return ""
+	}
+	return *ent.step
+}
+
+// is reports whether the entry's call key is k.
+func (ent *entry) is(k Key) bool {
+	return ent.callID == k.CallID && ent.scope.key.Scope == k.Scope && ent.scope.key.Tenant == k.Tenant
+}
+
+// fifo is an intrusive doubly linked list of entries in insertion order.
+type fifo struct {
+	head, tail *entry
+	n          int
+}
+
+func (l *fifo) pushBack(e *entry) {
+	e.prev, e.next = l.tail, nil
+	if l.tail != nil {
+		l.tail.next = e
+	} else {
+		l.head = e
+	}
+	l.tail = e
+	l.n++
+}
+
+func (l *fifo) remove(e *entry) {
+	if e.prev != nil {
+		e.prev.next = e.next
+	} else {
+		l.head = e.next
+	}
+	if e.next != nil {
+		e.next.prev = e.prev
+	} else {
+		l.tail = e.prev
+	}
+	e.prev, e.next = nil, nil
+	l.n--
+}
+
+// scopeState is what the engine knows of one scope.
+type scopeState struct {
+	key ScopeKey
+	// usesSeen: at least one use was seen in the scope, so a result without its use is an
+	// orphan rather than standalone.
+	usesSeen bool
+	// stored: the scope is the one Engine.scopes holds for its key (it is put there once,
+	// when made, and taken out once, by forgetScope), which spares forgetScope a lookup.
+	stored bool
+	// lastSeen is the engine clock (Unix ns) of the scope's latest event.
+	lastSeen int64
+	// lastRecord is the latest record time (Unix ns) of the scope's events: any use, result,
+	// echo, refusal, step boundary or session end of the scope, whatever call it is of. It is
+	// the scope's last sign of life, where a call interrupted for want of its result (expired,
+	// evicted, shutdown) ends.
+	lastRecord int64
+	// refs counts the entries of the scope; the scope is forgotten when it drops to zero.
+	refs int
+	// pending is the first of the scope's pending entries, linked through sprev/snext.
+	pending *entry
+	// closings are the scope's step boundaries and session ends waiting for
+	// Config.CloseDelay, sorted by time. Each holds a ref.
+	closings []queuedClosing
+}
+
+// saw notes an event of the scope at engine clock now with record time t (Unix ns, 0 when
+// unknown).
+func (sc *scopeState) saw(now, t int64) {
+	sc.lastSeen = now
+	if t > sc.lastRecord {
+		sc.lastRecord = t
+	}
+}
+
+func (e *Engine) scope(k ScopeKey, now int64) *scopeState {
+	if s := e.last; s != nil && s.key == k {
+		s.lastSeen = now
+		return s
+	}
+	s := e.scopes[k]
+	if s == nil {
+		k = ScopeKey{Tenant: e.tenant(k.Tenant), Scope: strings.Clone(k.Scope)}
+		s = &scopeState{key: k, usesSeen: e.usedScopes.has(e.scopeHash(k)), stored: true}
+		e.scopes[k] = s
+	}
+	e.last = s
+	s.lastSeen = now
+	return s
+}
+
+// forgetScope removes a scope from the store; a scope that saw a use is remembered in
+// usedScopes.
+func (e *Engine) forgetScope(sc *scopeState) {
+	if sc.usesSeen {
+		e.usedScopes.add(e.scopeHash(sc.key))
+	}
+	if sc.stored {
+		delete(e.scopes, sc.key)
+		sc.stored = false
+	}
+	if e.last == sc {
+		e.last = nil
+	}
+}
+
+// scopeHash is the hash of a scope key in usedScopes (never narrowed by hashMask: a
+// collision there would make a standalone result an orphan). It is the same in every
+// process, so the memory survives a restart (see Snapshot).
+func (e *Engine) scopeHash(k ScopeKey) uint64 {
+	return stableScopeHash(k)
+}
+
+// scopeMemory is a bounded set of scope key hashes: the oldest added is forgotten first once
+// it holds max. The zero value with max 0 holds nothing.
+type scopeMemory struct {
+	max  int
+	set  map[uint64]struct{}
+	ring []uint64 // in order of addition, a ring once full
+	next int      // the oldest, once full
+}
+
+func (m *scopeMemory) has(h uint64) bool {
+	_, ok := m.set[h]
+	return ok
+}
+
+func (m *scopeMemory) add(h uint64) {
+	if m.max <= 0 || m.has(h) {
+		return
+	}
+	if m.set == nil {
+		m.set = make(map[uint64]struct{})
+	}
+	if len(m.ring) < m.max {
+		m.ring = append(m.ring, h)
+	} else {
+		delete(m.set, m.ring[m.next])
+		m.ring[m.next] = h
+		m.next = (m.next + 1) % m.max
+	}
+	m.set[h] = struct{}{}
+}
+
+// linkScope adds a pending entry to its scope's pending list.
+func (e *Engine) linkScope(ent *entry) {
+	sc := ent.scope
+	ent.snext = sc.pending
+	if sc.pending != nil {
+		sc.pending.sprev = ent
+	}
+	sc.pending = ent
+}
+
+// removePending takes a pending entry out of its list (pending, or waiting for one whose
+// companion is held) and its scope's list.
+func (e *Engine) removePending(ent *entry) {
+	if ent.state == statePendingHeld {
+		e.waiting.remove(ent)
+	} else {
+		e.pending.remove(ent)
+	}
+	e.stats.Pending--
+	if ent.has(flagMatch) {
+		e.matchResolvedCall(ent)
+	}
+	if ent.sprev != nil {
+		ent.sprev.snext = ent.snext
+	} else if ent.scope.pending == ent {
+		ent.scope.pending = ent.snext
+	}
+	if ent.snext != nil {
+		ent.snext.sprev = ent.sprev
+	}
+	ent.sprev, ent.snext = nil, nil
+}
+
+// own replaces the key of ev, an event of the call of ent, with the engine's copy (see
+// Event.Owned).
+func own(ev *Event, ent *entry) {
+	ev.Key = ent.key()
+	ev.Owned = true
+}
+
+// ownScope replaces the scope part of the key of ev, a step boundary or session end of
+// scope sc, with the engine's copy (see Event.Owned).
+func ownScope(ev *Event, sc *scopeState) {
+	ev.Key.Tenant, ev.Key.Scope = sc.key.Tenant, sc.key.Scope
+	ev.Owned = ev.Key.CallID == ""
+}

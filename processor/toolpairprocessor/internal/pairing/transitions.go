@@ -1,0 +1,383 @@
+// transitions.go holds the transition rules: Process and what each event does to the call
+// its key names. A call is in one of six states: none (never seen, or forgotten), pending,
+// pending+c (pending, its companion result held), waiting (a result held for its use),
+// waiting-c (only a companion held, no use yet) and resolved. By state (columns) and the
+// event's Kind (rows), the outcome reported and the call's next state:
+//
+//	           none      pending        pending+c    waiting      waiting-c    resolved
+//	Use        pending   repeated       repeated     paired (2)   pending+c    repeated
+//	Result     held (1)  paired (2)     paired, d    duplicate    held, d (1)  duplicate (3)
+//	Companion  held (1)  pending+c (1)  duplicate    duplicate    duplicate    duplicate (3)
+//	Echo       ignored   paired         ignored      ignored      ignored      ignored
+//	Reject     rejected  rejected       (4)          rejected, d  rejected, d  repeated
+//	Refused    rejected  rejected       rejected, d  rejected, d  rejected, d  duplicate (3)
+//
+// held, pending and pending+c name the call's next state; repeated, duplicate and ignored
+// leave the call as it was; every other outcome leaves it resolved. "d": a held record is
+// released as a duplicate (a companion, or for a refusal the held result, kept with
+// SameSource false). KindAbort is a Result whose paired outcome is interrupted/aborted.
+//  (1) The hold callback keeps the record, which waits (waiting, or waiting-c for a
+//      companion). When it cannot, a result of an unknown call settles at once as orphan
+//      (its scope saw a use) or standalone, a companion of a pending call pairs it as a
+//      Result would, and a result on waiting-c is a duplicate.
+//  (2) Interrupted/aborted when the result held or arriving is a KindAbort.
+//  (3) SameSource false for the first result of a refused call (see KindReject).
+//  (4) The refusal is a repeated use; the call ran, so it is paired with its companion.
+// A new pending call or held result first makes room (see makeRoom in expiry.go). KindMatch
+// results (match.go) find their call by Match rather than by key; step boundaries and
+// session ends act on a scope (closing.go).
+
+package pairing
+
+import "strings"
+
+// Process applies a batch of events in order and appends the outcomes it decided to out,
+// which it returns. Each event's Verdict is set, and its Key replaced by the engine's copy
+// when it keeps one (see Event.Owned). For each result that must wait for its use,
+// hold is called once, under the engine's lock, and returns the caller's holder of the
+// record (the engine hands it back as a ResultPayload when it releases the result, possibly
+// from another goroutine's call), which the caller then removes from its batch; or nil when
+// the record cannot wait (then the result is settled at once as orphan or standalone). hold
+// must be quick: it runs under the lock that serialises the engine's callers. hold itself
+// may be nil.
+func (e *Engine) Process(events []Event, hold func(*Event) any, out []Resolution) []Resolution {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	now := e.cfg.Clock.Now().UnixNano()
+	for i := range events {
+		ev := &events[i]
+		ev.Owned = false // set below only when the key was replaced by the engine's copy
+		if ev.Key.CallID == "" && ev.Kind != KindBoundary && ev.Kind != KindSessionEnd && ev.Kind != KindMatch {
+			ev.Verdict = VerdictNone
+			continue
+		}
+		switch ev.Kind {
+		case KindBoundary, KindSessionEnd:
+			out = e.deferClose(ev, now, out)
+		case KindUse:
+			out = e.use(ev, now, out)
+		case KindResult, KindAbort, KindCompanion:
+			out = e.result(ev, now, hold, out)
+		case KindEcho:
+			out = e.echo(ev, now, out)
+		case KindReject:
+			out = e.reject(ev, now, out)
+		case KindMatch:
+			out = e.matchResult(ev, now, hold, out)
+		case KindRefused:
+			out = e.refuse(ev, now, hold, out)
+		default:
+			ev.Verdict = VerdictNone
+		}
+	}
+	return out
+}
+
+func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
+	ent, h := e.find(ev.Key)
+	if ent != nil {
+		own(ev, ent)
+		ent.scope.saw(now, ev.Time)
+		ent.scope.usesSeen = true
+		if ent.state == stateWaiting && ent.has(flagCompanion) {
+			// Only a companion came first: the call is now pending, and the companion goes on
+			// waiting for the main result for the rest of its grace.
+			e.stats.UsesSeen++
+			e.stats.Pending++
+			e.companions[ent] = ent.payload
+			ent.state = statePendingHeld
+			ent.set(flagCompanion, false)
+			ent.payload = ev.Payload
+			ent.useTime = earliest(ent.useTime, ev.Time) // the companion's start, or the use
+			ent.step = e.step(ev.Step)
+			if ent.toolName == nil {
+				ent.toolName = e.name(ev.ToolName)
+			}
+			e.linkScope(ent)
+			e.addMatch(ent, ev.Match)
+			ev.Verdict = VerdictPending
+			return out
+		}
+		if ent.state != stateWaiting {
+			ev.Verdict = VerdictRepeated
+			e.stats.UsesRepeated++
+			if ent.state == statePending || ent.state == statePendingHeld {
+				// A record of the call that arrives later may show an earlier time (the
+				// model's tool_use arriving after the agent's decision): the call starts at
+				// the earliest.
+				ent.useTime = earliest(ent.useTime, ev.Time)
+				if ent.has(flagMatch) {
+					e.relistMatch(ent)
+				}
+			}
+			return out
+		}
+		// The result came first and is held: the pair is complete. Its entry's useTime is the
+		// held result's start, when its record showed one.
+		e.stats.UsesSeen++
+		ev.Verdict = VerdictResolved
+		ent.useTime = earliest(ent.useTime, ev.Time)
+		r := Resolution{
+			Outcome:       OutcomePaired,
+			Key:           ev.Key,
+			ToolName:      firstNonEmpty(ev.ToolName, ent.tool()),
+			UseTime:       ent.useTime,
+			ResultTime:    ent.resultTime,
+			UseRef:        ev.Ref,
+			ResultRef:     -1,
+			UsePayload:    ev.Payload,
+			ResultPayload: ent.payload,
+		}
+		e.waiting.remove(ent)
+		e.stats.Waiting--
+		if ent.has(flagAborted) {
+			e.countAborted(&r)
+		} else {
+			e.stats.Paired++
+		}
+		e.toResolved(ent, now)
+		e.listMatch(ent, ev.Match) // a tool span without a call ID may still repeat its result
+		return append(out, r)
+	}
+	if out, ok := e.useMatched(ev, h, now, out); ok {
+		return out
+	}
+	e.stats.UsesSeen++
+	// Make room before looking the scope up: an eviction may forget the scope.
+	out = e.makeRoom(now, out)
+	sc := e.scope(ev.Key.ScopeKey(), now)
+	sc.saw(now, ev.Time)
+	sc.usesSeen = true
+	ent = &entry{
+		scope:    sc,
+		callID:   strings.Clone(ev.Key.CallID),
+		toolName: e.name(ev.ToolName),
+		payload:  ev.Payload,
+		useTime:  ev.Time,
+		deadline: now + int64(e.cfg.PairingTimeout),
+		state:    statePending,
+		step:     e.step(ev.Step),
+	}
+	e.insertHashed(ent, &e.pending, h)
+	own(ev, ent)
+	e.stats.Pending++
+	e.linkScope(ent)
+	e.addMatch(ent, ev.Match)
+	ev.Verdict = VerdictPending
+	return out
+}
+
+func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resolution) []Resolution {
+	e.stats.ResultsSeen++
+	companion := ev.Kind == KindCompanion
+	ent, h := e.find(ev.Key)
+	if ent != nil {
+		own(ev, ent)
+		ent.scope.saw(now, ev.Time)
+		switch {
+		case ent.state == statePending && companion:
+			if held := callHold(hold, ev); held != nil {
+				e.holdCompanion(ent, ev, held, now)
+				return out
+			}
+			fallthrough // the record cannot wait: it resolves the call
+		case ent.state == statePending, ent.state == statePendingHeld && !companion:
+			ev.Verdict = VerdictResolved
+			dup, held := e.takeCompanion(ent)
+			r := e.pairPending(ent, ev, now)
+			r.ResultRef = ev.Ref
+			out = append(out, r)
+			if held {
+				out = append(out, dup)
+			}
+			return out
+		case ent.state == stateWaiting && ent.has(flagCompanion) && !companion:
+			if held := callHold(hold, ev); held != nil {
+				// The main result takes the companion's place and waits for the use; the
+				// companion is a duplicate.
+				out = append(out, e.companionDuplicate(ent, ent.payload))
+				e.waiting.remove(ent)
+				e.holdResult(ent, ev, held, now)
+				return out
+			}
+			fallthrough
+		default:
+			// Already resolved, or a second copy of a result still waiting for its use (an
+			// export retry): either way this record is not a new answer.
+			return append(out, e.duplicate(ent, ev))
+		}
+	}
+	held := callHold(hold, ev)
+	if held == nil {
+		// The record cannot wait: it is settled at once.
+		sc := e.scope(ev.Key.ScopeKey(), now)
+		sc.saw(now, ev.Time)
+		ev.Verdict = VerdictResolved
+		r := Resolution{Key: ev.Key, ToolName: ev.ToolName, ResultTime: ev.Time, UseRef: -1, ResultRef: ev.Ref}
+		e.settleUnmatched(&r, sc.usesSeen, false)
+		ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName), resultTime: ev.Time, source: ev.Source}
+		e.insertResolved(ent, now)
+		own(ev, ent)
+		return append(out, r)
+	}
+	// Make room before looking the scope up: an eviction may forget the scope.
+	out = e.makeRoom(now, out)
+	sc := e.scope(ev.Key.ScopeKey(), now)
+	sc.saw(now, ev.Time)
+	ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName)}
+	e.insertHashed(ent, nil, h)
+	own(ev, ent)
+	e.holdResult(ent, ev, held, now)
+	e.stats.Waiting++
+	return out
+}
+
+// callHold returns hold's copy of ev's record, or nil when there is no hold callback.
+func callHold(hold func(*Event) any, ev *Event) any {
+	if hold == nil {
+		return nil
+	}
+	return hold(ev)
+}
+
+// holdResult makes ent, indexed and in no list, the waiting result ev whose record is held,
+// at the back of the waiting list.
+func (e *Engine) holdResult(ent *entry, ev *Event, held any, now int64) {
+	ent.state = stateWaiting
+	ent.payload = held
+	// No use yet: useTime keeps the earliest start the call's results showed.
+	ent.useTime = earliest(ent.useTime, ev.Start)
+	ent.resultTime = ev.Time
+	ent.deadline = now + int64(e.cfg.OrphanGrace)
+	ent.source = ev.Source
+	ent.set(flagAborted, ev.Kind == KindAbort)
+	ent.set(flagCompanion, ev.Kind == KindCompanion)
+	if ent.toolName == nil {
+		ent.toolName = e.name(ev.ToolName)
+	}
+	e.seq++
+	ent.seq = e.seq
+	e.waiting.pushBack(ent)
+	ev.Verdict = VerdictHeld
+}
+
+func (e *Engine) echo(ev *Event, now int64, out []Resolution) []Resolution {
+	ent := e.lookup(ev.Key)
+	if ent != nil {
+		own(ev, ent)
+		ent.scope.saw(now, ev.Time)
+	} else if sc := e.scopes[ev.Key.ScopeKey()]; sc != nil {
+		// Ignored, but a sign of life of its scope all the same.
+		sc.saw(now, ev.Time)
+	}
+	if ent == nil || ent.state != statePending {
+		ev.Verdict = VerdictIgnored
+		e.stats.EchoesIgnored++
+		return out
+	}
+	e.stats.ResultsSeen++
+	ev.Verdict = VerdictResolved
+	r := e.pairPending(ent, ev, now)
+	// The echo's record is the only record of the result seen: it carries the outcome, so
+	// that every call counted paired has a record marked paired.
+	r.ResultRef = ev.Ref
+	return append(out, r)
+}
+
+// pairPending resolves a pending entry with the result ev: paired, or interrupted/aborted
+// when ev is a KindAbort.
+func (e *Engine) pairPending(ent *entry, ev *Event, now int64) Resolution {
+	ent.useTime = earliest(ent.useTime, ev.Start)
+	r := Resolution{
+		Outcome:    OutcomePaired,
+		Key:        ent.key(),
+		ToolName:   firstNonEmpty(ent.tool(), ev.ToolName),
+		UseTime:    ent.useTime,
+		ResultTime: ev.Time,
+		UseRef:     -1,
+		UsePayload: ent.payload,
+	}
+	e.removePending(ent)
+	if ev.Kind == KindAbort {
+		e.countAborted(&r)
+	} else {
+		e.stats.Paired++
+	}
+	ent.resultTime = ev.Time
+	ent.source = ev.Source
+	e.toResolved(ent, now)
+	return r
+}
+
+// countAborted turns a pairing resolution into interrupted/aborted: the call (use side) is
+// interrupted and its result record (result side) is counted as aborted.
+func (e *Engine) countAborted(r *Resolution) {
+	r.Outcome, r.Reason = OutcomeInterrupted, ReasonAborted
+	r.EndTime = r.ResultTime
+	e.stats.Interrupted[ReasonAborted]++
+	e.stats.Aborted++
+}
+
+// settleUnmatched decides the outcome of a result that never met its use: orphan when its
+// scope saw a use (usesSeen), else standalone. matched says the result is a KindMatch (also
+// counted in Stats.UnmatchedOrphan or Stats.Unmatched).
+func (e *Engine) settleUnmatched(r *Resolution, usesSeen, matched bool) {
+	switch {
+	case usesSeen:
+		r.Outcome = OutcomeOrphan
+		e.stats.Orphan++
+		if matched {
+			e.stats.UnmatchedOrphan++
+		}
+	default:
+		r.Outcome = OutcomeStandalone
+		e.stats.Standalone++
+		if matched {
+			e.stats.Unmatched++
+		}
+	}
+}
+
+// duplicate counts the result ev of the call of ent, already resolved or waiting, as a
+// duplicate and returns its resolution.
+func (e *Engine) duplicate(ent *entry, ev *Event) Resolution {
+	ev.Verdict = VerdictResolved
+	e.stats.Duplicate++
+	same := ent.source == 0 || ent.source == ev.Source
+	if ent.has(flagRejected) && ent.source == 0 {
+		// The first result of a refused call: no result resolved it, and this record is its
+		// source's only record of the call (Codex answers a denied call with "exec command
+		// rejected by user"). Later copies from the same source are retries.
+		same = false
+		ent.source = ev.Source
+	}
+	return Resolution{
+		Outcome:    OutcomeDuplicate,
+		Key:        ev.Key,
+		ToolName:   firstNonEmpty(ev.ToolName, ent.tool()),
+		UseTime:    ent.useTime,
+		ResultTime: ev.Time,
+		UseRef:     -1,
+		ResultRef:  ev.Ref,
+		SameSource: same,
+		Matched:    ev.Kind == KindMatch,
+	}
+}
+
+// earliest returns the earlier of two record times in Unix ns, where 0 means unknown.
+func earliest(a, b int64) int64 {
+	switch {
+	case a == 0:
+		return b
+	case b == 0:
+		return a
+	}
+	return min(a, b)
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
