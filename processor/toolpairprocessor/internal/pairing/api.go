@@ -87,7 +87,8 @@ const (
 	// its scope and Match: a use with that Match pairs the result held first, and after
 	// orphan_grace it is an orphan or standalone (also counted in Stats.UnmatchedOrphan or
 	// Stats.Unmatched). A Match of 0, or a record the hold callback cannot hold, is settled so
-	// at once.
+	// at once. Settled so, it resolves its call as a result with a call ID does: a later use
+	// with its Match (none held) is a repeat, and a copy of it a duplicate.
 	KindMatch
 	// KindRefused is a result record that says the user refused its call (a Claude Code
 	// transcript tool_result the agent marks "User rejected tool use" with a toolDenialKind).

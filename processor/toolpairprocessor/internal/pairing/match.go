@@ -190,7 +190,8 @@ func (e *Engine) unlistMatch(ent *entry) {
 // (the most recently resolved) makes it a duplicate: an export retry of a tool span, or the
 // tool span of a call that the next model request's history already resolved. Otherwise it
 // is held (the hold callback) for orphan_grace under its scope and Match, waiting for its
-// use, and settled as orphan or standalone when it cannot be held or its Match is 0.
+// use, and settled as orphan or standalone when it cannot be held or its Match is 0 (then
+// nothing is remembered of it: a Match of 0 finds nothing).
 func (e *Engine) matchResult(ev *Event, now int64, hold func(*Event) any, out []Resolution) []Resolution {
 	e.stats.ResultsSeen++
 	ev.Verdict = VerdictResolved
@@ -228,11 +229,22 @@ func (e *Engine) matchResult(ev *Event, now int64, hold func(*Event) any, out []
 	if held == nil {
 		// Nothing can match it, or the record cannot wait: it is settled at once.
 		r := Resolution{Key: ev.Key, ToolName: ev.ToolName, ResultTime: ev.Time, UseRef: -1, ResultRef: ev.Ref, Matched: true}
-		usesSeen := sc != nil && sc.usesSeen
-		if sc == nil {
-			usesSeen = e.usedScopes.has(e.scopeHash(ev.Key.ScopeKey()))
+		if ev.Match == 0 {
+			usesSeen := sc != nil && sc.usesSeen
+			if sc == nil {
+				usesSeen = e.usedScopes.has(e.scopeHash(ev.Key.ScopeKey()))
+			}
+			e.settleUnmatched(&r, usesSeen, true)
+			return append(out, r)
 		}
-		e.settleUnmatched(&r, usesSeen, true)
+		sc = e.scope(ev.Key.ScopeKey(), now)
+		sc.saw(now, ev.Time)
+		ownScope(ev, sc)
+		e.settleUnmatched(&r, sc.usesSeen, true)
+		ent := &entry{scope: sc, toolName: e.name(ev.ToolName), useTime: ev.Start, resultTime: ev.Time, source: ev.Source, state: stateResolved}
+		sc.refs++
+		e.listMatch(ent, ev.Match) // settled, before toResolved, which may forget it at once
+		e.toResolved(ent, now)
 		return append(out, r)
 	}
 	// Make room before looking the scope up: an eviction may forget the scope.

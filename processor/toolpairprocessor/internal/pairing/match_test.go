@@ -221,27 +221,32 @@ func TestMatchHeldReleasedByUse(t *testing.T) {
 
 // TestMatchUnheldSettledAtOnce: without a hold callback, a tool span that finds no call is
 // settled at once, orphan in a scope that saw uses (also one forgotten since), else
-// standalone, and counted as unmatched.
+// standalone, and counted as unmatched; it is remembered as settled (a copy is a
+// duplicate), but for a match of 0.
 func TestMatchUnheldSettledAtOnce(t *testing.T) {
 	e, clk := newTestEngine(t, 100)
 	out := e.Process([]Event{matched(300, 7)}, nil, nil)
 	require.Len(t, out, 1)
 	assert.Equal(t, OutcomeStandalone, out[0].Outcome)
 	run(t, e, use("x", 400), result("x", 500))
-	out = e.Process([]Event{matched(600, 7)}, nil, nil)
-	require.Len(t, out, 1)
-	assert.Equal(t, OutcomeOrphan, out[0].Outcome)
+	out = e.Process([]Event{matched(600, 8), matched(600, 8), matched(600, 0), matched(600, 0)}, nil, nil)
+	var got []Outcome
+	for _, r := range out {
+		got = append(got, r.Outcome)
+	}
+	assert.Equal(t, []Outcome{OutcomeOrphan, OutcomeDuplicate, OutcomeOrphan, OutcomeOrphan}, got)
+	checkMatchLists(t, e)
 	// The scope is forgotten once its calls are: it is still known to have seen a use.
 	clk.Advance(testTimeout + time.Second)
 	e.Tick(nil)
 	require.Empty(t, e.scopes)
-	out = e.Process([]Event{matched(700, 7)}, nil, nil)
+	out = e.Process([]Event{matched(700, 0)}, nil, nil)
 	require.Len(t, out, 1)
 	assert.Equal(t, OutcomeOrphan, out[0].Outcome)
 	s := e.Stats()
 	assert.Equal(t, uint64(1), s.Unmatched)
-	assert.Equal(t, uint64(2), s.UnmatchedOrphan)
-	assert.Equal(t, uint64(2), s.Orphan)
+	assert.Equal(t, uint64(4), s.UnmatchedOrphan)
+	assert.Equal(t, uint64(4), s.Orphan)
 	require.NoError(t, s.CheckConservation())
 }
 
