@@ -421,6 +421,11 @@ func (s *shared) apply(res []pairing.Resolution, out *output, b inBatch) {
 			case *heldSpan:
 				h.wait()
 				synth.MarkResult(h.span().Attributes(), r)
+				if r.Matched && r.Key.CallID != "" {
+					// A tool span without a call ID, held until its use arrived: it gets the
+					// ID of the call it was matched to, as one paired at once does.
+					h.span().Attributes().PutStr(synth.AttrToolCallID, r.Key.CallID)
+				}
 				h.td.ResourceSpans().MoveAndAppendTo(out.tracesFor(h.next).ResourceSpans())
 			case *heldLog:
 				h.wait()

@@ -112,9 +112,6 @@ type spanRef struct {
 	// batch when held, or when dropped and not kept.
 	held          *heldSpan
 	dropped, kept bool
-	// matched: the span carries no call ID of its own (a pairing.KindMatch result); the ID
-	// of the call it resolves is written on it.
-	matched bool
 }
 
 // spanBatch is the per-call scratch state of processTraces, pooled.
@@ -147,7 +144,7 @@ func (b *spanBatch) reset() {
 func (b *spanBatch) markResult(ref int32, r *pairing.Resolution) {
 	b.refs[ref].kept = true
 	synth.MarkResult(b.refs[ref].s.Attributes(), r)
-	if b.refs[ref].matched && r.Key.CallID != "" {
+	if r.Matched && r.Key.CallID != "" {
 		b.refs[ref].s.Attributes().PutStr(synth.AttrToolCallID, r.Key.CallID)
 	}
 }
@@ -304,11 +301,6 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 							}
 						}
 						ev.Payload = origin
-					}
-					if it.Kind == pairing.KindMatch {
-						// In batch order, like every result: before the history of the next
-						// model request echoes the call.
-						b.refs[ref].matched = true
 					}
 					if d.late {
 						b.late = append(b.late, ev)
