@@ -24,11 +24,17 @@ type recordSignal[D, R, N any] interface {
 	// copyOut returns a new batch holding a copy of r, the record at pos of d, under copies
 	// of its resource and scope groups.
 	copyOut(d D, pos recordPos, r R) D
-	// removeIf removes from d each record for which remove reports true, then the scope and
-	// resource groups left empty. remove is called once per record, in batch order.
-	removeIf(d D, remove func(pos recordPos) bool)
+	// removeIf removes from d each record m.removes reports true for, then the scope and
+	// resource groups left empty. m.removes is called once per record, in batch order.
+	removeIf(d D, m remover)
 	// count returns the number of records of d.
 	count(d D) int
+}
+
+// remover tells which records of a batch leave it (recordSignal.removeIf).
+type remover interface {
+	// removes reports whether the record at pos leaves the batch; called in batch order.
+	removes(pos recordPos) bool
 }
 
 // heldRecord is a record the engine holds while it waits for its use (*heldSpan, *heldLog):
@@ -71,6 +77,7 @@ type recordBatch[D, R, N any, S recordSignal[D, R, N]] struct {
 	res    []pairing.Resolution
 	found  dialect.Found
 	nheld  int // refs with held set
+	cursor int // into refs: removeMarked's next candidate
 }
 
 // resetBatch abandons the held records not filled (a step that failed before fillHeld must
@@ -244,14 +251,18 @@ func (b *recordBatch[D, R, N, S]) removeMarked() bool {
 	if !marked {
 		return false
 	}
-	next := 0 // index into refs of the next candidate
-	b.sig.removeIf(b.data, func(pos recordPos) bool {
-		for next < len(b.refs) && b.refs[next].pos.before(pos) {
-			next++
-		}
-		return next < len(b.refs) && b.refs[next].pos == pos && b.refs[next].removed()
-	})
+	b.cursor = 0
+	b.sig.removeIf(b.data, b)
 	return true
+}
+
+// removes reports whether the record at pos leaves the batch (remover): it must be called in
+// batch order, from removeMarked.
+func (b *recordBatch[D, R, N, S]) removes(pos recordPos) bool {
+	for b.cursor < len(b.refs) && b.refs[b.cursor].pos.before(pos) {
+		b.cursor++
+	}
+	return b.cursor < len(b.refs) && b.refs[b.cursor].pos == pos && b.refs[b.cursor].removed()
 }
 
 // before reports whether p comes before q in batch order.

@@ -1,6 +1,8 @@
 package toolpairprocessor
 
 import (
+	"sync"
+
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -13,21 +15,24 @@ import (
 // pipeline's call, the ticker, a shutdown) waits for it (wait) before reading it. The zero
 // heldFill is open and filled: a record restored from storage.
 type heldFill struct {
-	ready  chan struct{} // closed when opened; nil: open from the start
-	filled bool          // the record was copied in; written before ready is closed
-	opened bool          // read and written by the holding batch only
+	latch     sync.WaitGroup // one while the record waits to be copied in
+	abandoned bool           // opened without a copy; written before the latch opens
+	closed    bool           // the latch is closed; read and written by the holding batch only
 }
 
 // closeLatch closes the latch of a new held record.
-func (g *heldFill) closeLatch() { g.ready = make(chan struct{}) }
+func (g *heldFill) closeLatch() {
+	g.latch.Add(1)
+	g.closed = true
+}
 
-// open opens the latch once, telling waiters whether the record was copied in.
+// open opens the latch if it is closed, telling waiters whether the record was copied in.
 func (g *heldFill) open(filled bool) {
-	if g.opened || g.ready == nil {
+	if !g.closed {
 		return
 	}
-	g.opened, g.filled = true, filled
-	close(g.ready)
+	g.closed, g.abandoned = false, !filled
+	g.latch.Done()
 }
 
 // abandon opens the latch with no copy, if it is still closed (heldRecord).
@@ -36,11 +41,8 @@ func (g *heldFill) abandon() { g.open(false) }
 // wait returns once the latch is open, and reports whether the record was copied in; a
 // record that was not must not be read.
 func (g *heldFill) wait() bool {
-	if g.ready == nil {
-		return true
-	}
-	<-g.ready
-	return g.filled
+	g.latch.Wait()
+	return !g.abandoned
 }
 
 // heldSpan is a result span held while it waits for its use: a Traces holding just that

@@ -131,7 +131,7 @@ func (logSignal) copyOut(ld plog.Logs, pos recordPos, r plog.LogRecord) plog.Log
 	return out
 }
 
-func (logSignal) removeIf(ld plog.Logs, remove func(pos recordPos) bool) {
+func (logSignal) removeIf(ld plog.Logs, m remover) {
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
 		sls := rls.At(i).ScopeLogs()
@@ -139,7 +139,7 @@ func (logSignal) removeIf(ld plog.Logs, remove func(pos recordPos) bool) {
 			k := -1
 			sls.At(j).LogRecords().RemoveIf(func(plog.LogRecord) bool {
 				k++
-				return remove(recordPos{i, j, k})
+				return m.removes(recordPos{i, j, k})
 			})
 		}
 	}

@@ -123,7 +123,7 @@ func (spanSignal) copyOut(td ptrace.Traces, pos recordPos, s ptrace.Span) ptrace
 	return out
 }
 
-func (spanSignal) removeIf(td ptrace.Traces, remove func(pos recordPos) bool) {
+func (spanSignal) removeIf(td ptrace.Traces, m remover) {
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
 		sss := rss.At(i).ScopeSpans()
@@ -131,7 +131,7 @@ func (spanSignal) removeIf(td ptrace.Traces, remove func(pos recordPos) bool) {
 			k := -1
 			sss.At(j).Spans().RemoveIf(func(ptrace.Span) bool {
 				k++
-				return remove(recordPos{i, j, k})
+				return m.removes(recordPos{i, j, k})
 			})
 		}
 	}
