@@ -58,9 +58,6 @@ type recordRef[D, R any] struct {
 	// batch when held, or when dropped and not kept.
 	held          heldRecord[D]
 	dropped, kept bool
-	// matched: the record carries no call ID of its own (a pairing.KindMatch result); the ID
-	// of the call it resolves is written on it.
-	matched bool
 }
 
 // removed reports whether the record leaves its batch.
@@ -139,11 +136,6 @@ func (b *recordBatch[D, R, N, S]) appendEvents(dst []pairing.Event, ref int32, k
 		case pairing.KindUse, pairing.KindReject:
 			ev.Payload = origin
 		}
-		if it.Kind == pairing.KindMatch {
-			// In batch order, like every result: before the history of the next model
-			// request echoes the call.
-			b.refs[ref].matched = true
-		}
 		dst = append(dst, ev)
 	}
 	return dst
@@ -166,7 +158,14 @@ func (b *recordBatch[D, R, N, S]) markResult(ref int32, r *pairing.Resolution) {
 	rr.kept = true
 	attrs := b.sig.attributes(rr.rec)
 	synth.MarkResult(attrs, r)
-	if rr.matched && r.Key.CallID != "" {
+	markMatched(attrs, r)
+}
+
+// markMatched writes on a result record that carries no call ID of its own (r.Matched: it
+// was matched by tool name and arguments) the ID of the call it resolved, whether it is
+// marked in its batch or released after being held.
+func markMatched(attrs pcommon.Map, r *pairing.Resolution) {
+	if r.Matched && r.Key.CallID != "" {
 		attrs.PutStr(synth.AttrToolCallID, r.Key.CallID)
 	}
 }

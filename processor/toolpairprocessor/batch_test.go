@@ -111,7 +111,7 @@ func TestHeldRecordAbandonedWhenBatchFails(t *testing.T) {
 // TestBatchRulesAgreeAcrossSignals: the rules that turn a record's items into events and
 // write outcomes are the same for spans and log records: a use or rejection carries the
 // record's origin, a result its start, an echo the echo source, a match result its hash, and
-// a match result receives the ID of the call it resolved.
+// a matched result receives the ID of the call it resolved.
 func TestBatchRulesAgreeAcrossSignals(t *testing.T) {
 	td := ptrace.NewTraces()
 	span := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
@@ -154,7 +154,7 @@ func checkBatchRules[D, R, N any, S recordSignal[D, R, N]](t *testing.T, b *reco
 	assert.Equal(t, int64(0), evs[0].Start)
 	assert.Equal(t, sourceGenAI, evs[4].Source)
 
-	b.markResult(ref, &pairing.Resolution{Outcome: pairing.OutcomePaired, Key: pairing.Key{CallID: "call_9"}, UseTime: 1_000_000, ResultTime: 3_000_000})
+	b.markResult(ref, &pairing.Resolution{Outcome: pairing.OutcomePaired, Key: pairing.Key{CallID: "call_9"}, Matched: true, UseTime: 1_000_000, ResultTime: 3_000_000})
 	id, ok := attrs.Get(synth.AttrToolCallID)
 	require.True(t, ok, "a match result receives the ID of its call")
 	assert.Equal(t, "call_9", id.Str())

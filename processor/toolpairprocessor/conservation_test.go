@@ -742,7 +742,10 @@ func (r *consRun) telemetryStats() (pairing.Stats, error) {
 		case "rejected":
 			st.Rejected = v
 		case "orphan":
-			st.Orphan = v
+			st.Orphan += v
+			if r, ok := p.Attributes.Value("reason"); ok && r.AsString() == "no_matching_call" {
+				st.UnmatchedOrphan = v
+			}
 		case "duplicate":
 			st.Duplicate = v
 		case "standalone":

@@ -64,8 +64,10 @@ func outcomes(got ptrace.Traces) (marked map[string]string, synthetic []string) 
 }
 
 // TestOpenLLMetryToolSpanOrder: the tool span pairs its call whatever batch it comes in, as
-// long as it comes before the history that echoes it; it gets the call's ID. When the
-// history comes first it pairs the call, and the tool span is standalone.
+// long as it comes before the history that echoes it; it gets the call's ID. A tool span
+// before the chat span announcing its call waits for it (orphan_grace) and pairs it. When the
+// history comes first it pairs the call, and the tool span is a duplicate of that call, kept
+// (the history is not a tool span) and given the call's ID.
 func TestOpenLLMetryToolSpanOrder(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -85,9 +87,23 @@ func TestOpenLLMetryToolSpanOrder(t *testing.T) {
 			want: map[string]string{"run_shell.tool": "paired"},
 		},
 		{
+			name:    "the tool span before the chat span announcing its call",
+			batches: func(s olSpans) []ptrace.Traces { return []ptrace.Traces{s.tool, s.chat1, s.chat2, s.agent} },
+			want:    map[string]string{"run_shell.tool": "paired"},
+		},
+		{
 			name:    "the echoing chat span before the tool span",
 			batches: func(s olSpans) []ptrace.Traces { return []ptrace.Traces{s.chat1, s.chat2, s.tool, s.agent} },
-			want:    map[string]string{"chat gpt-4.1-mini": "paired", "run_shell.tool": "standalone"},
+			want:    map[string]string{"chat gpt-4.1-mini": "paired", "run_shell.tool": "duplicate"},
+		},
+		{
+			name: "an export retry of the tool span",
+			batches: func(s olSpans) []ptrace.Traces {
+				retry := ptrace.NewTraces()
+				s.tool.CopyTo(retry)
+				return []ptrace.Traces{s.chat1, s.tool, retry, s.chat2, s.agent}
+			},
+			want: map[string]string{"run_shell.tool": "paired"},
 		},
 	}
 	for _, tt := range tests {
@@ -101,15 +117,15 @@ func TestOpenLLMetryToolSpanOrder(t *testing.T) {
 			marked, synthetic := outcomes(pl.output())
 			assert.Equal(t, tt.want, marked)
 			assert.Empty(t, synthetic)
+			tools := 0
 			for _, s := range allSpans(pl.output()) {
 				if s.Name() == "run_shell.tool" {
-					want := ""
-					if tt.want["run_shell.tool"] == "paired" {
-						want = "call_mock_normal_01"
-					}
-					assert.Equal(t, want, strAttr(s, "gen_ai.tool.call.id"))
+					tools++
+					assert.Equal(t, "call_mock_normal_01", strAttr(s, "gen_ai.tool.call.id"))
 				}
 			}
+			assert.Equal(t, 1, tools, "a retry is dropped as a duplicate of the same source")
+			require.NoError(t, pl.p.engine.Stats().CheckConservation())
 		})
 	}
 }
@@ -130,6 +146,14 @@ func TestOpenLLMetryToolSpanBeforeFailedModelRequest(t *testing.T) {
 	}
 	for name, batches := range map[string]func(s olSpans) []ptrace.Traces{
 		"no span for the failed request": func(s olSpans) []ptrace.Traces { return []ptrace.Traces{s.chat1, s.tool} },
+		// The tool span waits for its use: the call is known to have ended when the use
+		// pairs it, not only from a later history (here the failed request's span carries
+		// none).
+		"the tool span before the chat span announcing its call, then an ERROR chat span without history": func(s olSpans) []ptrace.Traces {
+			failed := failedChat(s)
+			failed.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().Remove("gen_ai.input.messages")
+			return []ptrace.Traces{s.tool, s.chat1, failed, s.agent}
+		},
 		"an ERROR chat span, then the agent span": func(s olSpans) []ptrace.Traces {
 			return []ptrace.Traces{s.chat1, s.tool, failedChat(s), s.agent}
 		},
@@ -202,7 +226,8 @@ func toolSpanTrace(calls [][3]string, tools [][2]string) ptrace.Traces {
 
 // TestOpenLLMetryParallelToolSpans: parallel calls are told apart by tool name and
 // arguments, whatever order their spans end in; two calls alike are resolved earliest use
-// first; a tool span matching no call is standalone.
+// first; a second copy of a tool span is a duplicate (dropped); a tool span matching no call
+// waits orphan_grace for its use, then is an orphan in a scope whose calls were announced.
 func TestOpenLLMetryParallelToolSpans(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -226,17 +251,25 @@ func TestOpenLLMetryParallelToolSpans(t *testing.T) {
 			outc:  []string{"paired", "paired"},
 		},
 		{
+			name:  "the same tool span twice: the copy is a duplicate",
+			calls: [][3]string{{"c1", "read_file", `{"path":"a"}`}},
+			tools: [][2]string{{"read_file", `{"args":[],"kwargs":{"path":"a"}}`}, {"read_file", `{"args":[],"kwargs":{"path":"a"}}`}},
+			want:  []string{"c1"},
+			outc:  []string{"paired"},
+		},
+		{
 			name:  "no call with these arguments",
 			calls: [][3]string{{"c1", "read_file", `{"path":"a"}`}},
 			tools: [][2]string{{"read_file", `{"args":[],"kwargs":{"path":"b"}}`}},
 			want:  []string{""},
-			outc:  []string{"standalone"},
+			outc:  []string{"orphan"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pl := newPipeline(t, nil)
 			pl.consume(toolSpanTrace(tt.calls, tt.tools))
+			pl.advance(time.Minute) // past orphan_grace
 			got := pl.output()
 			var ids, outc []string
 			for _, s := range allSpans(got) {
@@ -264,16 +297,56 @@ func merge(tds ...ptrace.Traces) ptrace.Traces {
 	return out
 }
 
-// TestUnmatchedToolSpanCounted: a tool span that finds no call is standalone, counted under
-// its own reason, and the outcome points still sum to the results seen.
+// TestUnmatchedToolSpanCounted: a tool span that finds no call waits for it, then is an
+// orphan (its scope announced calls) counted under its own reason, and dropped with
+// orphans: drop; the outcome points still sum to the results seen.
 func TestUnmatchedToolSpanCounted(t *testing.T) {
+	for _, disp := range []Disposition{DispositionMark, DispositionDrop} {
+		t.Run(string(disp), func(t *testing.T) {
+			r := newCTRig(t, func(c *Config) { c.Orphans = disp })
+			require.NoError(t, r.traces.ConsumeTraces(context.Background(), toolSpanTrace([][3]string{{"c1", "read_file", `{"path":"a"}`}},
+				[][2]string{{"read_file", `{"args":[],"kwargs":{"path":"b"}}`}, {"read_file", `{"args":[],"kwargs":{"path":"a"}}`}})))
+			assert.Equal(t, int64(1), r.sum("otelcol_processor_toolpair_waiting_results", nil))
+			r.advance(time.Minute)
+			assert.Equal(t, int64(1), r.sum("otelcol_processor_toolpair_outcomes", map[string]string{"toolpair.outcome": "orphan", "reason": "no_matching_call"}))
+			assert.Equal(t, int64(1), r.sum("otelcol_processor_toolpair_outcomes", map[string]string{"toolpair.outcome": "orphan"}))
+			assert.Equal(t, int64(1), r.sum("otelcol_processor_toolpair_outcomes", map[string]string{"toolpair.outcome": "paired"}))
+			assert.Equal(t, int64(2), r.sum("otelcol_processor_toolpair_results", nil))
+			r.checkConservation()
+			var orphans int
+			for _, s := range r.outSpans() {
+				if strAttr(s, "toolpair.outcome") == "orphan" {
+					orphans++
+				}
+			}
+			assert.Equal(t, map[Disposition]int{DispositionMark: 1, DispositionDrop: 0}[disp], orphans)
+		})
+	}
+}
+
+// TestUnmatchedToolSpanStandalone: a tool span in a scope that announced no call (its model
+// calls captured without their output) waits orphan_grace, then is standalone, counted under
+// no_matching_call.
+func TestUnmatchedToolSpanStandalone(t *testing.T) {
 	r := newCTRig(t, nil)
-	require.NoError(t, r.traces.ConsumeTraces(context.Background(), toolSpanTrace([][3]string{{"c1", "read_file", `{"path":"a"}`}},
-		[][2]string{{"read_file", `{"args":[],"kwargs":{"path":"b"}}`}, {"read_file", `{"args":[],"kwargs":{"path":"a"}}`}})))
+	td := toolSpanTrace(nil, [][2]string{{"read_file", `{"args":[],"kwargs":{"path":"b"}}`}})
+	chat := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+	chat.Attributes().Remove("gen_ai.output.messages")
+	toolOutcomes := func() []string {
+		var out []string
+		for _, s := range r.outSpans() {
+			if strAttr(s, "traceloop.span.kind") == "tool" {
+				out = append(out, strAttr(s, "toolpair.outcome"))
+			}
+		}
+		return out
+	}
+	require.NoError(t, r.traces.ConsumeTraces(context.Background(), td))
+	assert.Empty(t, toolOutcomes(), "the tool span is held")
+	r.advance(time.Minute)
+	assert.Equal(t, []string{"standalone"}, toolOutcomes())
 	assert.Equal(t, int64(1), r.sum("otelcol_processor_toolpair_outcomes", map[string]string{"toolpair.outcome": "standalone", "reason": "no_matching_call"}))
-	assert.Equal(t, int64(1), r.sum("otelcol_processor_toolpair_outcomes", map[string]string{"toolpair.outcome": "standalone"}))
-	assert.Equal(t, int64(1), r.sum("otelcol_processor_toolpair_outcomes", map[string]string{"toolpair.outcome": "paired"}))
-	assert.Equal(t, int64(2), r.sum("otelcol_processor_toolpair_results", nil))
+	r.checkConservation()
 }
 
 // oiSpan is one OpenInference span of trace {7}: kind, span ID byte, start and end in ms,
@@ -307,7 +380,9 @@ func TestOpenInferenceNestedAgentTool(t *testing.T) {
 		reasons []string
 	}{
 		{wait: 10 * time.Second, outcome: "paired"},
-		{wait: 40 * time.Second, outcome: "standalone", reasons: []string{"next_step"}},
+		// The outer call was closed (next_step) before its tool span came: the span is a
+		// duplicate of the interrupted call, dropped.
+		{wait: 40 * time.Second, outcome: "", reasons: []string{"next_step"}},
 	} {
 		t.Run(tt.wait.String(), func(t *testing.T) {
 			outer := oiSpan("LLM", 1, 0, 100, map[string]any{
@@ -324,8 +399,13 @@ func TestOpenInferenceNestedAgentTool(t *testing.T) {
 			pl.consume(tool)
 			pl.advance(time.Minute)
 			marked, synthetic := outcomes(pl.output())
-			assert.Equal(t, map[string]string{"TOOL": tt.outcome}, marked)
+			want := map[string]string{}
+			if tt.outcome != "" {
+				want["TOOL"] = tt.outcome
+			}
+			assert.Equal(t, want, marked)
 			assert.Equal(t, tt.reasons, synthetic)
+			require.NoError(t, pl.p.engine.Stats().CheckConservation())
 		})
 	}
 }

@@ -351,11 +351,13 @@ func (s *shared) apply(res []pairing.Resolution, out *output, b inBatch) {
 			case *heldSpan:
 				if h.wait() {
 					synth.MarkResult(h.span().Attributes(), r)
+					markMatched(h.span().Attributes(), r)
 					h.td.ResourceSpans().MoveAndAppendTo(out.tracesFor(h.next).ResourceSpans())
 				}
 			case *heldLog:
 				if h.wait() {
 					synth.MarkResult(h.record().Attributes(), r)
+					markMatched(h.record().Attributes(), r)
 					h.ld.ResourceLogs().MoveAndAppendTo(out.logsFor(h.next).ResourceLogs())
 				}
 			}

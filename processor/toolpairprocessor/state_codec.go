@@ -33,7 +33,8 @@ import (
 //	           (byte), record time, step
 //	queue:     the FIFO of closing deadlines: scope index, record time, deadline (Unix ns)
 //	used:      hashes (8 bytes) of forgotten scopes that saw a use, oldest first
-//	calls:     state (byte), scope index, call ID, tool name, step, use time, result time,
+//	calls:     state (byte), scope index, call ID (empty for a tool span without one, held or
+//	           settled, which its match hash identifies), tool name, step, use time, result time,
 //	           deadline (engine clock, Unix ns), sequence, source (byte), flags (byte), the
 //	           match hash (uvarint) when the flags say the call has one (CallSnapshot.HasMatch),
 //	           then the use's origin (pending calls) and the held record (waiting results and

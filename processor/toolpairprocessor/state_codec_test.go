@@ -206,12 +206,35 @@ func TestResolutionRecordRoundTrip(t *testing.T) {
 		{Outcome: pairing.OutcomeRejected, Key: k("s1", "e")},
 	}
 	b := encodeResolutions(res)
-	keys, err := decodeResolutions(b)
+	assert.Equal(t, resolutionMagic, string(b[:4]))
+	keys, held, err := decodeResolutions(b)
 	require.NoError(t, err)
 	assert.Equal(t, []pairing.Key{k("s1", "a"), k("s1", "c"), k("s2", "d"), k("s1", "e")}, keys)
+	assert.Nil(t, held)
 	assert.Nil(t, encodeResolutions(res[1:2]))
 	for n := range len(b) {
-		_, err := decodeResolutions(b[:n])
+		_, _, err := decodeResolutions(b[:n])
+		require.Error(t, err)
+	}
+
+	// Releases of held results without a call ID: paired by their use (the call's key
+	// too), or settled without one.
+	res = append(res,
+		pairing.Resolution{Outcome: pairing.OutcomePaired, Key: k("s2", "f"), Matched: true, HeldSeq: 12},
+		pairing.Resolution{Outcome: pairing.OutcomeOrphan, Key: k("s2", ""), Matched: true, HeldSeq: 13},
+		pairing.Resolution{Outcome: pairing.OutcomeStandalone, Key: k("s3", ""), Matched: true, HeldSeq: 300})
+	b = encodeResolutions(res)
+	assert.Equal(t, resolutionMagicHeld, string(b[:4]))
+	keys, held, err = decodeResolutions(b)
+	require.NoError(t, err)
+	assert.Equal(t, []pairing.Key{k("s1", "a"), k("s1", "c"), k("s2", "d"), k("s1", "e"), k("s2", "f")}, keys)
+	assert.Equal(t, []pairing.HeldRef{
+		{Scope: pairing.ScopeKey{Tenant: "t", Scope: "s2"}, Seq: 12},
+		{Scope: pairing.ScopeKey{Tenant: "t", Scope: "s2"}, Seq: 13},
+		{Scope: pairing.ScopeKey{Tenant: "t", Scope: "s3"}, Seq: 300},
+	}, held)
+	for n := range len(b) {
+		_, _, err := decodeResolutions(b[:n])
 		require.Error(t, err)
 	}
 }

@@ -118,19 +118,21 @@ func (s *shared) restore(ctx context.Context) {
 	}
 	st.gen, st.logStart, st.nextSeq = gen, logStart, logStart
 	var keys []pairing.Key
+	var released []pairing.HeldRef
 	for seq := logStart; ; seq++ {
 		b, err := st.client.Get(ctx, resolvedKey(seq))
 		if err != nil || b == nil {
 			break
 		}
 		st.nextSeq = seq + 1
-		k, err := decodeResolutions(b)
+		k, h, err := decodeResolutions(b)
 		if err != nil {
 			s.logger.Warn("toolpair: a stored resolution record is not readable; its calls may be restored as pending",
 				zap.String("key", resolvedKey(seq)), zap.Error(err))
 			continue
 		}
 		keys = append(keys, k...)
+		released = append(released, h...)
 	}
 	blob, err := st.client.Get(ctx, stateKey(gen))
 	if err != nil {
@@ -147,7 +149,7 @@ func (s *shared) restore(ctx context.Context) {
 		s.discarded(ctx, err)
 		return
 	}
-	rs, err := s.engine.Restore(saved.engine, keys)
+	rs, err := s.engine.Restore(saved.engine, keys, released...)
 	if err != nil {
 		s.discarded(ctx, discard(discardCorrupt, "%v", err))
 		return

@@ -23,8 +23,8 @@ const (
 	telAttrDialect = "toolpair.dialect"
 	telAttrWhy     = "reason"
 	telAttrTrigger = "toolpair.trigger"
-	// telNoMatchingCall is the reason of the standalone outcomes of results without a call ID
-	// that matched no pending call (pairing.KindMatch).
+	// telNoMatchingCall is the reason of the orphan and standalone outcomes of results without
+	// a call ID that met no call (pairing.KindMatch).
 	telNoMatchingCall = "no_matching_call"
 )
 
@@ -80,7 +80,13 @@ func newTelemetry(set component.TelemetrySettings, engine *pairing.Engine) (*tel
 	outcomes := []outcomeSet{
 		outcome(pairing.OutcomePaired, pairing.ReasonNone, func(s pairing.Stats) uint64 { return s.Paired }),
 		outcome(pairing.OutcomeRejected, pairing.ReasonNone, func(s pairing.Stats) uint64 { return s.Rejected }),
-		outcome(pairing.OutcomeOrphan, pairing.ReasonNone, func(s pairing.Stats) uint64 { return s.Orphan }),
+		outcome(pairing.OutcomeOrphan, pairing.ReasonNone, func(s pairing.Stats) uint64 { return s.Orphan - s.UnmatchedOrphan }),
+		{
+			value: func(s pairing.Stats) uint64 { return s.UnmatchedOrphan },
+			attrs: metric.WithAttributeSet(attribute.NewSet(
+				attribute.String(telAttrOutcome, pairing.OutcomeOrphan.String()),
+				attribute.String(telAttrWhy, telNoMatchingCall))),
+		},
 		outcome(pairing.OutcomeDuplicate, pairing.ReasonNone, func(s pairing.Stats) uint64 { return s.Duplicate }),
 		outcome(pairing.OutcomeStandalone, pairing.ReasonNone, func(s pairing.Stats) uint64 { return s.Standalone - s.Unmatched }),
 		{

@@ -145,14 +145,23 @@ func (b *timeoutBatch) feed(events []pairing.Event, ref int32, start func(ref in
 }
 
 // resolved records the end of the calls the engine interrupted, at the instant the
-// interruption ended them (the boundary, the session end, or when it was detected).
+// interruption ended them (the boundary, the session end, or when it was detected), and of
+// the calls paired by a held result without a call ID when their use arrived (the result's
+// record named no call when it came in): from the call's start to the result's time.
 func (t *timeouts) resolved(res []pairing.Resolution) {
 	b := t.pool.Get().(*timeoutBatch)
 	defer func() { b.reset(); t.pool.Put(b) }()
 	for i := range res {
 		r := &res[i]
-		if r.Outcome == pairing.OutcomeInterrupted && r.EndTime > 0 {
+		switch {
+		case r.Outcome == pairing.OutcomeInterrupted && r.EndTime > 0:
 			b.updates = append(b.updates, inflight.Update{Op: inflight.OpResolve, Scope: r.Key.ScopeKey(), CallID: r.Key.CallID, Tool: r.ToolName, End: r.EndTime})
+		case r.Outcome == pairing.OutcomePaired && r.Matched && r.ResultPayload != nil && r.Key.CallID != "":
+			u := inflight.Update{Scope: r.Key.ScopeKey(), CallID: r.Key.CallID, Tool: r.ToolName}
+			a := u
+			a.Op, a.Start = inflight.OpAnnounce, r.UseTime
+			u.Op, u.End = inflight.OpResolve, r.ResultTime
+			b.updates = append(b.updates, a, u)
 		}
 	}
 	t.flight.Apply(b.updates)

@@ -183,7 +183,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ProcessorToolpairOutcomes, err = builder.meter.Int64ObservableCounter(
 		"otelcol_processor_toolpair_outcomes",
-		metric.WithDescription("Outcomes decided, by `toolpair.outcome` and, for interrupted calls, `toolpair.interrupt.reason`. A paired call counts once; `aborted` counts results that said their call was aborted. Tool spans without a call ID that matched no pending call are `standalone` with `reason` `no_matching_call`. Read from the engine's counters, so the conservation of uses and results holds between these metrics. [Development]"),
+		metric.WithDescription("Outcomes decided, by `toolpair.outcome` and, for interrupted calls, `toolpair.interrupt.reason`. A paired call counts once; `aborted` counts results that said their call was aborted. Tool spans without a call ID that met no call (held for orphan_grace first when they can be) are `orphan` or `standalone` with `reason` `no_matching_call`. Read from the engine's counters, so the conservation of uses and results holds between these metrics. [Development]"),
 		metric.WithUnit("{outcomes}"),
 	)
 	errs = errors.Join(errs, err)

@@ -40,7 +40,7 @@ func AssertEqualProcessorToolpairMalformed(t *testing.T, tt *componenttest.Telem
 func AssertEqualProcessorToolpairOutcomes(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_toolpair_outcomes",
-		Description: "Outcomes decided, by `toolpair.outcome` and, for interrupted calls, `toolpair.interrupt.reason`. A paired call counts once; `aborted` counts results that said their call was aborted. Tool spans without a call ID that matched no pending call are `standalone` with `reason` `no_matching_call`. Read from the engine's counters, so the conservation of uses and results holds between these metrics. [Development]",
+		Description: "Outcomes decided, by `toolpair.outcome` and, for interrupted calls, `toolpair.interrupt.reason`. A paired call counts once; `aborted` counts results that said their call was aborted. Tool spans without a call ID that met no call (held for orphan_grace first when they can be) are `orphan` or `standalone` with `reason` `no_matching_call`. Read from the engine's counters, so the conservation of uses and results holds between these metrics. [Development]",
 		Unit:        "{outcomes}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,

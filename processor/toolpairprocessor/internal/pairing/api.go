@@ -81,9 +81,14 @@ const (
 	// tool span): Key.CallID is empty and Match says what it ran (see Event.Match). It
 	// resolves the pending call of its scope whose use has the same Match, the earliest use
 	// first, as paired; Process then sets the event's Key.CallID to that call's ID, so that the
-	// caller can write it on the record. When no pending call matches, the record is
-	// standalone at once (it is never held: it has no key to wait under), counted in
-	// Stats.Standalone and Stats.Unmatched.
+	// caller can write it on the record (Resolution.Matched). When no call is pending but one
+	// with the same Match is resolved and remembered, it is a duplicate of the one resolved
+	// last (with that call's ID). Otherwise it is held, as a KindResult without its use, under
+	// its scope and Match: a use with that Match pairs the result held first, and after
+	// orphan_grace it is an orphan or standalone (also counted in Stats.UnmatchedOrphan or
+	// Stats.Unmatched). A Match of 0, or a record the hold callback cannot hold, is settled so
+	// at once. Settled so, it resolves its call as a result with a call ID does: a later use
+	// with its Match (none held) is a repeat, and a copy of it a duplicate.
 	KindMatch
 	// KindRefused is a result record that says the user refused its call (a Claude Code
 	// transcript tool_result the agent marks "User rejected tool use" with a toolDenialKind).
@@ -186,6 +191,13 @@ type Resolution struct {
 	// ResultPayload is a held result released by this resolution (nil when the result was
 	// not held). The caller must emit it.
 	ResultPayload any
+	// Matched: the result record carries no call ID of its own (KindMatch); Key.CallID, when
+	// set, is the ID of the call it was matched to, for the caller to write on the record.
+	Matched bool
+	// HeldSeq, on the release of a held Matched result (ResultPayload set), is its place in
+	// the store (its CallSnapshot.Seq): a resolution record keeps it, as HeldRef, so that a
+	// restore from an earlier snapshot does not hold the released record again. 0 otherwise.
+	HeldSeq uint64
 	// SameSource is set on duplicates: true when the call was resolved by a result of the
 	// same Source, or without a result (interrupted); false when the duplicate is the first
 	// result seen in its own Source (an agent that reports a call both as a span and as a log

@@ -60,10 +60,11 @@ type Engine struct {
 	// entry: they are rare, and a field of their own would push every entry out of its size
 	// class.
 	companions map[*entry]any
-	// matches lists the pending calls whose use had a Match, by scope and Match, in order of
-	// arrival; matchOf is each one's Match (see match.go). Both hold pending calls only.
-	matches map[matchKey][]*entry
-	matchOf map[*entry]uint64
+	// matches lists, by scope and Match, the pending and resolved calls whose use had a
+	// Match and the results held or settled under one; matchOf is each listed entry's place
+	// (see match.go). An entry is listed exactly when it has flagMatch.
+	matches map[matchKey]*matchList
+	matchOf map[*entry]*matchNode
 }
 
 // New returns an engine. It returns an error when cfg does not validate.
@@ -90,8 +91,8 @@ func New(cfg Config) (*Engine, error) {
 		names:      make(map[string]*string),
 		tenants:    make(map[string]string),
 		companions: make(map[*entry]any),
-		matches:    make(map[matchKey][]*entry),
-		matchOf:    make(map[*entry]uint64),
+		matches:    make(map[matchKey]*matchList),
+		matchOf:    make(map[*entry]*matchNode),
 		usedScopes: scopeMemory{max: cfg.MaxResolved},
 	}, nil
 }

@@ -53,6 +53,9 @@ func (e *Engine) releaseWaiting(ent *entry, now int64, out []Resolution) []Resol
 	if ent.state == statePendingHeld {
 		return e.settleCompanion(ent, now, out)
 	}
+	if ent.has(flagMatch) {
+		return e.releaseMatched(ent, now, out)
+	}
 	e.waiting.remove(ent)
 	e.stats.Waiting--
 	r := Resolution{
@@ -63,7 +66,7 @@ func (e *Engine) releaseWaiting(ent *entry, now int64, out []Resolution) []Resol
 		ResultRef:     -1,
 		ResultPayload: ent.payload,
 	}
-	e.settleUnmatched(&r, ent.scope)
+	e.settleUnmatched(&r, ent.scope.usesSeen, false)
 	e.toResolved(ent, now)
 	return append(out, r)
 }

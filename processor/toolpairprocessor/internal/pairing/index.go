@@ -87,6 +87,9 @@ func (e *Engine) trimResolved() {
 // forget drops a resolved entry.
 func (e *Engine) forget(ent *entry) {
 	e.resolved.remove(ent)
+	if ent.has(flagMatch) {
+		e.unlistMatch(ent)
+	}
 	e.drop(ent)
 }
 

@@ -40,8 +40,10 @@ type CallSnapshot struct {
 	// Flags are the engine's entry flags (aborted, companion, rejected, match), opaque to
 	// callers but for HasMatch.
 	Flags uint8
-	// Match is the match hash of a pending call's use (Event.Match), under which a KindMatch
-	// result finds it; 0 when none. Set exactly when HasMatch reports true.
+	// Match is the match hash of a pending or resolved call's use (Event.Match), under which
+	// a KindMatch result finds it, or the one of a KindMatch result held (CallWaiting) or
+	// settled as orphan or standalone (CallResolved), whose Key has no CallID; 0 when none.
+	// Set exactly when HasMatch reports true.
 	Match uint64
 	// Payload is the use's payload (pending calls) or the held result (waiting calls), as
 	// converted by the Snapshot callback; Restore takes what the caller decoded.
@@ -50,7 +52,7 @@ type CallSnapshot struct {
 	Companion any
 }
 
-// HasMatch reports whether the call is a pending call listed under a match hash (Match):
+// HasMatch reports whether the call is listed under a match hash (Match):
 // a codec stores Match for such calls only, and reads it back when the flags say so.
 func (c *CallSnapshot) HasMatch() bool { return entryFlags(c.Flags)&flagMatch != 0 }
 
@@ -123,7 +125,7 @@ func (e *Engine) Snapshot(held func(any) any) *Snapshot {
 			Seq: ent.seq, Source: ent.source, Flags: uint8(ent.flags),
 		}
 		if ent.has(flagMatch) {
-			c.Match = e.matchOf[ent]
+			c.Match = e.matchHash(ent)
 		}
 		switch ent.state {
 		case statePending:
@@ -162,6 +164,13 @@ func (e *Engine) Snapshot(held func(any) any) *Snapshot {
 	return s
 }
 
+// HeldRef identifies a held result without a call ID (KindMatch), which no call key names,
+// across a restart: its scope and its place in the store (CallSnapshot.Seq, Resolution.HeldSeq).
+type HeldRef struct {
+	Scope ScopeKey
+	Seq   uint64
+}
+
 // RestoreStats says what Restore rebuilt.
 type RestoreStats struct {
 	// Pending calls (including those whose companion is held) and Waiting held results
@@ -174,11 +183,12 @@ type RestoreStats struct {
 
 // Restore rebuilds the state of snap in an engine that holds nothing yet, then applies
 // resolved: the keys of calls resolved after snap was taken (they become resolved calls,
-// their held records dropped, without any outcome). Calls and closings whose deadlines have
+// their held records dropped, without any outcome), and released: the held results without
+// a call ID released after snap was taken (dropped, without any outcome). Calls and closings whose deadlines have
 // passed stay in the store: the next Tick expires them as if the engine had run throughout.
 // The counters start from the state restored: uses seen = pending, results seen = waiting,
 // so conservation holds. It returns an error when the engine is not empty.
-func (e *Engine) Restore(snap *Snapshot, resolved []Key) (RestoreStats, error) {
+func (e *Engine) Restore(snap *Snapshot, resolved []Key, released ...HeldRef) (RestoreStats, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.pending.n+e.waiting.n+e.resolved.n > 0 || len(e.scopes) > 0 || !e.closings.empty() {
@@ -206,9 +216,20 @@ func (e *Engine) Restore(snap *Snapshot, resolved []Key) (RestoreStats, error) {
 			e.closings.push(closing{scope: scopes[q.Scope], time: q.Time, deadline: q.Deadline})
 		}
 	}
+	gone := make(map[HeldRef]struct{}, len(released))
+	for _, h := range released {
+		gone[h] = struct{}{}
+	}
 	for i := range snap.Calls {
 		c := &snap.Calls[i]
-		if c.Key.CallID == "" || e.lookup(c.Key) != nil {
+		// A result without a call ID (KindMatch), held or settled, is known by its scope and
+		// Match only.
+		unkeyed := c.Key.CallID == "" && (c.State == CallWaiting || c.State == CallResolved) && c.HasMatch() && c.Match != 0
+		if !unkeyed && (c.Key.CallID == "" || e.lookup(c.Key) != nil) {
+			continue
+		}
+		if _, gone := gone[HeldRef{Scope: c.Key.ScopeKey(), Seq: c.Seq}]; unkeyed && c.State == CallWaiting && gone {
+			rs.Replayed++
 			continue
 		}
 		sc := e.scopes[c.Key.ScopeKey()]
@@ -234,14 +255,19 @@ func (e *Engine) Restore(snap *Snapshot, resolved []Key) (RestoreStats, error) {
 		default:
 			continue
 		}
-		e.insert(ent, l)
+		if unkeyed {
+			sc.refs++
+			l.pushBack(ent)
+		} else {
+			e.insert(ent, l)
+		}
 		ent.seq = c.Seq
 		e.seq = max(e.seq, c.Seq)
 		if ent.state == statePending || ent.state == statePendingHeld {
 			e.linkScope(ent)
-			if c.HasMatch() {
-				e.addMatch(ent, c.Match)
-			}
+		}
+		if c.HasMatch() {
+			e.listMatch(ent, c.Match)
 		}
 	}
 	now := e.cfg.Clock.Now().UnixNano()

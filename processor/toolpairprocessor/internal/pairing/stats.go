@@ -33,9 +33,11 @@ type Stats struct {
 	Orphan     uint64
 	Duplicate  uint64
 	Standalone uint64
-	// Unmatched counts the KindMatch results that found no pending call (counted in
-	// Standalone too).
-	Unmatched uint64
+	// Unmatched counts the KindMatch results that met no call and were settled standalone
+	// (counted in Standalone too); UnmatchedOrphan those settled orphan (counted in Orphan
+	// too).
+	Unmatched       uint64
+	UnmatchedOrphan uint64
 	// Aborted counts results that said their call was aborted.
 	Aborted uint64
 	// Interrupted counts interrupted uses by reason.

@@ -58,7 +58,8 @@ const (
 	// Source that arrives for it is kept (SameSource false): it is that source's only record
 	// of the refused call.
 	flagRejected
-	// flagMatch: pending, and listed in Engine.matches (its use had a Match).
+	// flagMatch: listed in Engine.matches: a pending or resolved call whose use had a Match,
+	// or a KindMatch result held or settled (with no call ID).
 	flagMatch
 )
 
@@ -255,7 +256,7 @@ func (e *Engine) removePending(ent *entry) {
 	}
 	e.stats.Pending--
 	if ent.has(flagMatch) {
-		e.removeMatch(ent)
+		e.matchResolvedCall(ent)
 	}
 	if ent.sprev != nil {
 		ent.sprev.snext = ent.snext

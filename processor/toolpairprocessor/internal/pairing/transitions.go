@@ -63,7 +63,7 @@ func (e *Engine) Process(events []Event, hold func(*Event) any, out []Resolution
 		case KindReject:
 			out = e.reject(ev, now, out)
 		case KindMatch:
-			out = e.matchResult(ev, now, out)
+			out = e.matchResult(ev, now, hold, out)
 		case KindRefused:
 			out = e.refuse(ev, now, hold, out)
 		default:
@@ -106,6 +106,9 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 				// model's tool_use arriving after the agent's decision): the call starts at
 				// the earliest.
 				ent.useTime = earliest(ent.useTime, ev.Time)
+				if ent.has(flagMatch) {
+					e.relistMatch(ent)
+				}
 			}
 			return out
 		}
@@ -133,7 +136,11 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 			e.stats.Paired++
 		}
 		e.toResolved(ent, now)
+		e.listMatch(ent, ev.Match) // a tool span without a call ID may still repeat its result
 		return append(out, r)
+	}
+	if out, ok := e.useMatched(ev, h, now, out); ok {
+		return out
 	}
 	e.stats.UsesSeen++
 	// Make room before looking the scope up: an eviction may forget the scope.
@@ -197,27 +204,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 		default:
 			// Already resolved, or a second copy of a result still waiting for its use (an
 			// export retry): either way this record is not a new answer.
-			ev.Verdict = VerdictResolved
-			e.stats.Duplicate++
-			same := ent.source == 0 || ent.source == ev.Source
-			if ent.has(flagRejected) && ent.source == 0 {
-				// The first result of a refused call: no result resolved it, and this record
-				// is its source's only record of the call (Codex answers a denied call with
-				// "exec command rejected by user"). Later copies from the same source are
-				// retries.
-				same = false
-				ent.source = ev.Source
-			}
-			return append(out, Resolution{
-				Outcome:    OutcomeDuplicate,
-				Key:        ev.Key,
-				ToolName:   firstNonEmpty(ev.ToolName, ent.tool()),
-				UseTime:    ent.useTime,
-				ResultTime: ev.Time,
-				UseRef:     -1,
-				ResultRef:  ev.Ref,
-				SameSource: same,
-			})
+			return append(out, e.duplicate(ent, ev))
 		}
 	}
 	held := callHold(hold, ev)
@@ -227,7 +214,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 		sc.saw(now, ev.Time)
 		ev.Verdict = VerdictResolved
 		r := Resolution{Key: ev.Key, ToolName: ev.ToolName, ResultTime: ev.Time, UseRef: -1, ResultRef: ev.Ref}
-		e.settleUnmatched(&r, sc)
+		e.settleUnmatched(&r, sc.usesSeen, false)
 		ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName), resultTime: ev.Time, source: ev.Source}
 		e.insertResolved(ent, now)
 		own(ev, ent)
@@ -331,14 +318,49 @@ func (e *Engine) countAborted(r *Resolution) {
 	e.stats.Aborted++
 }
 
-// settleUnmatched decides the outcome of a result that never met its use.
-func (e *Engine) settleUnmatched(r *Resolution, sc *scopeState) {
-	if sc.usesSeen {
+// settleUnmatched decides the outcome of a result that never met its use: orphan when its
+// scope saw a use (usesSeen), else standalone. matched says the result is a KindMatch (also
+// counted in Stats.UnmatchedOrphan or Stats.Unmatched).
+func (e *Engine) settleUnmatched(r *Resolution, usesSeen, matched bool) {
+	switch {
+	case usesSeen:
 		r.Outcome = OutcomeOrphan
 		e.stats.Orphan++
-	} else {
+		if matched {
+			e.stats.UnmatchedOrphan++
+		}
+	default:
 		r.Outcome = OutcomeStandalone
 		e.stats.Standalone++
+		if matched {
+			e.stats.Unmatched++
+		}
+	}
+}
+
+// duplicate counts the result ev of the call of ent, already resolved or waiting, as a
+// duplicate and returns its resolution.
+func (e *Engine) duplicate(ent *entry, ev *Event) Resolution {
+	ev.Verdict = VerdictResolved
+	e.stats.Duplicate++
+	same := ent.source == 0 || ent.source == ev.Source
+	if ent.has(flagRejected) && ent.source == 0 {
+		// The first result of a refused call: no result resolved it, and this record is its
+		// source's only record of the call (Codex answers a denied call with "exec command
+		// rejected by user"). Later copies from the same source are retries.
+		same = false
+		ent.source = ev.Source
+	}
+	return Resolution{
+		Outcome:    OutcomeDuplicate,
+		Key:        ev.Key,
+		ToolName:   firstNonEmpty(ev.ToolName, ent.tool()),
+		UseTime:    ent.useTime,
+		ResultTime: ev.Time,
+		UseRef:     -1,
+		ResultRef:  ev.Ref,
+		SameSource: same,
+		Matched:    ev.Kind == KindMatch,
 	}
 }
 

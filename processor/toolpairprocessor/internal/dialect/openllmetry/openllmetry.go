@@ -25,7 +25,8 @@
 //     without ".tool") and arguments (traceloop.entity.input, a JSON string
 //     {"args":[...],"kwargs":{...}}: kwargs when not empty, else the single object in
 //     args, else the empty object), earliest use first (pairing.KindMatch). Positional
-//     arguments other than one object cannot be matched: such a span is standalone. A tool
+//     arguments other than one object cannot be matched: such a span is settled at once as
+//     an orphan or standalone (its match hash is 0). A tool
 //     span that already carries gen_ai.tool.call.id (string) is resolved by that ID.
 //   - traceloop.span.kind "agent" or "workflow": a session end at the span's end, closing
 //     every pending call of the scope for a root span, else the calls of the chat spans
@@ -33,7 +34,8 @@
 //
 // A chat span without any traceloop.* attribute (an app that calls the model outside
 // withWorkflow/withAgent) is left to the genai dialect, which reads the same uses without
-// match hashes: tool spans cannot find its calls, and are standalone.
+// match hashes: tool spans cannot find its calls, and are released as orphans or standalone
+// after orphan_grace.
 package openllmetry
 
 import (
