@@ -52,7 +52,7 @@ func consRestart(r *consRun, ext *memStorage) error {
 		return err
 	}
 	instances.Lock()
-	r.shared = instances.m[&cfg]
+	r.shared = instanceOf(&cfg)
 	instances.Unlock()
 	return r.shared.engine.Stats().CheckConservation()
 }

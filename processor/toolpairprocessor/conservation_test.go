@@ -3,6 +3,7 @@ package toolpairprocessor
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -433,7 +434,7 @@ func consStart(t *testing.T, sc *consScenario) *consRun {
 	require.NoError(t, r.traces.Start(context.Background(), componenttest.NewNopHost()))
 	require.NoError(t, r.logs.Start(context.Background(), componenttest.NewNopHost()))
 	instances.Lock()
-	r.shared = instances.m[cfg]
+	r.shared = instanceOf(cfg)
 	instances.Unlock()
 	return r
 }
@@ -782,20 +783,28 @@ func consCheck(t *testing.T, sc *consScenario) error {
 		return err
 	}
 	want := consModel(sc)
-	// The first pipeline's shutdown flushes the engine; the metrics are read before the last
-	// one's, which unregisters them.
+	// The last pipeline's shutdown flushes the engine; the metrics are read then, before the
+	// telemetry shuts down.
+	var tel pairing.Stats
+	telErr := errors.New("the component did not shut down")
+	prev := atLastShutdown
+	atLastShutdown = func(s *shared) {
+		if s == r.shared {
+			tel, telErr = r.telemetryStats()
+		}
+	}
+	defer func() { atLastShutdown = prev }()
 	if err := r.traces.Shutdown(context.Background()); err != nil {
 		return err
 	}
-	tel, err := r.telemetryStats()
-	if err != nil {
+	if err := r.logs.Shutdown(context.Background()); err != nil {
 		return err
+	}
+	if telErr != nil {
+		return telErr
 	}
 	if err := tel.CheckConservation(); err != nil {
 		return fmt.Errorf("metrics: %w", err)
-	}
-	if err := r.logs.Shutdown(context.Background()); err != nil {
-		return err
 	}
 	got, err := r.observe()
 	if err != nil {

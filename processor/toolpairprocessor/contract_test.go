@@ -56,9 +56,9 @@ type ctRig struct {
 	lsink  *consumertest.LogsSink
 	shared *shared
 	down   bool
-	// keeper is a third pipeline of the component, shut down only at cleanup: the component's
-	// metrics stay readable after the other two have shut down (and flushed).
-	keeper processor.Traces
+	// final is the component's metrics collected at its shutdown, before its telemetry shut
+	// down; sum reads it once set.
+	final *metricdata.ResourceMetrics
 }
 
 func newCTRig(t *testing.T, mutate func(*Config)) *ctRig {
@@ -80,12 +80,20 @@ func newCTRig(t *testing.T, mutate func(*Config)) *ctRig {
 	require.NoError(t, err)
 	require.NoError(t, r.traces.Start(context.Background(), componenttest.NewNopHost()))
 	require.NoError(t, r.logs.Start(context.Background(), componenttest.NewNopHost()))
-	r.keeper, err = f.CreateTraces(context.Background(), set, r.cfg, consumertest.NewNop())
-	require.NoError(t, err)
-	require.NoError(t, r.keeper.Start(context.Background(), componenttest.NewNopHost()))
-	t.Cleanup(func() { require.NoError(t, r.keeper.Shutdown(context.Background())) })
+	prev := atLastShutdown
+	atLastShutdown = func(s *shared) {
+		if s == r.shared {
+			var rm metricdata.ResourceMetrics
+			require.NoError(t, r.tel.Reader.Collect(context.Background(), &rm))
+			r.final = &rm
+		}
+		if prev != nil {
+			prev(s)
+		}
+	}
+	t.Cleanup(func() { atLastShutdown = prev })
 	instances.Lock()
-	r.shared = instances.m[r.cfg]
+	r.shared = instanceOf(r.cfg)
 	instances.Unlock()
 	t.Cleanup(r.shutdown)
 	return r
@@ -108,7 +116,7 @@ func (r *ctRig) advance(d time.Duration) {
 }
 
 // shutdown shuts the traces and logs pipelines down: pending calls are interrupted with
-// reason shutdown. The metrics stay readable (see keeper).
+// reason shutdown. The metrics stay readable (see final).
 func (r *ctRig) shutdown() {
 	if r.down {
 		return
@@ -527,6 +535,9 @@ func ctTranscriptCallID(lr plog.LogRecord) string {
 func (r *ctRig) sum(name string, match map[string]string) int64 {
 	r.t.Helper()
 	m, err := r.tel.GetMetric(name)
+	if r.final != nil {
+		m, err = metricIn(r.final, name)
+	}
 	if err != nil {
 		return 0
 	}

@@ -2,6 +2,7 @@ package toolpairprocessor
 
 import (
 	"context"
+	"errors"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
@@ -50,10 +51,15 @@ func createTraces(ctx context.Context, set processor.Settings, cfg component.Con
 		return nil, err
 	}
 	p := newTracesProcessor(s, next)
-	return processorhelper.NewTraces(ctx, set, cfg, next, p.processTraces,
+	proc, err := processorhelper.NewTraces(ctx, set, cfg, next, p.processTraces,
 		processorhelper.WithCapabilities(processorCapabilities),
 		processorhelper.WithStart(p.start),
 		processorhelper.WithShutdown(p.shutdown))
+	if err != nil {
+		// The pipeline will never be shut down: let go of the state it acquired.
+		return nil, errors.Join(err, p.shutdown(ctx))
+	}
+	return proc, nil
 }
 
 func createLogs(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Logs, clock pairing.Clock) (processor.Logs, error) {
@@ -70,8 +76,13 @@ func createLogs(ctx context.Context, set processor.Settings, cfg component.Confi
 		return nil, err
 	}
 	p := newLogsProcessor(s, next)
-	return processorhelper.NewLogs(ctx, set, cfg, next, p.processLogs,
+	proc, err := processorhelper.NewLogs(ctx, set, cfg, next, p.processLogs,
 		processorhelper.WithCapabilities(processorCapabilities),
 		processorhelper.WithStart(p.start),
 		processorhelper.WithShutdown(p.shutdown))
+	if err != nil {
+		// The pipeline will never be shut down: let go of the state it acquired.
+		return nil, errors.Join(err, p.shutdown(ctx))
+	}
+	return proc, nil
 }

@@ -66,6 +66,7 @@ var logDialects = []logDialect{
 // released results that outcomes decided elsewhere produce.
 type logsProcessor struct {
 	*shared
+	hold     pipelineHold // this pipeline's hold on shared
 	next     consumer.Logs
 	dialects []logDialect
 	pool     sync.Pool // *logBatch
@@ -103,7 +104,7 @@ func (p *logsProcessor) start(ctx context.Context, host component.Host) error {
 }
 
 func (p *logsProcessor) shutdown(ctx context.Context) error {
-	return p.shared.shutdown(ctx)
+	return p.hold.release(ctx, p.shared)
 }
 
 // logSignal is the recordSignal of log records.

@@ -56,7 +56,7 @@ func newBothPipelinesWithSettings(t *testing.T, mutate func(*Config), set proces
 	require.NoError(t, b.traces.Start(context.Background(), componenttest.NewNopHost()))
 	require.NoError(t, b.logs.Start(context.Background(), componenttest.NewNopHost()))
 	instances.Lock()
-	b.shared = instances.m[cfg]
+	b.shared = instanceOf(cfg)
 	instances.Unlock()
 	t.Cleanup(func() {
 		_ = b.traces.Shutdown(context.Background())

@@ -428,7 +428,7 @@ func TestRouteModeKeepsNoState(t *testing.T) {
 	require.NoError(t, tp.Start(context.Background(), componenttest.NewNopHost()))
 	require.NoError(t, lp.Start(context.Background(), componenttest.NewNopHost()))
 	instances.Lock()
-	_, made := instances.m[cfg]
+	made := instanceOf(cfg) != nil
 	instances.Unlock()
 	assert.False(t, made, "no pairing state in route mode")
 

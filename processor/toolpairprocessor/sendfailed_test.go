@@ -37,7 +37,7 @@ func TestSendFailedCounted(t *testing.T) {
 	require.NoError(t, tp.Start(ctx, componenttest.NewNopHost()))
 	require.NoError(t, lp.Start(ctx, componenttest.NewNopHost()))
 	instances.Lock()
-	s := instances.m[cfg]
+	s := instanceOf(cfg)
 	instances.Unlock()
 
 	// expiry: a call announced in logs and never answered.

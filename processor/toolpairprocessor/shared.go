@@ -19,14 +19,15 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
 
-// instances holds one pairing state per configured toolpair component, shared by its traces
-// and logs pipelines, so that a use seen in one signal pairs with a result seen in the other.
-// The collector creates one processor per pipeline but hands every pipeline of the same
-// component ID the same *Config, which is the key here (as the memory_limiter does).
+// instances holds one pairing state per toolpair component ID, shared by the traces and logs
+// pipelines the component is in, so that a use seen in one signal pairs with a result seen in
+// the other. The collector creates one processor per pipeline, each with the component's
+// processor.Settings.ID. An instance stays here from the first pipeline's creation until the
+// last pipeline's shutdown.
 var instances = struct {
 	sync.Mutex
-	m map[*Config]*shared
-}{m: map[*Config]*shared{}}
+	m map[component.ID]*shared
+}{m: map[component.ID]*shared{}}
 
 // shared is the state of one toolpair component: the engine, the ticker and the next
 // consumers of each signal's pipeline.
@@ -47,15 +48,18 @@ type shared struct {
 	// component has no pipeline of that signal). Set before start.
 	nextTraces consumer.Traces
 	nextLogs   consumer.Logs
-	// store keeps the state in the storage extension; nil without storage. Set at the first
-	// start.
+	// store keeps the state in the storage extension; nil without storage. Set at start.
 	store *stateStore
 	// observeKeys, when set (by tests, before the first batch), is told the call key of every
 	// event a batch hands to the engine and the position of the record it came from.
 	observeKeys func(pos recordPos, key pairing.Key)
 
+	// refs counts the pipelines holding the instance: one per acquire, one less per pipeline
+	// shutdown (release). Guarded by instances' lock.
+	refs int
+
 	mu      sync.Mutex // guards the fields below
-	started int
+	started bool       // a start succeeded and no shutdown followed
 	stop    chan struct{}
 	done    chan struct{}
 }
@@ -64,13 +68,30 @@ type shared struct {
 // scope group and record.
 type recordPos struct{ res, scope, rec int }
 
-// acquire returns the shared state of cfg, creating it on first use.
+// acquire returns the shared state of component id for one more pipeline, creating it for the
+// component's first pipeline. Every successful acquire is balanced by one release (the
+// pipeline's shutdown). An instance under id with another *Config belongs to pipelines built
+// from an earlier configuration that were never shut down; it is left to them and a new one
+// takes its place.
 func acquire(cfg *Config, id component.ID, set component.TelemetrySettings, clock pairing.Clock) (*shared, error) {
 	instances.Lock()
 	defer instances.Unlock()
-	if s := instances.m[cfg]; s != nil {
+	if s := instances.m[id]; s != nil && s.cfg == cfg {
+		s.refs++
 		return s, nil
 	}
+	s, err := newShared(cfg, id, set, clock)
+	if err != nil {
+		return nil, err
+	}
+	s.refs = 1
+	instances.m[id] = s
+	return s, nil
+}
+
+// newShared builds the state of component id. On error, whatever it built so far that holds
+// resources (the telemetry's metric registrations) is released before it returns.
+func newShared(cfg *Config, id component.ID, set component.TelemetrySettings, clock pairing.Clock) (_ *shared, err error) {
 	engine, err := pairing.New(pairing.Config{
 		PairingTimeout: cfg.PairingTimeout,
 		OrphanGrace:    cfg.OrphanGrace,
@@ -92,23 +113,35 @@ func acquire(cfg *Config, id component.ID, set component.TelemetrySettings, cloc
 		logger:  set.Logger,
 		id:      id,
 	}
+	// undo runs, last acquired first, the releases of what was acquired, should a later step
+	// fail.
+	var undo []func() error
+	defer func() {
+		if err != nil {
+			for i := len(undo) - 1; i >= 0; i-- {
+				err = errors.Join(err, undo[i]())
+			}
+		}
+	}()
 	if dn := cfg.DurationNormalization; dn.Enabled {
 		s.norm = normalize.New(dn.Canonical, dn.Mirrors)
 	}
+	// Compiled custom dialects hold no resource beyond memory: nothing to release.
 	if s.custom, err = newCustomDialects(cfg.CustomDialects, set); err != nil {
 		return nil, err
 	}
-	s.tel, err = newTelemetry(set, engine)
-	if err != nil {
+	if s.tel, err = newTelemetryFn(set, engine); err != nil {
 		return nil, err
 	}
+	undo = append(undo, s.tel.shutdown)
 	if s.tmo, err = newTimeouts(&cfg.TimeoutClassification, &s.keys, s.tel, clock); err != nil {
-		_ = s.tel.shutdown()
 		return nil, err
 	}
-	instances.m[cfg] = s
 	return s, nil
 }
+
+// newTelemetryFn creates the component's telemetry; a variable so that tests can observe it.
+var newTelemetryFn = newTelemetry
 
 // tickInterval is how often pending calls and waiting results are checked for expiry: a
 // tenth of the shorter time limit, between 10ms and 1s.
@@ -117,21 +150,22 @@ func (s *shared) tickInterval() time.Duration {
 	return min(max(d, 10*time.Millisecond), time.Second)
 }
 
-// start counts a pipeline in and, on the first start, restores the stored state (with
-// storage) and starts the ticker. A storage key naming no storage extension of host fails it.
+// start starts the component with the first of its pipelines to start: it opens the storage
+// and restores the stored state (with storage), then starts the ticker. Later pipelines'
+// starts do nothing. A start that fails (a storage key naming no storage extension of host,
+// an unreadable state) leaves the instance as it was, so a later start may try again.
 func (s *shared) start(ctx context.Context, host component.Host) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.started++
-	if s.started > 1 {
+	if s.started {
 		return nil
 	}
 	if s.cfg.Storage != nil && s.store == nil {
 		if err := s.openStore(ctx, host); err != nil {
-			s.started--
 			return err
 		}
 	}
+	s.started = true
 	s.stop, s.done = make(chan struct{}), make(chan struct{})
 	go s.run(s.stop, s.done, s.tickInterval())
 	return nil
@@ -175,23 +209,46 @@ func (s *shared) tick(ctx context.Context) {
 	}
 }
 
-// shutdown stops the ticker with the first pipeline to shut down, then closes every pending
-// call as interrupted/shutdown and releases every held result, sending them downstream with
-// ctx. It does so again at every later pipeline's shutdown, for what that pipeline received
-// in between (a batch processor upstream flushing on shutdown). With storage, it writes the
-// whole state instead (nothing is interrupted or released), and the last pipeline closes the
-// storage client; only a failed write falls back to the flush.
+// release lets one pipeline go of the instance; the last one to do so shuts the component
+// down and removes it from instances.
 //
-// Each pipeline's processor shuts down before the processors and exporters after it, so the
-// first flush happens while the downstream components of every pipeline still run.
-func (s *shared) shutdown(ctx context.Context) error {
+// Without storage, every release flushes (drain): the first stops the ticker and sends every
+// pending call out as interrupted/shutdown and every held result downstream, later ones what
+// the engine received since (an upstream component of another pipeline flushing at its own
+// shutdown). The first flush cannot wait for the last pipeline: the collector stops components
+// in a topological order of its pipeline graph, upstream first
+// (go.opentelemetry.io/collector/service, internal/graph/graph.go, Graph.ShutdownAll, over
+// gonum's topo.Sort). That orders the components of one pipeline, so each pipeline's toolpair
+// processor stops before the processors and exporters after it, but not those of separate
+// pipelines (the traversal follows map order): a traces pipeline's exporters may stop before
+// the logs pipeline's toolpair processor does. At the first release, then, the components
+// after the toolpair processor in every pipeline of the component still run; at the last, those
+// of the other pipelines may have stopped (what they refuse is counted as send_failed with
+// trigger shutdown).
+//
+// With storage, nothing is sent: the last release writes the whole state, once (shutdown).
+func (s *shared) release(ctx context.Context) error {
+	instances.Lock()
+	s.refs--
+	last := s.refs == 0
+	if last && instances.m[s.id] == s {
+		delete(instances.m, s.id)
+	}
+	instances.Unlock()
+	err := s.drain(ctx)
+	if last {
+		err = errors.Join(err, s.shutdown(ctx))
+	}
+	return err
+}
+
+// drain stops the ticker if it runs and, without storage, closes every pending call as
+// interrupted/shutdown and releases every held result, sending them downstream with ctx.
+func (s *shared) drain(ctx context.Context) error {
 	s.mu.Lock()
 	stop, done := s.stop, s.done
 	s.stop, s.done = nil, nil
-	if s.started > 0 {
-		s.started--
-	}
-	last := s.started == 0
+	s.started = false
 	s.mu.Unlock()
 
 	var err error
@@ -204,29 +261,44 @@ func (s *shared) shutdown(ctx context.Context) error {
 			err = ctx.Err()
 		}
 	}
-	if s.store != nil {
-		// The state is stored, held records included: nothing is interrupted. Should the
-		// write fail, the state is flushed as without storage, so that nothing is lost
-		// silently.
-		if cerr := s.checkpoint(ctx, checkpointShutdown); cerr != nil {
-			err = errors.Join(err, cerr, s.emit(ctx, s.engine.Shutdown(nil), triggerShutdown))
-		}
-		if last {
-			err = errors.Join(err, s.closeStore(ctx))
-		}
-	} else {
+	if s.store == nil {
 		err = errors.Join(err, s.emit(ctx, s.engine.Shutdown(nil), triggerShutdown))
-	}
-	if last {
-		instances.Lock()
-		if instances.m[s.cfg] == s {
-			delete(instances.m, s.cfg)
-		}
-		instances.Unlock()
-		err = errors.Join(err, s.tel.shutdown())
 	}
 	return err
 }
+
+// pipelineHold is one pipeline's hold on its component's shared state, taken by acquire and
+// let go of once, however often the pipeline is shut down.
+type pipelineHold struct{ once sync.Once }
+
+// release lets s go for this pipeline at its first call; later calls return nil.
+func (h *pipelineHold) release(ctx context.Context, s *shared) error {
+	var err error
+	h.once.Do(func() { err = s.release(ctx) })
+	return err
+}
+
+// shutdown shuts the component down once drained, at the last pipeline's release. With
+// storage, it writes the whole state (nothing is interrupted or released; should the write
+// fail, the state is flushed as without storage, so that nothing is lost silently) and closes
+// the storage client. Last, it shuts the telemetry down.
+func (s *shared) shutdown(ctx context.Context) error {
+	var err error
+	if s.store != nil {
+		if cerr := s.checkpoint(ctx, checkpointShutdown); cerr != nil {
+			err = errors.Join(err, cerr, s.emit(ctx, s.engine.Shutdown(nil), triggerShutdown))
+		}
+		err = errors.Join(err, s.closeStore(ctx))
+	}
+	if atLastShutdown != nil {
+		atLastShutdown(s)
+	}
+	return errors.Join(err, s.tel.shutdown())
+}
+
+// atLastShutdown, when set (by tests), is called by shutdown once the state is flushed or
+// stored and before the telemetry shuts down, while the metrics still show the final counts.
+var atLastShutdown func(*shared)
 
 // emit sends outcomes decided outside a pipeline call (expiry, shutdown: the trigger)
 // downstream: the synthetic records and the released results, each to its own signal's

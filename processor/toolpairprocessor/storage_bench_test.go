@@ -37,7 +37,7 @@ func storageBenchComponent(b *testing.B, ext component.Component) (processor.Tra
 	}
 	b.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
 	instances.Lock()
-	s := instances.m[cfg]
+	s := instanceOf(cfg)
 	instances.Unlock()
 	return tp, s
 }

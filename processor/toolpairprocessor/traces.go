@@ -58,6 +58,7 @@ var spanDialects = []spanDialect{
 // tracesProcessor is the toolpair processor of one traces pipeline.
 type tracesProcessor struct {
 	*shared
+	hold     pipelineHold // this pipeline's hold on shared
 	next     consumer.Traces
 	dialects []spanDialect
 	pool     sync.Pool // *spanBatch
@@ -95,7 +96,7 @@ func (p *tracesProcessor) start(ctx context.Context, host component.Host) error 
 }
 
 func (p *tracesProcessor) shutdown(ctx context.Context) error {
-	return p.shared.shutdown(ctx)
+	return p.hold.release(ctx, p.shared)
 }
 
 // spanSignal is the recordSignal of spans.

@@ -92,7 +92,7 @@ func newPipelineWithSettings(t *testing.T, mutate func(*Config), set processor.S
 	require.NoError(t, proc.Start(context.Background(), componenttest.NewNopHost()))
 	pl := &pipeline{t: t, clock: clock, proc: proc, sink: sink, cfg: cfg}
 	instances.Lock()
-	s := instances.m[cfg]
+	s := instanceOf(cfg)
 	instances.Unlock()
 	pl.p = &tracesProcessor{shared: s}
 	t.Cleanup(func() { _ = proc.Shutdown(context.Background()) })

@@ -1,0 +1,298 @@
+package toolpairprocessor
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/processor"
+	"go.opentelemetry.io/collector/processor/processortest"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadatatest"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+)
+
+// instanceOf returns the shared state built from cfg, or nil. The caller holds instances' lock.
+func instanceOf(cfg *Config) *shared {
+	for _, s := range instances.m {
+		if s.cfg == cfg {
+			return s
+		}
+	}
+	return nil
+}
+
+// metricIn returns the metric called name in rm.
+func metricIn(rm *metricdata.ResourceMetrics, name string) (metricdata.Metrics, error) {
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name == name {
+				return m, nil
+			}
+		}
+	}
+	return metricdata.Metrics{}, fmt.Errorf("metric %q not found", name)
+}
+
+// lcPipelines creates, in order, the pipelines of kinds ("traces" or "logs") of component id
+// from cfg, each with its own sink, on one clock and telemetry.
+type lcPipelines struct {
+	tsinks []*consumertest.TracesSink
+	lsinks []*consumertest.LogsSink
+	comps  []component.Component
+	traces []processor.Traces
+}
+
+func newLCPipelines(t *testing.T, f processor.Factory, set processor.Settings, cfg *Config, kinds ...string) *lcPipelines {
+	t.Helper()
+	p := &lcPipelines{}
+	for _, k := range kinds {
+		switch k {
+		case "traces":
+			sink := new(consumertest.TracesSink)
+			tp, err := f.CreateTraces(context.Background(), set, cfg, sink)
+			require.NoError(t, err)
+			p.tsinks, p.traces, p.comps = append(p.tsinks, sink), append(p.traces, tp), append(p.comps, tp)
+		case "logs":
+			sink := new(consumertest.LogsSink)
+			lp, err := f.CreateLogs(context.Background(), set, cfg, sink)
+			require.NoError(t, err)
+			p.lsinks, p.comps = append(p.lsinks, sink), append(p.comps, lp)
+		}
+	}
+	t.Cleanup(func() {
+		for _, c := range p.comps {
+			_ = c.Shutdown(context.Background())
+		}
+	})
+	return p
+}
+
+func (p *lcPipelines) start(t *testing.T, host component.Host) {
+	t.Helper()
+	for _, c := range p.comps {
+		require.NoError(t, c.Start(context.Background(), host))
+	}
+}
+
+func (p *lcPipelines) spanCount() int {
+	n := 0
+	for _, s := range p.tsinks {
+		n += s.SpanCount()
+	}
+	return n
+}
+
+func instanceByID(id component.ID) *shared {
+	instances.Lock()
+	defer instances.Unlock()
+	return instances.m[id]
+}
+
+// TestLifecycleOneInstancePerComponent: every pipeline of one component ID shares one
+// instance, started once with one ticker; another component ID, even built from the same
+// configuration, has its own.
+func TestLifecycleOneInstancePerComponent(t *testing.T) {
+	f := newFactoryWithClock(newTestClock())
+	cfg := f.CreateDefaultConfig().(*Config)
+	setA := processortest.NewNopSettings(metadata.Type)
+	setB := processortest.NewNopSettings(metadata.Type)
+	setB.ID = component.MustNewIDWithName(metadata.Type.String(), "b")
+
+	a := newLCPipelines(t, f, setA, cfg, "traces", "logs", "traces")
+	sa := instanceByID(setA.ID)
+	require.NotNil(t, sa)
+	for _, c := range a.comps[:1] {
+		require.NoError(t, c.Start(context.Background(), componenttest.NewNopHost()))
+	}
+	sa.mu.Lock()
+	stop := sa.stop
+	sa.mu.Unlock()
+	require.NotNil(t, stop, "the first start starts the ticker")
+	for _, c := range a.comps[1:] {
+		require.NoError(t, c.Start(context.Background(), componenttest.NewNopHost()))
+	}
+	sa.mu.Lock()
+	assert.Equal(t, stop, sa.stop, "later starts start no other ticker")
+	sa.mu.Unlock()
+	instances.Lock()
+	assert.Equal(t, 3, sa.refs, "three pipelines hold the instance")
+	instances.Unlock()
+
+	b := newLCPipelines(t, f, setB, cfg, "traces", "logs")
+	b.start(t, componenttest.NewNopHost())
+	sb := instanceByID(setB.ID)
+	require.NotNil(t, sb)
+	assert.NotSame(t, sa, sb, "toolpair and toolpair/b have separate instances")
+	assert.NotSame(t, sa.engine, sb.engine)
+
+	// A call announced in toolpair's first traces pipeline is pending in toolpair only.
+	require.NoError(t, a.traces[0].ConsumeTraces(context.Background(), ctTraces(ctChat(1, 1, 0, 0, 1000, "lc_call"))))
+	assert.Equal(t, 1, sa.engine.Stats().Pending)
+	assert.Equal(t, 0, sb.engine.Stats().Pending)
+}
+
+// TestLifecycleFirstShutdownFlushes: without storage, the first pipeline's shutdown stops the
+// ticker and sends the pending call out as interrupted/shutdown, once, to the pipeline it came
+// through, while every pipeline's downstream still runs; a later pipeline's shutdown flushes
+// only what arrived since, the last one removes the instance; shutting a pipeline down twice
+// does not count it out twice.
+func TestLifecycleFirstShutdownFlushes(t *testing.T) {
+	f := newFactoryWithClock(newTestClock())
+	cfg := f.CreateDefaultConfig().(*Config)
+	set := processortest.NewNopSettings(metadata.Type)
+	p := newLCPipelines(t, f, set, cfg, "traces", "logs", "traces")
+	p.start(t, componenttest.NewNopHost())
+	s := instanceByID(set.ID)
+	ctx := context.Background()
+	require.NoError(t, p.traces[0].ConsumeTraces(ctx, ctTraces(ctChat(1, 1, 0, 0, 1000, "lc_call"))))
+	reasons := func(sink *consumertest.TracesSink) []string {
+		var out []string
+		for _, td := range sink.AllTraces() {
+			for _, sp := range allSpans(td) {
+				if v, ok := sp.Attributes().Get("toolpair.interrupt.reason"); ok {
+					out = append(out, v.AsString())
+				}
+			}
+		}
+		return out
+	}
+
+	require.NoError(t, p.comps[1].Shutdown(ctx), "the logs pipeline shuts down first")
+	require.NoError(t, p.comps[1].Shutdown(ctx), "a second shutdown of one pipeline")
+	assert.Equal(t, []string{"shutdown"}, reasons(p.tsinks[0]), "flushed to the pipeline the call came through")
+	assert.Empty(t, reasons(p.tsinks[1]))
+	s.mu.Lock()
+	assert.Nil(t, s.stop, "the first shutdown stops the ticker")
+	s.mu.Unlock()
+	assert.Same(t, s, instanceByID(set.ID), "two pipelines still hold the instance")
+
+	// A call announced through the second traces pipeline after the first shutdown (an
+	// upstream component flushing) is flushed by that pipeline's shutdown.
+	require.NoError(t, p.traces[1].ConsumeTraces(ctx, ctTraces(ctChat(2, 1, 0, 0, 1000, "lc_late"))))
+	require.NoError(t, p.comps[2].Shutdown(ctx))
+	assert.Equal(t, []string{"shutdown"}, reasons(p.tsinks[0]), "the first call is flushed once")
+	assert.Equal(t, []string{"shutdown"}, reasons(p.tsinks[1]))
+	assert.Same(t, s, instanceByID(set.ID))
+	require.NoError(t, p.comps[0].Shutdown(ctx))
+	assert.Nil(t, instanceByID(set.ID), "the last shutdown removes the instance")
+	assert.Equal(t, []string{"shutdown"}, reasons(p.tsinks[0]))
+	assert.Equal(t, []string{"shutdown"}, reasons(p.tsinks[1]))
+}
+
+// TestLifecycleLastShutdownCheckpoints: with storage, only the last pipeline's shutdown
+// writes the state, once, and interrupts nothing.
+func TestLifecycleLastShutdownCheckpoints(t *testing.T) {
+	clock := newTestClock()
+	f := newFactoryWithClock(clock)
+	cfg := f.CreateDefaultConfig().(*Config)
+	id := memStorageID
+	cfg.Storage = &id
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	set := metadatatest.NewSettings(tel)
+	ext := newMemStorage()
+	p := newLCPipelines(t, f, set, cfg, "traces", "logs")
+	p.start(t, storageHost{memStorageID: ext})
+	require.NoError(t, p.traces[0].ConsumeTraces(context.Background(), ctTraces(ctChat(1, 1, 0, 0, 1000, "lc_call"))))
+
+	passed := p.spanCount()
+	checkpoints := func() uint64 {
+		m, err := tel.GetMetric("otelcol_processor_toolpair_state_checkpoint_size")
+		if err != nil {
+			return 0
+		}
+		var n uint64
+		for _, dp := range m.Data.(metricdata.Histogram[int64]).DataPoints {
+			if v, _ := dp.Attributes.Value("toolpair.trigger"); v.AsString() == "shutdown" {
+				n += dp.Count
+			}
+		}
+		return n
+	}
+	before := ext.snapshot()
+	require.NoError(t, p.comps[0].Shutdown(context.Background()))
+	assert.Equal(t, before, ext.snapshot(), "the first shutdown writes nothing")
+	assert.Zero(t, checkpoints())
+	require.NoError(t, p.comps[1].Shutdown(context.Background()))
+	assert.NotEqual(t, before, ext.snapshot(), "the last shutdown writes the state")
+	assert.Equal(t, uint64(1), checkpoints(), "one shutdown checkpoint")
+	assert.Equal(t, passed, p.spanCount(), "nothing is interrupted with storage")
+}
+
+// TestLifecycleCreationFailureReleasesTelemetry: a component whose creation fails after its
+// telemetry was created (an invalid compaction pattern) shuts that telemetry down, so its
+// gauges are no longer reported, and leaves no instance behind.
+func TestLifecycleCreationFailureReleasesTelemetry(t *testing.T) {
+	f := newFactoryWithClock(newTestClock())
+	cfg := f.CreateDefaultConfig().(*Config)
+	cfg.TimeoutClassification.Enabled = true
+	cfg.TimeoutClassification.CompactionSpanNames = []string{"("}
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	created := 0
+	prev := newTelemetryFn
+	newTelemetryFn = func(set component.TelemetrySettings, e *pairing.Engine) (*telemetry, error) {
+		created++
+		return prev(set, e)
+	}
+	t.Cleanup(func() { newTelemetryFn = prev })
+
+	set := metadatatest.NewSettings(tel)
+	_, err := f.CreateTraces(context.Background(), set, cfg, consumertest.NewNop())
+	require.Error(t, err)
+	assert.Equal(t, 1, created, "the failure came after the telemetry was created")
+	_, err = tel.GetMetric("otelcol_processor_toolpair_pending_calls")
+	assert.Error(t, err, "the gauge's callback is unregistered")
+	assert.Nil(t, instanceByID(set.ID))
+}
+
+// TestLifecycleFailedStartRestartable: a start that fails (the storage extension is missing)
+// leaves the instance unstarted; a later start succeeds and starts the ticker.
+func TestLifecycleFailedStartRestartable(t *testing.T) {
+	f := newFactoryWithClock(newTestClock())
+	cfg := f.CreateDefaultConfig().(*Config)
+	id := memStorageID
+	cfg.Storage = &id
+	set := processortest.NewNopSettings(metadata.Type)
+	p := newLCPipelines(t, f, set, cfg, "traces", "logs")
+	require.ErrorContains(t, p.comps[0].Start(context.Background(), componenttest.NewNopHost()), "not configured")
+	s := instanceByID(set.ID)
+	s.mu.Lock()
+	assert.False(t, s.started)
+	assert.Nil(t, s.stop)
+	s.mu.Unlock()
+	p.start(t, storageHost{memStorageID: newMemStorage()})
+	s.mu.Lock()
+	assert.True(t, s.started)
+	assert.NotNil(t, s.stop)
+	assert.NotNil(t, s.store)
+	s.mu.Unlock()
+}
+
+// TestLifecycleNewConfigTakesOver: pipelines built from another configuration of the same
+// component ID (a reload whose old pipelines were never shut down) get a new instance; the old
+// instance's last shutdown leaves the new one in place.
+func TestLifecycleNewConfigTakesOver(t *testing.T) {
+	f := newFactoryWithClock(newTestClock())
+	set := processortest.NewNopSettings(metadata.Type)
+	oldCfg := f.CreateDefaultConfig().(*Config)
+	old := newLCPipelines(t, f, set, oldCfg, "traces")
+	sOld := instanceByID(set.ID)
+	newCfg := f.CreateDefaultConfig().(*Config)
+	cur := newLCPipelines(t, f, set, newCfg, "logs")
+	sNew := instanceByID(set.ID)
+	require.NotSame(t, sOld, sNew)
+	assert.Same(t, newCfg, sNew.cfg)
+	require.NoError(t, old.comps[0].Shutdown(context.Background()))
+	assert.Same(t, sNew, instanceByID(set.ID))
+	require.NoError(t, cur.comps[0].Shutdown(context.Background()))
+	assert.Nil(t, instanceByID(set.ID))
+}
