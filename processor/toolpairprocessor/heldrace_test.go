@@ -94,8 +94,9 @@ func countNamed(td ptrace.Traces, name string) int {
 func TestHeldSpanReleasedBeforeFilled(t *testing.T) {
 	b := newBothPipelines(t, nil)
 	td := batch(toolSpan(7, "call_x", 2000))
-	sb := &spanBatch{td: td, next: b.tsink}
-	sb.refs = append(sb.refs, spanRef{s: td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0), results: 1})
+	sb := &spanBatch{}
+	sb.data, sb.next = td, b.tsink
+	sb.refs = append(sb.refs, spanRef{rec: td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0), results: 1})
 	h := sb.hold(&pairing.Event{Ref: 0})
 	require.NotNil(t, h)
 	released := make(chan output)

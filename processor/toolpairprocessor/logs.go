@@ -2,15 +2,13 @@ package toolpairprocessor
 
 import (
 	"context"
-	"slices"
 	"sync"
-
-	"go.uber.org/zap"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/processor/processorhelper"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/claudecode"
@@ -109,94 +107,65 @@ func (p *logsProcessor) shutdown(ctx context.Context) error {
 	return p.hold.release(ctx, p.shared)
 }
 
-type logRef struct {
-	rl, sl, lr int
-	r          plog.LogRecord
-	// results counts the record's result items: a record resolving several calls is never
-	// held (it would be released once per call).
-	results int
-	// held: the engine holds the record while it waits for its use (copied out by fillHeld);
-	// dropped/kept: the outcomes of its results asked to drop it / to keep it. It leaves the
-	// batch when held, or when dropped and not kept.
-	held          *heldLog
-	dropped, kept bool
-}
+// logSignal is the recordSignal of log records.
+type logSignal struct{}
 
-// logBatch is the per-call scratch state of processLogs, pooled.
-type logBatch struct {
-	ld     plog.Logs
-	next   consumer.Logs
-	refs   []logRef
-	events []pairing.Event
-	res    []pairing.Resolution
-	found  dialect.Found
-	// lines holds what the dialects told of each record of the batch, in batch order, for
-	// the timeout classifier (only when it is enabled).
-	lines []dialect.Line
-	nheld int // refs with held set
-}
+func (logSignal) attributes(r plog.LogRecord) pcommon.Map { return r.Attributes() }
 
-func (b *logBatch) reset() {
-	b.nheld = 0
-	b.ld, b.next = plog.Logs{}, nil
-	b.refs = b.refs[:0]
-	clear(b.events)
-	b.events = b.events[:0]
-	clear(b.res)
-	b.res = b.res[:0]
-	b.found.Reset()
-	b.lines = b.lines[:0]
-}
-
-func (b *logBatch) markResult(ref int32, r *pairing.Resolution) {
-	b.refs[ref].kept = true
-	synth.MarkResult(b.refs[ref].r.Attributes(), r)
-}
-
-func (b *logBatch) dropResult(ref int32) {
-	b.refs[ref].dropped = true
-}
-
-// hold is the engine's hold callback, as spanBatch.hold: under the engine's lock it only
-// makes the empty heldLog (locked until filled); fillHeld copies the record into it.
-func (b *logBatch) hold(ev *pairing.Event) any {
-	ref := &b.refs[ev.Ref]
-	if ref.results > 1 {
-		return nil
-	}
-	h := &heldLog{next: b.next}
-	h.filled.Lock()
-	ref.held = h
-	b.nheld++
+func (logSignal) newHeld(next consumer.Logs) heldRecord[plog.Logs] {
+	h := &heldLog{next: next}
+	h.closeLatch()
 	return h
 }
 
-// fillHeld copies each log record the engine holds, with its resource and scope, out of the
-// batch into its heldLog, and unlocks it. It must run after Process and the timeout
-// classifier (whose attributes the copy keeps), and before anything else reads or changes
-// the batch.
-func (b *logBatch) fillHeld() {
-	if b.nheld == 0 {
-		return
-	}
-	for i := range b.refs {
-		ref := &b.refs[i]
-		if ref.held == nil {
-			continue
+func (logSignal) copyOut(ld plog.Logs, pos recordPos, r plog.LogRecord) plog.Logs {
+	rl := ld.ResourceLogs().At(pos.res)
+	sl := rl.ScopeLogs().At(pos.scope)
+	out := plog.NewLogs()
+	orl := out.ResourceLogs().AppendEmpty()
+	rl.Resource().CopyTo(orl.Resource())
+	orl.SetSchemaUrl(rl.SchemaUrl())
+	osl := orl.ScopeLogs().AppendEmpty()
+	sl.Scope().CopyTo(osl.Scope())
+	osl.SetSchemaUrl(sl.SchemaUrl())
+	r.CopyTo(osl.LogRecords().AppendEmpty())
+	return out
+}
+
+func (logSignal) removeIf(ld plog.Logs, m remover) {
+	rls := ld.ResourceLogs()
+	for i := 0; i < rls.Len(); i++ {
+		sls := rls.At(i).ScopeLogs()
+		for j := 0; j < sls.Len(); j++ {
+			k := -1
+			sls.At(j).LogRecords().RemoveIf(func(plog.LogRecord) bool {
+				k++
+				return m.removes(recordPos{i, j, k})
+			})
 		}
-		rl := b.ld.ResourceLogs().At(ref.rl)
-		sl := rl.ScopeLogs().At(ref.sl)
-		h := ref.held
-		h.ld = plog.NewLogs()
-		hrl := h.ld.ResourceLogs().AppendEmpty()
-		rl.Resource().CopyTo(hrl.Resource())
-		hrl.SetSchemaUrl(rl.SchemaUrl())
-		hsl := hrl.ScopeLogs().AppendEmpty()
-		sl.Scope().CopyTo(hsl.Scope())
-		hsl.SetSchemaUrl(sl.SchemaUrl())
-		ref.r.CopyTo(hsl.LogRecords().AppendEmpty())
-		h.filled.Unlock()
 	}
+	rls.RemoveIf(func(rl plog.ResourceLogs) bool {
+		rl.ScopeLogs().RemoveIf(func(sl plog.ScopeLogs) bool { return sl.LogRecords().Len() == 0 })
+		return rl.ScopeLogs().Len() == 0
+	})
+}
+
+func (logSignal) count(ld plog.Logs) int { return ld.LogRecordCount() }
+
+// logRef locates a recognised log record in the batch.
+type logRef = recordRef[plog.Logs, plog.LogRecord]
+
+// logBatch is the per-call scratch state of processLogs, pooled.
+type logBatch struct {
+	recordBatch[plog.Logs, plog.LogRecord, consumer.Logs, logSignal]
+	// lines holds what the dialects told of each record of the batch, in batch order, for
+	// the timeout classifier (only when it is enabled).
+	lines []dialect.Line
+}
+
+func (b *logBatch) reset() {
+	b.resetBatch()
+	b.lines = b.lines[:0]
 }
 
 // processLogs pairs the tool calls of a batch of log records, as processTraces does for
@@ -211,7 +180,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 	}
 	b := p.pool.Get().(*logBatch)
 	defer func() { b.reset(); p.pool.Put(b) }()
-	b.ld, b.next = ld, p.next
+	b.data, b.next = ld, p.next
 
 	unrecognized := 0
 	rls := ld.ResourceLogs()
@@ -251,9 +220,8 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 					continue
 				}
 				scopeAttr, scopeValue := p.keys.callScope(d.ownScope, b.found.Items, lr.Attributes(), rscope, lr.TraceID(), nil)
-				ref := int32(len(b.refs))
 				results := b.found.Results()
-				b.refs = append(b.refs, logRef{rl: i, sl: j, lr: k, r: lr, results: results})
+				ref := b.addRef(recordPos{i, j, k}, lr, results)
 				if results > 0 && p.norm != nil {
 					p.norm.Apply(lr.Attributes())
 					if lr.Body().Type() == pcommon.ValueTypeMap {
@@ -261,55 +229,31 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 					}
 				}
 				var origin *synth.Origin
-				var start int64 // of the record's operation, for its results (logStart)
+				if b.announces() {
+					if res == nil {
+						res = p.resources.Get(rl.Resource())
+					}
+					origin = &synth.Origin{
+						Next:       p.next,
+						Signal:     synth.Logs,
+						Resource:   res,
+						ScopeAttr:  scopeAttr,
+						ScopeValue: scopeValue,
+						TraceID:    lr.TraceID(),
+						SpanID:     lr.SpanID(),
+					}
+				}
+				// A result event that gives its tool's duration shows when the tool started.
+				var start int64
 				if results > 0 {
 					start = logStart(lr)
 				}
-				for _, it := range b.found.Items {
-					ev := pairing.Event{
-						Kind:     it.Kind,
-						Key:      pairing.Key{Tenant: tenant, Scope: scopeValue, CallID: it.CallID},
-						Time:     it.Time,
-						ToolName: it.ToolName,
-						Ref:      ref,
-						Source:   d.source,
-						Step:     it.Step,
-					}
-					switch it.Kind {
-					case pairing.KindResult, pairing.KindAbort, pairing.KindCompanion, pairing.KindMatch:
-						// A result event that gives its tool's duration shows when the tool
-						// started, which may come before the record that announced the call.
-						ev.Start = start
-					}
-					if it.Kind == pairing.KindUse || it.Kind == pairing.KindReject {
-						if origin == nil {
-							if res == nil {
-								res = p.resources.Get(rl.Resource())
-							}
-							origin = &synth.Origin{
-								Next:       p.next,
-								Signal:     synth.Logs,
-								Resource:   res,
-								ScopeAttr:  scopeAttr,
-								ScopeValue: scopeValue,
-								TraceID:    lr.TraceID(),
-								SpanID:     lr.SpanID(),
-							}
-						}
-						ev.Payload = origin
-					}
-					b.events = append(b.events, ev)
-				}
+				b.events = b.appendEvents(b.events, ref, pairing.Key{Tenant: tenant, Scope: scopeValue}, d.source, start, origin)
 			}
 		}
 	}
 	p.tel.unrecognized(ctx, synth.Logs, unrecognized)
-	if p.observeKeys != nil {
-		for i := range b.events {
-			r := &b.refs[b.events[i].Ref]
-			p.observeKeys(recordPos{r.rl, r.sl, r.lr}, b.events[i].Key)
-		}
-	}
+	b.observe(p.shared)
 	if len(b.events) > 0 {
 		b.res = p.engine.Process(b.events, b.hold, b.res)
 	}
@@ -322,60 +266,10 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 	if len(b.events) == 0 {
 		return ld, nil
 	}
-	b.fillHeld()
-	// After fillHeld: a checkpoint waiting for this batch's held records holds the lock that
-	// orders resolution records. Before anything leaves the processor.
-	p.recordResolutions(ctx, b.res)
 	out := output{curLogs: p.next, logs: ld}
-	p.apply(b.res, &out, b)
-	b.removeMarked()
-	if len(out.toTraces)+len(out.toLogs) > 0 {
-		if err := p.send(ctx, &out, triggerRouted); err != nil {
-			p.logger.Warn("toolpair: sending records to other pipelines failed", zap.Error(err))
-		}
+	if b.settle(ctx, p.shared, &out) {
+		// Every record of the batch is held or dropped: nothing to forward.
+		return ld, processorhelper.ErrSkipProcessingData
 	}
 	return ld, nil
-}
-
-// removeMarked removes the log records marked for removal, and the groups left empty.
-func (b *logBatch) removeMarked() {
-	if !slices.ContainsFunc(b.refs, func(r logRef) bool { return r.held != nil || (r.dropped && !r.kept) }) {
-		return
-	}
-	rls := b.ld.ResourceLogs()
-	next := 0
-	for i := 0; i < rls.Len(); i++ {
-		sls := rls.At(i).ScopeLogs()
-		for j := 0; j < sls.Len(); j++ {
-			k := -1
-			sls.At(j).LogRecords().RemoveIf(func(plog.LogRecord) bool {
-				k++
-				for next < len(b.refs) && before(b.refs[next].rl, b.refs[next].sl, b.refs[next].lr, i, j, k) {
-					next++
-				}
-				if next < len(b.refs) {
-					r := b.refs[next]
-					if r.rl == i && r.sl == j && r.lr == k {
-						return r.held != nil || (r.dropped && !r.kept)
-					}
-				}
-				return false
-			})
-		}
-	}
-	rls.RemoveIf(func(rl plog.ResourceLogs) bool {
-		rl.ScopeLogs().RemoveIf(func(sl plog.ScopeLogs) bool { return sl.LogRecords().Len() == 0 })
-		return rl.ScopeLogs().Len() == 0
-	})
-}
-
-// before reports whether position (a1, a2, a3) comes before (b1, b2, b3) in batch order.
-func before(a1, a2, a3, b1, b2, b3 int) bool {
-	if a1 != b1 {
-		return a1 < b1
-	}
-	if a2 != b2 {
-		return a2 < b2
-	}
-	return a3 < b3
 }

@@ -418,19 +418,20 @@ func (s *shared) apply(res []pairing.Resolution, out *output, b inBatch) {
 		}
 		if r.ResultPayload != nil && !drop {
 			switch h := r.ResultPayload.(type) {
+			// A record whose batch failed before copying it in (wait false) has nothing to
+			// release.
 			case *heldSpan:
-				h.wait()
-				synth.MarkResult(h.span().Attributes(), r)
-				if r.Matched && r.Key.CallID != "" {
-					// A tool span without a call ID, held until its use arrived: it gets the
-					// ID of the call it was matched to, as one paired at once does.
-					h.span().Attributes().PutStr(synth.AttrToolCallID, r.Key.CallID)
+				if h.wait() {
+					synth.MarkResult(h.span().Attributes(), r)
+					markMatched(h.span().Attributes(), r)
+					h.td.ResourceSpans().MoveAndAppendTo(out.tracesFor(h.next).ResourceSpans())
 				}
-				h.td.ResourceSpans().MoveAndAppendTo(out.tracesFor(h.next).ResourceSpans())
 			case *heldLog:
-				h.wait()
-				synth.MarkResult(h.record().Attributes(), r)
-				h.ld.ResourceLogs().MoveAndAppendTo(out.logsFor(h.next).ResourceLogs())
+				if h.wait() {
+					synth.MarkResult(h.record().Attributes(), r)
+					markMatched(h.record().Attributes(), r)
+					h.ld.ResourceLogs().MoveAndAppendTo(out.logsFor(h.next).ResourceLogs())
+				}
 			}
 		}
 		if r.Synthesize() && s.cfg.Synthesize {
@@ -457,44 +458,4 @@ func (s *shared) apply(res []pairing.Resolution, out *output, b inBatch) {
 			}
 		}
 	}
-}
-
-// heldFill is the state of a held record's copy: filled is locked from the hold callback, under
-// the engine's lock, until the batch copies the record in (spanBatch.fillHeld,
-// logBatch.fillHeld) once the engine has returned. Whoever releases the record (another
-// pipeline's call, the ticker, a shutdown) waits for it (wait) before reading it.
-type heldFill struct {
-	filled sync.Mutex
-}
-
-// wait returns once the record has been copied in.
-func (g *heldFill) wait() {
-	g.filled.Lock()
-	g.filled.Unlock() //nolint:staticcheck // an empty critical section: only waits for fillHeld
-}
-
-// heldSpan is a result span held while it waits for its use: a Traces holding just that
-// span under copies of its resource and scope, and the pipeline it came through. The engine
-// keeps it from the hold callback on, under its lock, but the span is copied in after the
-// engine returns (see heldFill).
-type heldSpan struct {
-	heldFill
-	td   ptrace.Traces
-	next consumer.Traces
-}
-
-func (h *heldSpan) span() ptrace.Span {
-	return h.td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
-}
-
-// heldLog is a result log record held while it waits for its use, with its pipeline; filled
-// as in heldSpan (see heldFill).
-type heldLog struct {
-	heldFill
-	ld   plog.Logs
-	next consumer.Logs
-}
-
-func (h *heldLog) record() plog.LogRecord {
-	return h.ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0)
 }

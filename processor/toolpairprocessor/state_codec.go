@@ -115,14 +115,18 @@ type heldBytes struct {
 func marshalHeld(p any) any {
 	switch h := p.(type) {
 	case *heldSpan:
-		h.wait()
+		if !h.wait() {
+			return nil
+		}
 		b, err := (&ptrace.ProtoMarshaler{}).MarshalTraces(h.td)
 		if err != nil {
 			return nil
 		}
 		return heldBytes{signal: synth.Traces, data: b}
 	case *heldLog:
-		h.wait()
+		if !h.wait() {
+			return nil
+		}
 		b, err := (&plog.ProtoMarshaler{}).MarshalLogs(h.ld)
 		if err != nil {
 			return nil

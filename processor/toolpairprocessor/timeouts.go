@@ -173,7 +173,7 @@ func (t *timeouts) resolved(res []pairing.Resolution) {
 func (t *timeouts) traces(ctx context.Context, td ptrace.Traces, events []pairing.Event, refs []spanRef) {
 	b := t.pool.Get().(*timeoutBatch)
 	defer func() { b.reset(); t.pool.Put(b) }()
-	start := func(ref int32) int64 { return int64(refs[ref].s.StartTimestamp()) }
+	start := func(ref int32) int64 { return int64(refs[ref].rec.StartTimestamp()) }
 	// The scope key of each span with tool items, the engine's copy when it kept one: the
 	// same key as tenant and scopeHex give the span.
 	b.keys = slices.Grow(b.keys, len(refs))[:len(refs)]
@@ -195,11 +195,11 @@ func (t *timeouts) traces(ctx context.Context, td ptrace.Traces, events []pairin
 			for k := 0; k < spans.Len(); k++ {
 				span := spans.At(k)
 				rec := t.names.Span(span)
-				for next < len(refs) && before(refs[next].rs, refs[next].ss, refs[next].span, i, j, k) {
+				for next < len(refs) && refs[next].pos.before(recordPos{i, j, k}) {
 					next++
 				}
 				var rk *refKey
-				if next < len(refs) && refs[next].rs == i && refs[next].ss == j && refs[next].span == k {
+				if next < len(refs) && refs[next].pos == (recordPos{i, j, k}) {
 					b.feed(events, int32(next), start)
 					if refs[next].results > 0 {
 						rec.Kind = timeout.KindTool // a dialect found a tool result in it
@@ -232,7 +232,7 @@ func (t *timeouts) traces(ctx context.Context, td ptrace.Traces, events []pairin
 func (t *timeouts) logs(ctx context.Context, ld plog.Logs, events []pairing.Event, refs []logRef, lines []dialect.Line) {
 	b := t.pool.Get().(*timeoutBatch)
 	defer func() { b.reset(); t.pool.Put(b) }()
-	start := func(ref int32) int64 { return logStart(refs[ref].r) }
+	start := func(ref int32) int64 { return logStart(refs[ref].rec) }
 	// The scope a dialect gave each record with tool items (a transcript line's session).
 	b.scopes = slices.Grow(b.scopes, len(refs))[:len(refs)]
 	for i := range events {
@@ -256,11 +256,11 @@ func (t *timeouts) logs(ctx context.Context, ld plog.Logs, events []pairing.Even
 				}
 				n++
 				rec := t.names.LogLine(lr, line)
-				for next < len(refs) && before(refs[next].rl, refs[next].sl, refs[next].lr, i, j, k) {
+				for next < len(refs) && refs[next].pos.before(recordPos{i, j, k}) {
 					next++
 				}
 				var itemScope string
-				if next < len(refs) && refs[next].rl == i && refs[next].sl == j && refs[next].lr == k {
+				if next < len(refs) && refs[next].pos == (recordPos{i, j, k}) {
 					b.feed(events, int32(next), start)
 					if refs[next].results > 0 {
 						rec.Kind = timeout.KindTool

@@ -2,14 +2,13 @@ package toolpairprocessor
 
 import (
 	"context"
-	"slices"
 	"sync"
-
-	"go.uber.org/zap"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/processor/processorhelper"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/aisdk"
@@ -100,101 +99,66 @@ func (p *tracesProcessor) shutdown(ctx context.Context) error {
 	return p.hold.release(ctx, p.shared)
 }
 
-// spanRef locates a recognised span in the batch.
-type spanRef struct {
-	rs, ss, span int
-	s            ptrace.Span
-	// results counts the record's result items: a record resolving several calls is never
-	// held (it would be released once per call).
-	results int
-	// held: the engine holds the record while it waits for its use (copied out by fillHeld);
-	// dropped/kept: the outcomes of its results asked to drop it / to keep it. It leaves the
-	// batch when held, or when dropped and not kept.
-	held          *heldSpan
-	dropped, kept bool
-}
+// spanSignal is the recordSignal of spans.
+type spanSignal struct{}
 
-// spanBatch is the per-call scratch state of processTraces, pooled.
-type spanBatch struct {
-	td     ptrace.Traces
-	next   consumer.Traces
-	refs   []spanRef
-	events []pairing.Event
-	late   []pairing.Event // events of late dialects, appended to events at the end
-	res    []pairing.Resolution
-	found  dialect.Found
-	hex    traceHex
-	nheld  int // refs with held set
-}
+func (spanSignal) attributes(s ptrace.Span) pcommon.Map { return s.Attributes() }
 
-func (b *spanBatch) reset() {
-	b.nheld = 0
-	b.td, b.next = ptrace.Traces{}, nil
-	b.refs = b.refs[:0]
-	clear(b.events) // drop payload references
-	b.events = b.events[:0]
-	clear(b.late)
-	b.late = b.late[:0]
-	clear(b.res)
-	b.res = b.res[:0]
-	b.found.Reset()
-	b.hex = traceHex{}
-}
-
-func (b *spanBatch) markResult(ref int32, r *pairing.Resolution) {
-	b.refs[ref].kept = true
-	synth.MarkResult(b.refs[ref].s.Attributes(), r)
-	if r.Matched && r.Key.CallID != "" {
-		b.refs[ref].s.Attributes().PutStr(synth.AttrToolCallID, r.Key.CallID)
-	}
-}
-
-func (b *spanBatch) dropResult(ref int32) {
-	b.refs[ref].dropped = true
-}
-
-// hold is the engine's hold callback, called under the engine's lock: it only makes the
-// empty heldSpan of a result span that must wait for its use (locked until filled); fillHeld
-// copies the span into it once the engine has returned, so that no copy is made while the
-// engine is locked against the component's other pipelines and its ticker.
-func (b *spanBatch) hold(ev *pairing.Event) any {
-	ref := &b.refs[ev.Ref]
-	if ref.results > 1 {
-		return nil
-	}
-	h := &heldSpan{next: b.next}
-	h.filled.Lock()
-	ref.held = h
-	b.nheld++
+func (spanSignal) newHeld(next consumer.Traces) heldRecord[ptrace.Traces] {
+	h := &heldSpan{next: next}
+	h.closeLatch()
 	return h
 }
 
-// fillHeld copies each span the engine holds, with its resource and scope, out of the
-// batch into its heldSpan, and unlocks it. It must run after Process and the timeout
-// classifier (whose attributes the copy keeps), and before anything else reads or changes
-// the batch.
-func (b *spanBatch) fillHeld() {
-	if b.nheld == 0 {
-		return
-	}
-	for i := range b.refs {
-		ref := &b.refs[i]
-		if ref.held == nil {
-			continue
+func (spanSignal) copyOut(td ptrace.Traces, pos recordPos, s ptrace.Span) ptrace.Traces {
+	rs := td.ResourceSpans().At(pos.res)
+	ss := rs.ScopeSpans().At(pos.scope)
+	out := ptrace.NewTraces()
+	ors := out.ResourceSpans().AppendEmpty()
+	rs.Resource().CopyTo(ors.Resource())
+	ors.SetSchemaUrl(rs.SchemaUrl())
+	oss := ors.ScopeSpans().AppendEmpty()
+	ss.Scope().CopyTo(oss.Scope())
+	oss.SetSchemaUrl(ss.SchemaUrl())
+	s.CopyTo(oss.Spans().AppendEmpty())
+	return out
+}
+
+func (spanSignal) removeIf(td ptrace.Traces, m remover) {
+	rss := td.ResourceSpans()
+	for i := 0; i < rss.Len(); i++ {
+		sss := rss.At(i).ScopeSpans()
+		for j := 0; j < sss.Len(); j++ {
+			k := -1
+			sss.At(j).Spans().RemoveIf(func(ptrace.Span) bool {
+				k++
+				return m.removes(recordPos{i, j, k})
+			})
 		}
-		rs := b.td.ResourceSpans().At(ref.rs)
-		ss := rs.ScopeSpans().At(ref.ss)
-		h := ref.held
-		h.td = ptrace.NewTraces()
-		hrs := h.td.ResourceSpans().AppendEmpty()
-		rs.Resource().CopyTo(hrs.Resource())
-		hrs.SetSchemaUrl(rs.SchemaUrl())
-		hss := hrs.ScopeSpans().AppendEmpty()
-		ss.Scope().CopyTo(hss.Scope())
-		hss.SetSchemaUrl(ss.SchemaUrl())
-		ref.s.CopyTo(hss.Spans().AppendEmpty())
-		h.filled.Unlock()
 	}
+	rss.RemoveIf(func(rs ptrace.ResourceSpans) bool {
+		rs.ScopeSpans().RemoveIf(func(ss ptrace.ScopeSpans) bool { return ss.Spans().Len() == 0 })
+		return rs.ScopeSpans().Len() == 0
+	})
+}
+
+func (spanSignal) count(td ptrace.Traces) int { return td.SpanCount() }
+
+// spanRef locates a recognised span in the batch.
+type spanRef = recordRef[ptrace.Traces, ptrace.Span]
+
+// spanBatch is the per-call scratch state of processTraces, pooled.
+type spanBatch struct {
+	recordBatch[ptrace.Traces, ptrace.Span, consumer.Traces, spanSignal]
+	late []pairing.Event // events of late dialects, appended to events at the end
+	hex  traceHex
+}
+
+func (b *spanBatch) reset() {
+	b.resetBatch()
+	clear(b.late)
+	b.late = b.late[:0]
+	b.hex = traceHex{}
 }
 
 // processTraces pairs the tool calls of a batch: it extracts the calls each span announces
@@ -210,7 +174,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 	}
 	b := p.pool.Get().(*spanBatch)
 	defer func() { b.reset(); p.pool.Put(b) }()
-	b.td, b.next = td, p.next
+	b.data, b.next = td, p.next
 
 	unrecognized := 0
 	rss := td.ResourceSpans()
@@ -253,71 +217,42 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 					continue
 				}
 				scopeAttr, scopeValue := p.keys.callScope(d.ownScope, b.found.Items, span.Attributes(), rscope, span.TraceID(), &b.hex)
-				ref := int32(len(b.refs))
 				results := b.found.Results()
-				b.refs = append(b.refs, spanRef{rs: i, ss: j, span: k, s: span, results: results})
+				ref := b.addRef(recordPos{i, j, k}, span, results)
 				if results > 0 && p.norm != nil {
 					// Before a result can be held, so what leaves is normalized; the engine
 					// reads no duration field.
 					p.norm.Apply(span.Attributes())
 				}
 				var origin *synth.Origin
-				for _, it := range b.found.Items {
-					ev := pairing.Event{
-						Kind:     it.Kind,
-						Key:      pairing.Key{Tenant: tenant, Scope: scopeValue, CallID: it.CallID},
-						Time:     it.Time,
-						ToolName: it.ToolName,
-						Ref:      ref,
-						Source:   d.source,
-						Step:     it.Step,
-						Match:    it.Match,
+				if b.announces() {
+					if res == nil {
+						res = p.resources.Get(rs.Resource())
 					}
-					switch it.Kind {
-					case pairing.KindResult, pairing.KindAbort, pairing.KindCompanion, pairing.KindMatch:
-						// A result span is the tool's own operation: its start is a time the
-						// call shows, and may come before the record that announced the call.
-						ev.Start = int64(span.StartTimestamp())
+					origin = &synth.Origin{
+						Next:         p.next,
+						Signal:       synth.Traces,
+						Resource:     res,
+						ScopeAttr:    scopeAttr,
+						ScopeValue:   scopeValue,
+						TraceID:      span.TraceID(),
+						SpanID:       span.SpanID(),
+						ParentSpanID: span.ParentSpanID(),
 					}
-					if it.Kind == pairing.KindEcho {
-						// An echo is not a result record: a later execute_tool span of the same
-						// call is kept, marked duplicate, never dropped.
-						ev.Source = sourceGenAIEcho
-					}
-					if it.Kind == pairing.KindUse || it.Kind == pairing.KindReject {
-						if origin == nil {
-							if res == nil {
-								res = p.resources.Get(rs.Resource())
-							}
-							origin = &synth.Origin{
-								Next:         p.next,
-								Signal:       synth.Traces,
-								Resource:     res,
-								ScopeAttr:    scopeAttr,
-								ScopeValue:   scopeValue,
-								TraceID:      span.TraceID(),
-								SpanID:       span.SpanID(),
-								ParentSpanID: span.ParentSpanID(),
-							}
-						}
-						ev.Payload = origin
-					}
-					if d.late {
-						b.late = append(b.late, ev)
-					} else {
-						b.events = append(b.events, ev)
-					}
+				}
+				// A result span is the tool's own operation: its start is a time the call
+				// shows.
+				key, start := pairing.Key{Tenant: tenant, Scope: scopeValue}, int64(span.StartTimestamp())
+				if d.late {
+					b.late = b.appendEvents(b.late, ref, key, d.source, start, origin)
+				} else {
+					b.events = b.appendEvents(b.events, ref, key, d.source, start, origin)
 				}
 			}
 		}
 	}
 	b.events = append(b.events, b.late...)
-	if p.observeKeys != nil {
-		for i := range b.events {
-			r := &b.refs[b.events[i].Ref]
-			p.observeKeys(recordPos{r.rs, r.ss, r.span}, b.events[i].Key)
-		}
-	}
+	b.observe(p.shared)
 	p.tel.unrecognized(ctx, synth.Traces, unrecognized)
 	if len(b.events) > 0 {
 		b.res = p.engine.Process(b.events, b.hold, b.res)
@@ -331,51 +266,10 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 	if len(b.events) == 0 {
 		return td, nil
 	}
-	b.fillHeld()
-	// After fillHeld: a checkpoint waiting for this batch's held records holds the lock that
-	// orders resolution records. Before anything leaves the processor.
-	p.recordResolutions(ctx, b.res)
 	out := output{curTraces: p.next, traces: td}
-	p.apply(b.res, &out, b)
-	b.removeMarked()
-	if len(out.toTraces)+len(out.toLogs) > 0 {
-		if err := p.send(ctx, &out, triggerRouted); err != nil {
-			p.logger.Warn("toolpair: sending records to other pipelines failed", zap.Error(err))
-		}
+	if b.settle(ctx, p.shared, &out) {
+		// Every record of the batch is held or dropped: nothing to forward.
+		return td, processorhelper.ErrSkipProcessingData
 	}
 	return td, nil
-}
-
-// removeMarked removes the spans marked for removal (held or dropped) from the batch, and
-// the scope and resource groups left empty by it. It must run after every other use of the
-// refs' indexes.
-func (b *spanBatch) removeMarked() {
-	if !slices.ContainsFunc(b.refs, func(r spanRef) bool { return r.held != nil || (r.dropped && !r.kept) }) {
-		return
-	}
-	rss := b.td.ResourceSpans()
-	next := 0 // index into refs of the next candidate
-	for i := 0; i < rss.Len(); i++ {
-		sss := rss.At(i).ScopeSpans()
-		for j := 0; j < sss.Len(); j++ {
-			k := -1
-			sss.At(j).Spans().RemoveIf(func(ptrace.Span) bool {
-				k++
-				for next < len(b.refs) && before(b.refs[next].rs, b.refs[next].ss, b.refs[next].span, i, j, k) {
-					next++
-				}
-				if next < len(b.refs) {
-					r := b.refs[next]
-					if r.rs == i && r.ss == j && r.span == k {
-						return r.held != nil || (r.dropped && !r.kept)
-					}
-				}
-				return false
-			})
-		}
-	}
-	rss.RemoveIf(func(rs ptrace.ResourceSpans) bool {
-		rs.ScopeSpans().RemoveIf(func(ss ptrace.ScopeSpans) bool { return ss.Spans().Len() == 0 })
-		return rs.ScopeSpans().Len() == 0
-	})
 }
