@@ -238,3 +238,31 @@ func TestResolutionRecordRoundTrip(t *testing.T) {
 		require.Error(t, err)
 	}
 }
+
+// TestStateDecodeRefusesMisshapenHeld: a held record whose single span or log record is not
+// in the first ScopeSpans/ScopeLogs (a shape the processor never writes) is refused as
+// corrupt state instead of being restored and read out of range later.
+func TestStateDecodeRefusesMisshapenHeld(t *testing.T) {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.ScopeSpans().AppendEmpty()
+	rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty().SetName("execute_tool")
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.ScopeLogs().AppendEmpty()
+	rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty().Body().SetStr("tool_result")
+	fp := stateFingerprint(createDefaultConfig().(*Config))
+	for name, payload := range map[string]any{
+		"span in second scope":       marshalHeld(&heldSpan{td: td}),
+		"log record in second scope": marshalHeld(&heldLog{ld: ld}),
+	} {
+		st, next := codecState()
+		st.engine.Calls[5].Payload = payload
+		blob, err := encodeState(st, fp)
+		require.NoError(t, err, name)
+		got, err := decodeState(blob, fp, next)
+		var de *discardError
+		require.True(t, errors.As(err, &de), "%s: %v", name, err)
+		assert.Nil(t, got, name)
+	}
+}

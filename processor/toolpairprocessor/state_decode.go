@@ -325,7 +325,7 @@ func decodeHeld(r *decoder, next nexts) any {
 	switch sig {
 	case synth.Traces:
 		td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(data)
-		if err != nil || td.SpanCount() != 1 || td.ResourceSpans().Len() != 1 {
+		if err != nil || !oneSpan(td) {
 			r.fail("held span")
 			return nil
 		}
@@ -335,7 +335,7 @@ func decodeHeld(r *decoder, next nexts) any {
 		return &heldSpan{td: td, next: next.traces}
 	case synth.Logs:
 		ld, err := (&plog.ProtoUnmarshaler{}).UnmarshalLogs(data)
-		if err != nil || ld.LogRecordCount() != 1 || ld.ResourceLogs().Len() != 1 {
+		if err != nil || !oneLogRecord(ld) {
 			r.fail("held log record")
 			return nil
 		}
@@ -346,4 +346,24 @@ func decodeHeld(r *decoder, next nexts) any {
 	}
 	r.fail("held record signal")
 	return nil
+}
+
+// oneSpan reports whether td has the only shape a held span may have: one ResourceSpans
+// holding one ScopeSpans holding one span (heldSpan.span reads that position).
+func oneSpan(td ptrace.Traces) bool {
+	if td.ResourceSpans().Len() != 1 {
+		return false
+	}
+	ss := td.ResourceSpans().At(0).ScopeSpans()
+	return ss.Len() == 1 && ss.At(0).Spans().Len() == 1
+}
+
+// oneLogRecord reports whether ld has the only shape a held log record may have: one
+// ResourceLogs holding one ScopeLogs holding one record (heldLog.record reads that position).
+func oneLogRecord(ld plog.Logs) bool {
+	if ld.ResourceLogs().Len() != 1 {
+		return false
+	}
+	sl := ld.ResourceLogs().At(0).ScopeLogs()
+	return sl.Len() == 1 && sl.At(0).LogRecords().Len() == 1
 }
