@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -295,4 +296,42 @@ func TestLifecycleNewConfigTakesOver(t *testing.T) {
 	assert.Same(t, sNew, instanceByID(set.ID))
 	require.NoError(t, cur.comps[0].Shutdown(context.Background()))
 	assert.Nil(t, instanceByID(set.ID))
+}
+
+// TestLifecycleCatchUpWaitsForAllPipelines: with storage, a call whose deadline passed while
+// the collector was down is expired only once every pipeline of the component has started,
+// not when the first (here the logs pipeline) starts while the traces pipeline the call's
+// synthetic span goes to has not.
+func TestLifecycleCatchUpWaitsForAllPipelines(t *testing.T) {
+	clock := newTestClock()
+	f := newFactoryWithClock(clock)
+	set := processortest.NewNopSettings(metadata.Type)
+	ext := newMemStorage()
+	host := storageHost{memStorageID: ext}
+	config := func() *Config {
+		cfg := f.CreateDefaultConfig().(*Config)
+		id := memStorageID
+		cfg.Storage = &id
+		return cfg
+	}
+	run1 := newLCPipelines(t, f, set, config(), "traces", "logs")
+	run1.start(t, host)
+	require.NoError(t, run1.traces[0].ConsumeTraces(context.Background(), ctTraces(ctChat(1, 1, 0, 0, 1000, "lc_down"))))
+	for _, c := range run1.comps {
+		require.NoError(t, c.Shutdown(context.Background()))
+	}
+	sent := run1.spanCount()
+
+	clock.Advance(11 * time.Minute)
+	run2 := newLCPipelines(t, f, set, config(), "traces", "logs")
+	require.NoError(t, run2.comps[1].Start(context.Background(), host), "the logs pipeline starts first")
+	assert.Never(t, func() bool { return run2.spanCount() > 0 }, 300*time.Millisecond, 10*time.Millisecond,
+		"nothing is expired while the traces pipeline has not started")
+	require.NoError(t, run2.comps[0].Start(context.Background(), host))
+	assert.Eventually(t, func() bool { return run2.spanCount() == 1 }, 5*time.Second, 10*time.Millisecond,
+		"the catch-up tick runs once both have started")
+	assert.Equal(t, 1, sent, "run 1 sent only the announcing span")
+	for _, c := range run2.comps {
+		require.NoError(t, c.Shutdown(context.Background()))
+	}
 }

@@ -60,8 +60,15 @@ type shared struct {
 
 	mu      sync.Mutex // guards the fields below
 	started bool       // a start succeeded and no shutdown followed
-	stop    chan struct{}
-	done    chan struct{}
+	// starts counts the pipelines' starts since the one that started the component; once it
+	// reaches refs, ready is closed (and set to nil).
+	starts int
+	// ready is closed once every pipeline holding the instance has started; with storage the
+	// ticker waits for it before its first tick, so that expiries restored from storage are
+	// sent only to started pipelines.
+	ready chan struct{}
+	stop  chan struct{}
+	done  chan struct{}
 }
 
 // recordPos is the position of a record in its batch: the indexes of its resource group,
@@ -152,27 +159,53 @@ func (s *shared) tickInterval() time.Duration {
 
 // start starts the component with the first of its pipelines to start: it opens the storage
 // and restores the stored state (with storage), then starts the ticker. Later pipelines'
-// starts do nothing. A start that fails (a storage key naming no storage extension of host,
-// an unreadable state) leaves the instance as it was, so a later start may try again.
+// starts only count: with storage, the ticker's first tick (the catch-up of deadlines that
+// passed while the collector was down) waits until every pipeline holding the instance has
+// started, because the collector orders starts within a pipeline only, so another pipeline's
+// exporters may not run yet when the first toolpair processor starts. A start that fails (a
+// storage key naming no storage extension of host, an unreadable state) leaves the instance
+// as it was, so a later start may try again.
 func (s *shared) start(ctx context.Context, host component.Host) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.started {
-		return nil
-	}
-	if s.cfg.Storage != nil && s.store == nil {
-		if err := s.openStore(ctx, host); err != nil {
-			return err
+	if !s.started {
+		if s.cfg.Storage != nil && s.store == nil {
+			if err := s.openStore(ctx, host); err != nil {
+				return err
+			}
 		}
+		s.started = true
+		s.starts = 0
+		s.stop, s.done, s.ready = make(chan struct{}), make(chan struct{}), make(chan struct{})
+		var ready chan struct{}
+		if s.store != nil {
+			ready = s.ready
+		}
+		go s.run(s.stop, s.done, ready, s.tickInterval())
 	}
-	s.started = true
-	s.stop, s.done = make(chan struct{}), make(chan struct{})
-	go s.run(s.stop, s.done, s.tickInterval())
+	s.starts++
+	instances.Lock()
+	all := s.starts >= s.refs
+	instances.Unlock()
+	if all && s.ready != nil {
+		close(s.ready)
+		s.ready = nil
+	}
 	return nil
 }
 
-func (s *shared) run(stop, done chan struct{}, every time.Duration) {
+// run is the ticker: it expires what is due every interval and, with storage, writes a
+// checkpoint every checkpoint_interval until stop is closed, then closes done. When ready is
+// not nil, nothing runs before it is closed; the first thing run after it is an expiry tick.
+func (s *shared) run(stop, done, ready chan struct{}, every time.Duration) {
 	defer close(done)
+	if ready != nil {
+		select {
+		case <-stop:
+			return
+		case <-ready:
+		}
+	}
 	t := time.NewTicker(every)
 	defer t.Stop()
 	var checkpoints <-chan time.Time
@@ -247,7 +280,7 @@ func (s *shared) release(ctx context.Context) error {
 func (s *shared) drain(ctx context.Context) error {
 	s.mu.Lock()
 	stop, done := s.stop, s.done
-	s.stop, s.done = nil, nil
+	s.stop, s.done, s.ready = nil, nil, nil
 	s.started = false
 	s.mu.Unlock()
 
