@@ -199,6 +199,17 @@ func (s *shared) start(ctx context.Context, host component.Host) error {
 // not nil, nothing runs before it is closed; the first thing run after it is an expiry tick.
 func (s *shared) run(stop, done, ready chan struct{}, every time.Duration) {
 	defer close(done)
+	// ctx is cancelled when stop is closed, so that a tick blocked sending downstream
+	// returns and the shutdown that waits for done can go on.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	if ready != nil {
 		select {
 		case <-stop:
@@ -211,7 +222,7 @@ func (s *shared) run(stop, done, ready chan struct{}, every time.Duration) {
 	var checkpoints <-chan time.Time
 	if s.store != nil {
 		// Deadlines that passed while the collector was down expire now.
-		s.tick(context.Background())
+		s.tick(ctx)
 		c := time.NewTicker(s.cfg.CheckpointInterval)
 		defer c.Stop()
 		checkpoints = c.C
@@ -221,9 +232,9 @@ func (s *shared) run(stop, done, ready chan struct{}, every time.Duration) {
 		case <-stop:
 			return
 		case <-t.C:
-			s.tick(context.Background())
+			s.tick(ctx)
 		case <-checkpoints:
-			if err := s.checkpoint(context.Background(), checkpointInterval); err != nil {
+			if err := s.checkpoint(ctx, checkpointInterval); err != nil {
 				s.logger.Warn("toolpair: periodic checkpoint failed", zap.Error(err))
 			}
 		}
@@ -268,36 +279,39 @@ func (s *shared) release(ctx context.Context) error {
 		delete(instances.m, s.id)
 	}
 	instances.Unlock()
-	err := s.drain(ctx)
+	stopped, err := s.drain(ctx)
 	if last {
-		err = errors.Join(err, s.shutdown(ctx))
+		err = errors.Join(err, s.shutdown(ctx, stopped))
 	}
 	return err
 }
 
 // drain stops the ticker if it runs and, without storage, closes every pending call as
 // interrupted/shutdown and releases every held result, sending them downstream with ctx.
-func (s *shared) drain(ctx context.Context) error {
+// Stopping cancels the context of a tick in progress and waits for the ticker to return;
+// stopped is false (and err ctx's error) when ctx ended first, the ticker then possibly still
+// writing to the store.
+func (s *shared) drain(ctx context.Context) (stopped bool, err error) {
 	s.mu.Lock()
 	stop, done := s.stop, s.done
 	s.stop, s.done, s.ready = nil, nil, nil
 	s.started = false
 	s.mu.Unlock()
 
-	var err error
+	stopped = true
 	if stop != nil {
 		// Not under s.mu: a tick in progress needs it to send.
 		close(stop)
 		select {
 		case <-done:
 		case <-ctx.Done():
-			err = ctx.Err()
+			stopped, err = false, ctx.Err()
 		}
 	}
 	if s.store == nil {
 		err = errors.Join(err, s.emit(ctx, s.engine.Shutdown(nil), triggerShutdown))
 	}
-	return err
+	return stopped, err
 }
 
 // pipelineHold is one pipeline's hold on its component's shared state, taken by acquire and
@@ -314,10 +328,15 @@ func (h *pipelineHold) release(ctx context.Context, s *shared) error {
 // shutdown shuts the component down once drained, at the last pipeline's release. With
 // storage, it writes the whole state (nothing is interrupted or released; should the write
 // fail, the state is flushed as without storage, so that nothing is lost silently) and closes
-// the storage client. Last, it shuts the telemetry down.
-func (s *shared) shutdown(ctx context.Context) error {
+// the storage client. When the ticker did not stop in time (stopped false), it neither writes
+// nor closes the store, which the ticker may still use: the stored state stays as the last
+// checkpoint and resolution records left it. Last, it shuts the telemetry down.
+func (s *shared) shutdown(ctx context.Context, stopped bool) error {
 	var err error
-	if s.store != nil {
+	if s.store != nil && !stopped {
+		s.logger.Error("toolpair: the ticker did not stop before the shutdown deadline; the state is not checkpointed at shutdown")
+	}
+	if s.store != nil && stopped {
 		if cerr := s.checkpoint(ctx, checkpointShutdown); cerr != nil {
 			err = errors.Join(err, cerr, s.emit(ctx, s.engine.Shutdown(nil), triggerShutdown))
 		}
