@@ -94,34 +94,42 @@ func (s *shared) openStore(ctx context.Context, host component.Host) error {
 		return fmt.Errorf("storage: getting a client from extension %q: %w", id, err)
 	}
 	s.store = &stateStore{client: client, fp: stateFingerprint(s.cfg)}
-	s.restore(ctx)
+	if err := s.restore(ctx); err != nil {
+		s.store = nil
+		return errors.Join(fmt.Errorf("storage: extension %q: the stored state was discarded and a fresh pointer could not be written: %w", id, err),
+			client.Close(ctx))
+	}
 	return nil
 }
 
 // restore reads the stored checkpoint and the resolution records written after it, and
-// rebuilds the state from them. It never fails: whatever cannot be used is discarded.
-func (s *shared) restore(ctx context.Context) {
+// rebuilds the state from them. Whatever cannot be used is discarded. When a read fails or
+// the pointer is unreadable, records the component did not read may remain: it then starts
+// clean under a fresh pointer (startFresh), and fails only when that pointer cannot be
+// written.
+func (s *shared) restore(ctx context.Context) error {
 	st := s.store
 	ptr, err := st.client.Get(ctx, pointerKey)
 	if err != nil {
-		s.tel.storageError(ctx, "read")
-		s.logger.Warn("toolpair: reading the stored state failed; starting clean", zap.Error(err))
-		return
+		return s.readFailed(ctx, pointerKey, err, 0)
 	}
 	if ptr == nil {
-		return // nothing stored yet
+		return nil // nothing stored yet
 	}
 	gen, logStart, err := decodePointer(ptr)
 	if err != nil {
 		s.discarded(ctx, err)
-		return
+		return s.startFresh(ctx, 0)
 	}
 	st.gen, st.logStart, st.nextSeq = gen, logStart, logStart
 	var keys []pairing.Key
 	var released []pairing.HeldRef
 	for seq := logStart; ; seq++ {
 		b, err := st.client.Get(ctx, resolvedKey(seq))
-		if err != nil || b == nil {
+		if err != nil {
+			return s.readFailed(ctx, resolvedKey(seq), err, gen)
+		}
+		if b == nil {
 			break
 		}
 		st.nextSeq = seq + 1
@@ -134,25 +142,28 @@ func (s *shared) restore(ctx context.Context) {
 		keys = append(keys, k...)
 		released = append(released, h...)
 	}
+	if gen == 0 {
+		// A fresh pointer: no checkpoint was written since the stored state was last
+		// discarded; the records after it resolved calls that no checkpoint holds.
+		return nil
+	}
 	blob, err := st.client.Get(ctx, stateKey(gen))
 	if err != nil {
-		s.tel.storageError(ctx, "read")
-		s.logger.Warn("toolpair: reading the stored state failed; starting clean", zap.Error(err))
-		return
+		return s.readFailed(ctx, stateKey(gen), err, gen)
 	}
 	if blob == nil {
 		s.discarded(ctx, discard(discardMissing, "checkpoint %q named by %q is absent", stateKey(gen), pointerKey))
-		return
+		return nil
 	}
 	saved, err := decodeState(blob, st.fp, nexts{traces: s.nextTraces, logs: s.nextLogs})
 	if err != nil {
 		s.discarded(ctx, err)
-		return
+		return nil
 	}
 	rs, err := s.engine.Restore(saved.engine, keys, released...)
 	if err != nil {
 		s.discarded(ctx, discard(discardCorrupt, "%v", err))
-		return
+		return nil
 	}
 	if s.tmo != nil {
 		if err := s.tmo.flight.Import(saved.flight); err != nil {
@@ -164,6 +175,37 @@ func (s *shared) restore(ctx context.Context) {
 		zap.Int("pending_calls", rs.Pending), zap.Int("held_results", rs.Waiting),
 		zap.Int("resolved_calls", rs.Resolved), zap.Int("replayed_resolutions", rs.Replayed),
 		zap.Int("timeout_operations", len(saved.flight)), zap.Int("bytes", len(blob)))
+	return nil
+}
+
+// readFailed handles a storage read that failed during restore (key is what was read): it
+// counts it (storage_errors, operation read), logs it, and discards the stored state through
+// startFresh, gen being the generation of the checkpoint the pointer named (0 for none).
+func (s *shared) readFailed(ctx context.Context, key string, err error, gen uint64) error {
+	s.tel.storageError(ctx, "read")
+	s.logger.Warn("toolpair: reading the stored state failed; it is discarded and the component starts clean (pending calls, held results and resolved-call memory of the previous run are lost)",
+		zap.String("key", key), zap.Error(err))
+	return s.startFresh(ctx, gen)
+}
+
+// startFresh starts the store clean after the stored state was discarded while records the
+// component did not read may remain: it writes a pointer naming no checkpoint whose first
+// resolution record number lies past every number an earlier run can have used (the wall
+// clock in nanoseconds, and past the numbers seen), so that no earlier record is replayed at a
+// later start nor written over, then deletes the checkpoint of generation gen (if any) on a
+// best-effort basis. It returns the error of the pointer's write; the engine is untouched.
+func (s *shared) startFresh(ctx context.Context, gen uint64) error {
+	st := s.store
+	base := max(uint64(max(time.Now().UnixNano(), 0)), st.nextSeq+1)
+	if err := st.client.Set(ctx, pointerKey, encodePointer(0, base)); err != nil {
+		s.tel.storageError(ctx, "pointer")
+		return err
+	}
+	st.gen, st.logStart, st.nextSeq = 0, base, base
+	if gen > 0 {
+		_ = st.client.Delete(ctx, stateKey(gen))
+	}
+	return nil
 }
 
 // discarded logs and counts a stored state that was not used.

@@ -2,11 +2,17 @@ package toolpairprocessor
 
 import (
 	"context"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -14,6 +20,7 @@ import (
 	"go.opentelemetry.io/collector/processor/processortest"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadatatest"
 )
 
 // blockingTraces is a next consumer that blocks every call until release is closed, or, when
@@ -105,3 +112,79 @@ func TestStorageShutdownTimeoutSkipsCheckpoint(t *testing.T) {
 	close(next.release)
 }
 
+
+// storedRecords returns the sequence numbers of the resolution records in m, and the
+// pointer's generation and first record number.
+func storedRecords(t *testing.T, m map[string][]byte) (seqs []uint64, gen, logStart uint64) {
+	t.Helper()
+	for k := range m {
+		if n, ok := strings.CutPrefix(k, resolvedKeyBase); ok {
+			seq, err := strconv.ParseUint(n, 10, 64)
+			require.NoError(t, err)
+			seqs = append(seqs, seq)
+		}
+	}
+	slices.Sort(seqs)
+	gen, logStart, err := decodePointer(m[pointerKey])
+	require.NoError(t, err)
+	return seqs, gen, logStart
+}
+
+// TestStorageReadErrorStartsFresh: a resolution record, a checkpoint or the pointer that
+// cannot be read (a storage error, not absence) discards the stored state: it is counted
+// and logged, the component starts clean under a fresh pointer whose record numbers lie past
+// every stored record, so the records it did not read are neither replayed at a later start
+// nor written over.
+func TestStorageReadErrorStartsFresh(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		fail func(key string, logStart uint64) bool
+	}{
+		{"resolution record", func(key string, logStart uint64) bool { return key == resolvedKey(logStart+1) }},
+		{"checkpoint", func(key string, _ uint64) bool { return strings.HasPrefix(key, stateKeyBase) }},
+		{"pointer", func(key string, _ uint64) bool { return key == pointerKey }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, clock := newMemStorage(), newTestClock()
+			run1 := startRun(t, clock, e, nil)
+			run1.spans(ctChat(1, 1, 0, 0, 1000, "c1", "c2", "c3", "c9"))
+			run1.checkpointNow()
+			run1.spans(ctTool(1, 2, 0, "c1", 1100, 1200))
+			run1.spans(ctTool(1, 3, 0, "c2", 1300, 1400))
+			run1.spans(ctTool(1, 4, 0, "c3", 1500, 1600))
+			run1.crash()
+			seqs, gen, logStart := storedRecords(t, e.snapshot())
+			require.Equal(t, []uint64{logStart, logStart + 1, logStart + 2}, seqs, "three resolution records after the checkpoint")
+			require.NotZero(t, gen)
+
+			e.mu.Lock()
+			e.failGet = func(key string) bool { return tc.fail(key, logStart) }
+			e.mu.Unlock()
+			run2 := startRun(t, clock, e, nil)
+			e.mu.Lock()
+			e.failGet = nil
+			e.mu.Unlock()
+			assert.Equal(t, 0, run2.shared.engine.Stats().Pending, "a clean start")
+			metadatatest.AssertEqualProcessorToolpairStorageErrors(t, run2.tel, []metricdata.DataPoint[int64]{
+				{Value: 1, Attributes: attribute.NewSet(attribute.String("operation", "read"))},
+			}, metricdatatest.IgnoreTimestamp())
+			_, gen2, logStart2 := storedRecords(t, e.snapshot())
+			assert.Zero(t, gen2, "the fresh pointer names no checkpoint")
+			assert.Greater(t, logStart2, logStart+2, "record numbers start past every stored record")
+
+			// Run 2 resolves a call and crashes: run 3 replays nothing of run 1.
+			run2.spans(ctChat(2, 1, 0, 0, 1000, "d1"), ctTool(2, 2, 0, "d1", 1100, 1200))
+			seqs, _, _ = storedRecords(t, e.snapshot())
+			assert.Contains(t, seqs, logStart2, "run 2's record is numbered from the fresh pointer")
+			run2.crash()
+			run3 := startRun(t, clock, e, nil)
+			assert.Equal(t, 0, run3.shared.engine.Stats().Pending)
+			run3.spans(ctTool(1, 2, 0, "c1", 1100, 1200))
+			clock.Advance(11 * time.Minute)
+			run3.settle()
+			assert.EventuallyWithT(t, func(c *assert.CollectT) {
+				assert.Equal(c, map[string][]string{"c1": {"span:standalone"}}, run3.marks(nil), "run 1's records are not replayed: a scope new to run 3")
+			}, 5*time.Second, 10*time.Millisecond)
+		})
+	}
+}

@@ -35,6 +35,8 @@ type memStorage struct {
 	mu       sync.Mutex
 	data     map[string][]byte
 	failSets bool
+	// failGet, when set, makes every Get of a key it returns true for fail.
+	failGet func(key string) bool
 }
 
 func newMemStorage() *memStorage { return &memStorage{data: map[string][]byte{}} }
@@ -56,8 +58,13 @@ var errSetFailed = errors.New("set refused")
 func (c *memClient) Get(_ context.Context, key string) ([]byte, error) {
 	c.m.mu.Lock()
 	defer c.m.mu.Unlock()
+	if c.m.failGet != nil && c.m.failGet(key) {
+		return nil, errGetFailed
+	}
 	return c.m.data[key], nil
 }
+
+var errGetFailed = errors.New("get refused")
 
 func (c *memClient) Set(_ context.Context, key string, value []byte) error {
 	c.m.mu.Lock()
