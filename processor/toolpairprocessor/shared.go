@@ -339,6 +339,7 @@ func (s *shared) shutdown(ctx context.Context, stopped bool) error {
 	if s.store != nil && stopped {
 		if cerr := s.checkpoint(ctx, checkpointShutdown); cerr != nil {
 			err = errors.Join(err, cerr, s.emit(ctx, s.engine.Shutdown(nil), triggerShutdown))
+			err = errors.Join(err, s.forgetStored(ctx))
 		}
 		err = errors.Join(err, s.closeStore(ctx))
 	}
@@ -346,6 +347,26 @@ func (s *shared) shutdown(ctx context.Context, stopped bool) error {
 		atLastShutdown(s)
 	}
 	return errors.Join(err, s.tel.shutdown())
+}
+
+// forgetStored makes the stored state unreachable after the shutdown flushed what it holds
+// (its pending calls sent as interrupted/shutdown), so the next start does not bring those
+// calls back: it writes a fresh pointer (startFresh) or, should that fail, deletes the
+// pointer. When both fail it logs and counts the failure (storage_errors, operation pointer)
+// and returns the error: the next start may then restore calls already sent as interrupted.
+func (s *shared) forgetStored(ctx context.Context) error {
+	ferr := s.startFresh(ctx, s.store.gen)
+	if ferr == nil {
+		return nil
+	}
+	derr := s.store.client.Delete(ctx, pointerKey)
+	if derr == nil {
+		return nil
+	}
+	s.tel.storageError(ctx, "pointer")
+	s.logger.Error("toolpair: the stored state could not be retired after the shutdown flush; the next start may restore calls already sent as interrupted/shutdown",
+		zap.Error(ferr), zap.NamedError("delete_error", derr))
+	return errors.Join(ferr, derr)
 }
 
 // atLastShutdown, when set (by tests), is called by shutdown once the state is flushed or

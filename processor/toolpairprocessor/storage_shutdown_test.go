@@ -188,3 +188,26 @@ func TestStorageReadErrorStartsFresh(t *testing.T) {
 		})
 	}
 }
+
+// TestStorageFailedShutdownCheckpointRetiresState: when the shutdown checkpoint fails and the
+// pending calls are flushed as interrupted/shutdown, the stored state is retired, so the
+// next start does not restore calls that already left as interrupted.
+func TestStorageFailedShutdownCheckpointRetiresState(t *testing.T) {
+	e, clock := newMemStorage(), newTestClock()
+	run1 := startRun(t, clock, e, nil)
+	run1.spans(ctChat(1, 1, 0, 0, 1000, "c1"))
+	run1.checkpointNow()
+	e.mu.Lock()
+	e.failSets = true
+	e.mu.Unlock()
+	require.NoError(t, run1.traces.Shutdown(context.Background()))
+	require.Error(t, run1.logs.Shutdown(context.Background()))
+	run1.down = true
+	assert.Equal(t, map[string][]string{"c1": {"span:interrupted/shutdown+synthetic"}}, run1.marks(nil))
+
+	e.mu.Lock()
+	e.failSets = false
+	e.mu.Unlock()
+	run2 := startRun(t, clock, e, nil)
+	assert.Equal(t, 0, run2.shared.engine.Stats().Pending, "c1 is not restored after leaving as interrupted")
+}
