@@ -225,7 +225,9 @@ func (b *recordBatch[D, R, N, S]) settle(ctx context.Context, s *shared, out *ou
 	b.fillHeld()
 	// After fillHeld: a checkpoint waiting for this batch's held records holds the lock that
 	// orders resolution records. Before anything leaves the processor.
-	s.recordResolutions(ctx, b.res)
+	if err := s.recordResolutions(ctx, b.res); err != nil {
+		s.logger.Error("toolpair: the outcomes of a batch leave without being stored", zap.Error(err))
+	}
 	s.apply(b.res, out, b)
 	removed := b.removeMarked()
 	if len(out.toTraces)+len(out.toLogs) > 0 {

@@ -247,7 +247,9 @@ func (s *shared) tick(ctx context.Context) {
 	if len(res) == 0 {
 		return
 	}
-	s.recordResolutions(ctx, res)
+	if err := s.recordResolutions(ctx, res); err != nil {
+		s.logger.Error("toolpair: expired calls and released results leave without being stored", zap.Error(err))
+	}
 	if err := s.emit(ctx, res, triggerExpiry); err != nil {
 		s.logger.Warn("toolpair: sending expired calls and released results downstream failed", zap.Error(err))
 	}

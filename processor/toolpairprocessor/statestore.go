@@ -226,6 +226,9 @@ type checkpointTrigger string
 const (
 	checkpointInterval checkpointTrigger = "interval"
 	checkpointShutdown checkpointTrigger = "shutdown"
+	// checkpointRecordFailed: a batch's resolution record could not be written; a checkpoint
+	// covers its outcomes instead, before they leave the processor.
+	checkpointRecordFailed checkpointTrigger = "record_failed"
 )
 
 // checkpoint writes the whole state to storage. The snapshot is taken under the engine's
@@ -273,24 +276,40 @@ func (s *shared) checkpoint(ctx context.Context, trigger checkpointTrigger) erro
 
 // recordResolutions writes the resolution record of a batch's outcomes, before they leave the
 // processor: after a crash, these calls are resolved, not restored as pending from an older
-// checkpoint.
-func (s *shared) recordResolutions(ctx context.Context, res []pairing.Resolution) {
+// checkpoint. Should the record's write fail (counted, storage_errors operation
+// resolution_record), it writes a checkpoint at once instead (the engine already holds these
+// outcomes, so the checkpoint covers them); the error it returns is that checkpoint's, when
+// it failed too (counted, operation checkpoint): the outcomes then leave uncovered by storage.
+func (s *shared) recordResolutions(ctx context.Context, res []pairing.Resolution) error {
 	if s.store == nil || len(res) == 0 {
-		return
+		return nil
 	}
 	b := encodeResolutions(res)
 	if b == nil {
-		return
+		return nil
 	}
+	err := s.appendResolutions(ctx, b)
+	if err == nil {
+		return nil
+	}
+	s.tel.storageError(ctx, "resolution_record")
+	s.logger.Warn("toolpair: writing a resolution record failed; writing a checkpoint instead", zap.Error(err))
+	if cerr := s.checkpoint(ctx, checkpointRecordFailed); cerr != nil {
+		return fmt.Errorf("toolpair: neither the resolution record (%w) nor a checkpoint covering it (%w) could be written; a crash before the next checkpoint can bring these calls back as pending", err, cerr)
+	}
+	return nil
+}
+
+// appendResolutions writes b as the next resolution record.
+func (s *shared) appendResolutions(ctx context.Context, b []byte) error {
 	st := s.store
 	st.logMu.Lock()
 	defer st.logMu.Unlock()
 	if err := st.client.Set(ctx, resolvedKey(st.nextSeq), b); err != nil {
-		s.tel.storageError(ctx, "resolution_record")
-		s.logger.Warn("toolpair: writing a resolution record failed", zap.Error(err))
-		return
+		return err
 	}
 	st.nextSeq++
+	return nil
 }
 
 // closeStore closes the storage client.

@@ -211,3 +211,40 @@ func TestStorageFailedShutdownCheckpointRetiresState(t *testing.T) {
 	run2 := startRun(t, clock, e, nil)
 	assert.Equal(t, 0, run2.shared.engine.Stats().Pending, "c1 is not restored after leaving as interrupted")
 }
+
+// TestStorageFailedResolutionRecordCheckpoints: when a batch's resolution record cannot be
+// written, a checkpoint is written before its outcomes leave, so after a crash the call paired
+// in that batch is not pending again; when the checkpoint fails too, both failures are
+// counted.
+func TestStorageFailedResolutionRecordCheckpoints(t *testing.T) {
+	e, clock := newMemStorage(), newTestClock()
+	run1 := startRun(t, clock, e, nil)
+	run1.spans(ctChat(1, 1, 0, 0, 1000, "c1", "c2", "c3"))
+	run1.checkpointNow()
+	e.mu.Lock()
+	e.failSet = func(key string) bool { return strings.HasPrefix(key, resolvedKeyBase) }
+	e.mu.Unlock()
+	run1.spans(ctTool(1, 2, 0, "c1", 1500, 2500)) // paired after the checkpoint; its record fails
+	assert.Equal(t, []string{"span:paired"}, run1.marks(nil)["c1"])
+	metadatatest.AssertEqualProcessorToolpairStorageErrors(t, run1.tel, []metricdata.DataPoint[int64]{
+		{Value: 1, Attributes: attribute.NewSet(attribute.String("operation", "resolution_record"))},
+	}, metricdatatest.IgnoreTimestamp())
+
+	e.mu.Lock()
+	e.failSet = nil
+	e.failSets = true
+	e.mu.Unlock()
+	run1.spans(ctTool(1, 3, 0, "c2", 2600, 2700)) // neither record nor checkpoint can be written
+	metadatatest.AssertEqualProcessorToolpairStorageErrors(t, run1.tel, []metricdata.DataPoint[int64]{
+		{Value: 2, Attributes: attribute.NewSet(attribute.String("operation", "resolution_record"))},
+		{Value: 1, Attributes: attribute.NewSet(attribute.String("operation", "checkpoint"))},
+	}, metricdatatest.IgnoreTimestamp())
+	run1.crash()
+
+	e.mu.Lock()
+	e.failSets = false
+	e.mu.Unlock()
+	run2 := startRun(t, clock, e, nil)
+	assert.Equal(t, 2, run2.shared.engine.Stats().Pending,
+		"c1 is covered by the checkpoint; c2, whose outcome no write covers, comes back with c3")
+}

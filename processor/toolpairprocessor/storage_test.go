@@ -37,6 +37,8 @@ type memStorage struct {
 	failSets bool
 	// failGet, when set, makes every Get of a key it returns true for fail.
 	failGet func(key string) bool
+	// failSet, when set, makes every Set of a key it returns true for fail.
+	failSet func(key string) bool
 }
 
 func newMemStorage() *memStorage { return &memStorage{data: map[string][]byte{}} }
@@ -69,7 +71,7 @@ var errGetFailed = errors.New("get refused")
 func (c *memClient) Set(_ context.Context, key string, value []byte) error {
 	c.m.mu.Lock()
 	defer c.m.mu.Unlock()
-	if c.m.failSets {
+	if c.m.failSets || (c.m.failSet != nil && c.m.failSet(key)) {
 		return errSetFailed
 	}
 	c.m.data[key] = value

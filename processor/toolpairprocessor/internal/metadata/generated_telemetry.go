@@ -213,14 +213,14 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ProcessorToolpairStateCheckpointDuration, err = builder.meter.Float64Histogram(
 		"otelcol_processor_toolpair_state_checkpoint_duration",
-		metric.WithDescription("Time to write the processor's state to the storage extension (`storage`), from the snapshot taken under the pairing lock to the last storage operation, by `toolpair.trigger` (`interval`, `shutdown`). [Development]"),
+		metric.WithDescription("Time to write the processor's state to the storage extension (`storage`), from the snapshot taken under the pairing lock to the last storage operation, by `toolpair.trigger` (`interval`, `shutdown`, `record_failed`). [Development]"),
 		metric.WithUnit("ms"),
 		metric.WithExplicitBucketBoundaries([]float64{1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000}...),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorToolpairStateCheckpointSize, err = builder.meter.Int64Histogram(
 		"otelcol_processor_toolpair_state_checkpoint_size",
-		metric.WithDescription("Size of the encoded state written at each checkpoint, by `toolpair.trigger` (`interval`, `shutdown`). [Development]"),
+		metric.WithDescription("Size of the encoded state written at each checkpoint, by `toolpair.trigger` (`interval`, `shutdown`, `record_failed`). [Development]"),
 		metric.WithUnit("By"),
 		metric.WithExplicitBucketBoundaries([]float64{1024, 16384, 131072, 1.048576e+06, 8.388608e+06, 3.3554432e+07, 1.34217728e+08}...),
 	)

@@ -118,7 +118,7 @@ func AssertEqualProcessorToolpairSendFailed(t *testing.T, tt *componenttest.Tele
 func AssertEqualProcessorToolpairStateCheckpointDuration(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.HistogramDataPoint[float64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_toolpair_state_checkpoint_duration",
-		Description: "Time to write the processor's state to the storage extension (`storage`), from the snapshot taken under the pairing lock to the last storage operation, by `toolpair.trigger` (`interval`, `shutdown`). [Development]",
+		Description: "Time to write the processor's state to the storage extension (`storage`), from the snapshot taken under the pairing lock to the last storage operation, by `toolpair.trigger` (`interval`, `shutdown`, `record_failed`). [Development]",
 		Unit:        "ms",
 		Data: metricdata.Histogram[float64]{
 			Temporality: metricdata.CumulativeTemporality,
@@ -133,7 +133,7 @@ func AssertEqualProcessorToolpairStateCheckpointDuration(t *testing.T, tt *compo
 func AssertEqualProcessorToolpairStateCheckpointSize(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.HistogramDataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_toolpair_state_checkpoint_size",
-		Description: "Size of the encoded state written at each checkpoint, by `toolpair.trigger` (`interval`, `shutdown`). [Development]",
+		Description: "Size of the encoded state written at each checkpoint, by `toolpair.trigger` (`interval`, `shutdown`, `record_failed`). [Development]",
 		Unit:        "By",
 		Data: metricdata.Histogram[int64]{
 			Temporality: metricdata.CumulativeTemporality,
