@@ -95,6 +95,7 @@ func (s *shared) openStore(ctx context.Context, host component.Host) error {
 	}
 	s.store = &stateStore{client: client, fp: stateFingerprint(s.cfg)}
 	if err := s.restore(ctx); err != nil {
+		s.tel.storageError(ctx, "pointer")
 		s.store = nil
 		return errors.Join(fmt.Errorf("storage: extension %q: the stored state was discarded and a fresh pointer could not be written: %w", id, err),
 			client.Close(ctx))
@@ -193,12 +194,12 @@ func (s *shared) readFailed(ctx context.Context, key string, err error, gen uint
 // resolution record number lies past every number an earlier run can have used (the wall
 // clock in nanoseconds, and past the numbers seen), so that no earlier record is replayed at a
 // later start nor written over, then deletes the checkpoint of generation gen (if any) on a
-// best-effort basis. It returns the error of the pointer's write; the engine is untouched.
+// best-effort basis. It returns the error of the pointer's write (the caller counts it); the
+// engine is untouched.
 func (s *shared) startFresh(ctx context.Context, gen uint64) error {
 	st := s.store
 	base := max(uint64(max(time.Now().UnixNano(), 0)), st.nextSeq+1)
 	if err := st.client.Set(ctx, pointerKey, encodePointer(0, base)); err != nil {
-		s.tel.storageError(ctx, "pointer")
 		return err
 	}
 	st.gen, st.logStart, st.nextSeq = 0, base, base

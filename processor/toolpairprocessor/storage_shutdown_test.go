@@ -247,3 +247,50 @@ func TestStorageFailedResolutionRecordCheckpoints(t *testing.T) {
 	assert.Equal(t, 2, run2.shared.engine.Stats().Pending,
 		"c1 is covered by the checkpoint; c2, whose outcome no write covers, comes back with c3")
 }
+
+// TestStorageStateNotRetiredCounted: when neither a fresh pointer nor the pointer's deletion
+// can retire the stored state after a failed shutdown checkpoint, the failure is counted and
+// returned.
+func TestStorageStateNotRetiredCounted(t *testing.T) {
+	e, clock := newMemStorage(), newTestClock()
+	run1 := startRun(t, clock, e, nil)
+	run1.spans(ctChat(1, 1, 0, 0, 1000, "c1"))
+	e.mu.Lock()
+	e.failSets, e.failDeletes = true, true
+	e.mu.Unlock()
+	require.NoError(t, run1.traces.Shutdown(context.Background()))
+	var errs []metricdata.DataPoint[int64]
+	atLastShutdown = func(*shared) {
+		m, err := run1.tel.GetMetric("otelcol_processor_toolpair_storage_errors")
+		require.NoError(t, err)
+		errs = m.Data.(metricdata.Sum[int64]).DataPoints
+	}
+	t.Cleanup(func() { atLastShutdown = nil })
+	require.Error(t, run1.logs.Shutdown(context.Background()))
+	run1.down = true
+	metricdatatest.AssertEqual(t, metricdata.Sum[int64]{
+		Temporality: metricdata.CumulativeTemporality, IsMonotonic: true,
+		DataPoints: []metricdata.DataPoint[int64]{
+			{Value: 1, Attributes: attribute.NewSet(attribute.String("operation", "checkpoint"))},
+			{Value: 1, Attributes: attribute.NewSet(attribute.String("operation", "pointer"))},
+		},
+	}, metricdata.Sum[int64]{Temporality: metricdata.CumulativeTemporality, IsMonotonic: true, DataPoints: errs},
+		metricdatatest.IgnoreTimestamp())
+}
+
+// TestStorageFreshPointerUnwritableFailsStart: a stored state that cannot be read and cannot
+// be replaced by a fresh pointer fails the start with an error naming the extension.
+func TestStorageFreshPointerUnwritableFailsStart(t *testing.T) {
+	e := newMemStorage()
+	e.failGet = func(key string) bool { return key == pointerKey }
+	e.failSets = true
+	f := newFactoryWithClock(newTestClock())
+	cfg := f.CreateDefaultConfig().(*Config)
+	id := memStorageID
+	cfg.Storage = &id
+	p := newLCPipelines(t, f, processortest.NewNopSettings(metadata.Type), cfg, "traces")
+	err := p.comps[0].Start(context.Background(), storageHost{memStorageID: e})
+	require.ErrorContains(t, err, memStorageID.String())
+	require.ErrorContains(t, err, "fresh pointer")
+	require.NoError(t, p.comps[0].Shutdown(context.Background()))
+}

@@ -39,6 +39,8 @@ type memStorage struct {
 	failGet func(key string) bool
 	// failSet, when set, makes every Set of a key it returns true for fail.
 	failSet func(key string) bool
+	// failDeletes makes every Delete fail.
+	failDeletes bool
 }
 
 func newMemStorage() *memStorage { return &memStorage{data: map[string][]byte{}} }
@@ -81,6 +83,9 @@ func (c *memClient) Set(_ context.Context, key string, value []byte) error {
 func (c *memClient) Delete(_ context.Context, key string) error {
 	c.m.mu.Lock()
 	defer c.m.mu.Unlock()
+	if c.m.failDeletes {
+		return errSetFailed
+	}
 	delete(c.m.data, key)
 	return nil
 }
