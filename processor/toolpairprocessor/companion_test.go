@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/plog"
 
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
+	"github.com/otelcol-agent/otelcol-agent/internal/otlpsplit"
 )
 
 // splitLogs returns the log records of ld for which keep is true, under copies of their
@@ -45,7 +45,7 @@ func TestClaudeCodeExecutionSpanOrder(t *testing.T) {
 				t.Run(name, func(t *testing.T) {
 					td, ld := readClaude(t, scenario)
 					nSpans, nLogs := td.SpanCount(), ld.LogRecordCount()
-					batches := dialecttest.SplitSpans(td)
+					batches := otlpsplit.Spans(td)
 					if reversed {
 						slices.Reverse(batches)
 					}

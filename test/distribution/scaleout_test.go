@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/internal/distrotest"
+	"github.com/otelcol-agent/otelcol-agent/internal/otlpsplit"
 )
 
 // The scale-out test's time limits for the back tier and the single reference collector: short,
@@ -257,7 +258,7 @@ func dealOTLP(t *testing.T, ref string, fronts [2]string) {
 			if signal == "logs" {
 				ld, err := (&plog.JSONUnmarshaler{}).UnmarshalLogs(bytes.TrimSpace(body))
 				require.NoError(t, err)
-				for _, one := range splitLogs(ld) {
+				for _, one := range otlpsplit.Logs(ld) {
 					b, err := (&plog.JSONMarshaler{}).MarshalLogs(one)
 					require.NoError(t, err)
 					requests = append(requests, b)
@@ -265,7 +266,7 @@ func dealOTLP(t *testing.T, ref string, fronts [2]string) {
 			} else {
 				td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(bytes.TrimSpace(body))
 				require.NoError(t, err)
-				for _, one := range splitTraces(td) {
+				for _, one := range otlpsplit.Spans(td) {
 					b, err := (&ptrace.JSONMarshaler{}).MarshalTraces(one)
 					require.NoError(t, err)
 					requests = append(requests, b)
@@ -278,50 +279,6 @@ func dealOTLP(t *testing.T, ref string, fronts [2]string) {
 		}
 	}
 	require.Greater(t, k, 1000)
-}
-
-// splitLogs returns one Logs per log record, with copies of its resource and scope.
-func splitLogs(ld plog.Logs) []plog.Logs {
-	var out []plog.Logs
-	rls := ld.ResourceLogs()
-	for i := 0; i < rls.Len(); i++ {
-		sls := rls.At(i).ScopeLogs()
-		for j := 0; j < sls.Len(); j++ {
-			lrs := sls.At(j).LogRecords()
-			for k := 0; k < lrs.Len(); k++ {
-				one := plog.NewLogs()
-				rl := one.ResourceLogs().AppendEmpty()
-				rls.At(i).Resource().CopyTo(rl.Resource())
-				sl := rl.ScopeLogs().AppendEmpty()
-				sls.At(j).Scope().CopyTo(sl.Scope())
-				lrs.At(k).CopyTo(sl.LogRecords().AppendEmpty())
-				out = append(out, one)
-			}
-		}
-	}
-	return out
-}
-
-// splitTraces returns one Traces per span, with copies of its resource and scope.
-func splitTraces(td ptrace.Traces) []ptrace.Traces {
-	var out []ptrace.Traces
-	rss := td.ResourceSpans()
-	for i := 0; i < rss.Len(); i++ {
-		sss := rss.At(i).ScopeSpans()
-		for j := 0; j < sss.Len(); j++ {
-			spans := sss.At(j).Spans()
-			for k := 0; k < spans.Len(); k++ {
-				one := ptrace.NewTraces()
-				rs := one.ResourceSpans().AppendEmpty()
-				rss.At(i).Resource().CopyTo(rs.Resource())
-				ss := rs.ScopeSpans().AppendEmpty()
-				sss.At(j).Scope().CopyTo(ss.Scope())
-				spans.At(k).CopyTo(ss.Spans().AppendEmpty())
-				out = append(out, one)
-			}
-		}
-	}
-	return out
 }
 
 // warmUp sends log records of many sessions, none a tool record, through both fronts until each

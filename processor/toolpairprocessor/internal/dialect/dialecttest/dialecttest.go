@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelcol-agent/otelcol-agent/internal/otlpsplit"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
@@ -51,7 +52,7 @@ func SeedLogs(f *testing.F, patterns ...string) {
 			if err != nil {
 				f.Fatal(err)
 			}
-			for _, one := range SplitLogs(ld) {
+			for _, one := range otlpsplit.Logs(ld) {
 				lr := one.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0)
 				shape := lr.EventName()
 				if v, ok := lr.Attributes().Get("event.name"); ok && shape == "" {
@@ -85,7 +86,7 @@ func SeedSpans(f *testing.F, patterns ...string) {
 			if err != nil {
 				f.Fatal(err)
 			}
-			for _, one := range SplitSpans(td) {
+			for _, one := range otlpsplit.Spans(td) {
 				name := one.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Name()
 				if shapes[name]++; shapes[name] > seedsPerShape {
 					continue
