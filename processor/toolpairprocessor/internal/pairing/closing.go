@@ -169,7 +169,7 @@ func (e *Engine) closeScope(sc *scopeState, kind Kind, at int64, step string, no
 		reason = ReasonNextStep
 	}
 	closed := false
-	for p := sc.pending; p != nil; {
+	for p := sc.entries; p != nil && (p.state == statePending || p.state == statePendingHeld); {
 		next := p.snext
 		if p.useTime <= at && closesStep(kind == KindBoundary, step, p.stepID()) {
 			if p.state == statePendingHeld {

@@ -7,6 +7,8 @@
 //   - transitions.go: Process and what each event does to a call (with their table), with
 //     refusal.go, companion.go and match.go for refusals, companion results and results
 //     found by Match; closing.go: step boundaries and session ends;
+//   - activity.go: model calls, compactions and anchor spans of a scope (Observe, Anchor);
+//     inflight.go: what was in flight at an instant (InFlightAt);
 //   - expiry.go: Tick, eviction and Shutdown; stats.go: the counters;
 //   - snapshot.go: Snapshot and Restore, for the processor's stored state.
 
@@ -65,6 +67,8 @@ type Engine struct {
 	// (see match.go). An entry is listed exactly when it has flagMatch.
 	matches map[matchKey]*matchList
 	matchOf map[*entry]*matchNode
+	// acts lists the scopes' activities, least recently observed first (see activity.go).
+	acts actList
 }
 
 // New returns an engine. It returns an error when cfg does not validate.
@@ -77,6 +81,12 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if cfg.MaxResolved <= 0 {
 		cfg.MaxResolved = cfg.MaxPending
+	}
+	if cfg.ActivityRetention == 0 {
+		cfg.ActivityRetention = cfg.PairingTimeout + cfg.OrphanGrace
+	}
+	if cfg.MaxActivity == 0 {
+		cfg.MaxActivity = cfg.MaxPending
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = SystemClock{}

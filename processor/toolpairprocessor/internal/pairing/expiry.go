@@ -43,6 +43,7 @@ func (e *Engine) interruptPending(ent *entry, reason Reason, now, end int64, out
 		ResultRef:  -1,
 		UsePayload: ent.payload,
 	})
+	ent.resultTime = end // where the call ended, for InFlightAt
 	e.toResolved(ent, now)
 	return out
 }
@@ -99,12 +100,14 @@ func (e *Engine) Tick(out []Resolution) []Resolution {
 		}
 		e.forget(r)
 	}
+	e.expireActivity(now)
 	return out
 }
 
 // Shutdown applies every queued step boundary and session end, then closes every pending use
-// left as interrupted/shutdown and releases every waiting
-// result as orphan or standalone, appending the outcomes to out. The store is empty after.
+// left as interrupted/shutdown and releases every waiting result as orphan or standalone,
+// appending the outcomes to out. No call is left after; the scopes' activity stays (Anchor
+// places the synthetic spans of the calls it interrupted) until Tick expires it.
 func (e *Engine) Shutdown(out []Resolution) []Resolution {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -53,7 +53,7 @@ func (e *Engine) insertHashed(ent *entry, l *fifo, h uint64) {
 	} else {
 		e.collisions[h] = append(e.collisions[h], ent)
 	}
-	ent.scope.refs++
+	e.attach(ent)
 	if l != nil {
 		l.pushBack(ent)
 	}
@@ -113,10 +113,7 @@ func (e *Engine) drop(ent *entry) {
 	}
 	ent.payload = nil
 	if ent.scope != nil {
-		ent.scope.refs--
-		if ent.scope.refs <= 0 {
-			e.forgetScope(ent.scope)
-		}
+		e.detach(ent)
 	}
 }
 

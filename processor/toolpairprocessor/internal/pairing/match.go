@@ -242,7 +242,7 @@ func (e *Engine) matchResult(ev *Event, now int64, hold func(*Event) any, out []
 		ownScope(ev, sc)
 		e.settleUnmatched(&r, sc.usesSeen, true)
 		ent := &entry{scope: sc, toolName: e.name(ev.ToolName), useTime: ev.Start, resultTime: ev.Time, source: ev.Source, state: stateResolved}
-		sc.refs++
+		e.attach(ent)
 		e.listMatch(ent, ev.Match) // settled, before toResolved, which may forget it at once
 		e.toResolved(ent, now)
 		return append(out, r)
@@ -252,7 +252,7 @@ func (e *Engine) matchResult(ev *Event, now int64, hold func(*Event) any, out []
 	sc = e.scope(ev.Key.ScopeKey(), now)
 	sc.saw(now, ev.Time)
 	ent := &entry{scope: sc, toolName: e.name(ev.ToolName)}
-	sc.refs++
+	e.attach(ent)
 	ownScope(ev, sc)
 	e.holdResult(ent, ev, held, now)
 	e.listMatch(ent, ev.Match)
@@ -296,7 +296,6 @@ func (e *Engine) useMatched(ev *Event, h uint64, now int64, out []Resolution) ([
 		ent.toolName = e.name(ev.ToolName)
 	}
 	held, heldSeq := ent.payload, ent.seq
-	ent.scope.refs-- // insertHashed counts the entry again
 	e.insertHashed(ent, nil, h)
 	e.toResolved(ent, now)
 	e.listMatch(ent, ev.Match)
@@ -333,7 +332,6 @@ func (e *Engine) adoptSettled(n *matchNode, ev *Event, h uint64, now int64, out 
 	if ent.toolName == nil {
 		ent.toolName = e.name(ev.ToolName)
 	}
-	ent.scope.refs-- // insertHashed counts the entry again
 	e.insertHashed(ent, nil, h)
 	own(ev, ent)
 	return out

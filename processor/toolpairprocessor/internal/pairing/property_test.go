@@ -427,6 +427,9 @@ func (r *propRun) after(kind propOpKind, batch []Event, from int) error {
 	if err := s.CheckConservation(); err != nil {
 		return fmt.Errorf("conservation: %w", err)
 	}
+	if err := r.e.checkScopes(); err != nil {
+		return fmt.Errorf("scopes: %w", err)
+	}
 	if s.Pending < 0 || s.Waiting < 0 || s.Pending+s.Waiting > r.sc.cfg.MaxPending {
 		return fmt.Errorf("pending %d + waiting %d outside [0, max pending %d]", s.Pending, s.Waiting, r.sc.cfg.MaxPending)
 	}

@@ -35,6 +35,7 @@ func (e *Engine) reject(ev *Event, now int64, out []Resolution) []Resolution {
 			r.UseTime = ent.useTime
 			r.UsePayload = ent.payload
 			ent.set(flagRejected, true)
+			ent.resultTime = ev.Time
 			e.toResolved(ent, now)
 			return append(out, r)
 		case statePendingHeld:
@@ -74,7 +75,7 @@ func (e *Engine) reject(ev *Event, now int64, out []Resolution) []Resolution {
 	sc := e.scope(ev.Key.ScopeKey(), now)
 	sc.saw(now, ev.Time)
 	sc.usesSeen = true
-	ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName), useTime: ev.Time, flags: flagRejected}
+	ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName), useTime: ev.Time, resultTime: ev.Time, flags: flagRejected}
 	e.insertResolved(ent, now)
 	own(ev, ent)
 	return append(out, r)
@@ -105,7 +106,7 @@ func (e *Engine) refuse(ev *Event, now int64, hold func(*Event) any, out []Resol
 		sc := e.scope(ev.Key.ScopeKey(), now)
 		sc.saw(now, ev.Time)
 		sc.usesSeen = true
-		ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), useTime: ev.Time, source: ev.Source, flags: flagRejected}
+		ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), useTime: ev.Time, resultTime: ev.Time, source: ev.Source, flags: flagRejected}
 		e.insertResolved(ent, now)
 		own(ev, ent)
 		return append(out, r)
@@ -144,6 +145,7 @@ func (e *Engine) refuse(ev *Event, now int64, hold func(*Event) any, out []Resol
 	r.UsePayload = ent.payload
 	ent.set(flagRejected, true)
 	ent.source = ev.Source
+	ent.resultTime = ev.Time
 	e.toResolved(ent, now)
 	out = append(out, r)
 	if held {

@@ -83,15 +83,26 @@ type QueuedClosing struct {
 	Deadline int64
 }
 
+// ActivitySnapshot is a model call or compaction interval of a scope (see Observe). Start and
+// End are record times, Seen the engine clock of the scope's latest Observe (Unix ns).
+type ActivitySnapshot struct {
+	Key              ScopeKey
+	Kind             ActivityKind // ActivityModel or ActivityCompaction
+	Start, End, Seen int64
+}
+
 // Snapshot is the whole state of an engine at an instant: every call it holds (pending,
 // waiting and resolved, each list in its order), its scopes with their queued closings, the
-// FIFO of closing deadlines, and the hashes of forgotten scopes that saw a use (oldest
-// first). Counters are not part of it.
+// FIFO of closing deadlines, the hashes of forgotten scopes that saw a use (oldest first),
+// and the scopes' model-call and compaction intervals (least recently observed scope first).
+// Counters are not part of it, nor anchor spans: they name the consumers of a running
+// collector.
 type Snapshot struct {
 	Calls      []CallSnapshot
 	Scopes     []ScopeSnapshot
 	Queue      []QueuedClosing
 	UsedScopes []uint64
+	Activity   []ActivitySnapshot
 }
 
 // Snapshot copies the engine's state under its lock. held is called, under the lock, for
@@ -161,7 +172,40 @@ func (e *Engine) Snapshot(held func(any) any) *Snapshot {
 	} else {
 		s.UsedScopes = append(append(s.UsedScopes, m.ring[m.next:]...), m.ring[:m.next]...)
 	}
+	for a := e.acts.head; a != nil; a = a.next {
+		for _, iv := range a.intervals {
+			s.Activity = append(s.Activity, ActivitySnapshot{Key: a.scope.key, Kind: iv.kind, Start: iv.start, End: iv.end, Seen: a.seen})
+		}
+	}
 	return s
+}
+
+// restoreActivity rebuilds the intervals of snap, in order; intervals of another kind or with
+// no end are skipped.
+func (e *Engine) restoreActivity(acts []ActivitySnapshot) {
+	for i := range acts {
+		s := &acts[i]
+		if (s.Kind != ActivityModel && s.Kind != ActivityCompaction) || s.End <= 0 {
+			continue
+		}
+		sc := e.scopes[s.Key]
+		if sc == nil {
+			sc = e.restoreScope(s.Key, s.Seen)
+		}
+		a := e.activityOf(sc.key, s.Seen)
+		if len(a.intervals) >= maxIntervalsInScope {
+			continue
+		}
+		start := s.Start
+		if start <= 0 || start > s.End {
+			start = s.End
+		}
+		a.intervals = append(a.intervals, interval{kind: s.Kind, start: start, end: s.End})
+		e.acts.items++
+	}
+	for e.acts.items > e.cfg.MaxActivity && e.acts.head != nil {
+		e.dropActivity(e.acts.head)
+	}
 }
 
 // HeldRef identifies a held result without a call ID (KindMatch), which no call key names,
@@ -256,7 +300,7 @@ func (e *Engine) Restore(snap *Snapshot, resolved []Key, released ...HeldRef) (R
 			continue
 		}
 		if unkeyed {
-			sc.refs++
+			e.attach(ent)
 			l.pushBack(ent)
 		} else {
 			e.insert(ent, l)
@@ -270,6 +314,7 @@ func (e *Engine) Restore(snap *Snapshot, resolved []Key, released ...HeldRef) (R
 			e.listMatch(ent, c.Match)
 		}
 	}
+	e.restoreActivity(snap.Activity)
 	now := e.cfg.Clock.Now().UnixNano()
 	for _, k := range resolved {
 		if e.markResolved(k, now) {

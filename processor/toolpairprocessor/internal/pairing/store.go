@@ -1,6 +1,7 @@
 // store.go holds what the store is made of: an entry per call key and its states and flags,
 // the insertion-ordered lists (fifo) the entries live in, the scope table (scopeState, the
-// memory of forgotten scopes that saw a use) and each scope's list of pending calls.
+// memory of forgotten scopes that saw a use) and each scope's list of its entries, pending
+// calls first.
 
 package pairing
 
@@ -42,7 +43,7 @@ type entry struct {
 	// read its key's strings again.
 	hash uint32
 	step *string
-	// sprev and snext link the pending entries of one scope.
+	// sprev and snext link the entries of one scope (scopeState.entries).
 	sprev, snext *entry
 }
 
@@ -149,10 +150,17 @@ type scopeState struct {
 	// the scope's last sign of life, where a call interrupted for want of its result (expired,
 	// evicted, shutdown) ends.
 	lastRecord int64
-	// refs counts the entries of the scope; the scope is forgotten when it drops to zero.
+	// refs counts the entries of the scope, its queued closings and its activity (one for
+	// all of it); the scope is forgotten when it drops to zero.
 	refs int
-	// pending is the first of the scope's pending entries, linked through sprev/snext.
-	pending *entry
+	// entries and last list every entry of the scope, linked through sprev/snext: the
+	// pending ones (statePending, statePendingHeld) first, so that a closing walks only
+	// them, then the held results and the resolved calls, which "what was in flight at T"
+	// (InFlightAt) reads as well.
+	entries, tail *entry
+	// act is what the scope did besides its tool calls (model calls, compactions, anchor
+	// spans), nil when nothing was observed or it expired.
+	act *activity
 	// closings are the scope's step boundaries and session ends waiting for
 	// Config.CloseDelay, sorted by time. Each holds a ref.
 	closings []queuedClosing
@@ -236,18 +244,71 @@ func (m *scopeMemory) add(h uint64) {
 	m.set[h] = struct{}{}
 }
 
-// linkScope adds a pending entry to its scope's pending list.
-func (e *Engine) linkScope(ent *entry) {
+// attach counts ent among its scope's entries and lists it there, after its pending ones
+// (see linkScope). An entry already attached is left as it is.
+func (e *Engine) attach(ent *entry) {
 	sc := ent.scope
-	ent.snext = sc.pending
-	if sc.pending != nil {
-		sc.pending.sprev = ent
+	if ent.sprev != nil || sc.entries == ent {
+		return
 	}
-	sc.pending = ent
+	sc.refs++
+	ent.sprev, ent.snext = sc.tail, nil
+	if sc.tail != nil {
+		sc.tail.snext = ent
+	} else {
+		sc.entries = ent
+	}
+	sc.tail = ent
+}
+
+// unlinkScope takes ent out of its scope's list of entries (not out of its refs).
+func unlinkScope(ent *entry) {
+	sc := ent.scope
+	if ent.sprev != nil {
+		ent.sprev.snext = ent.snext
+	} else if sc.entries == ent {
+		sc.entries = ent.snext
+	} else {
+		return // not listed
+	}
+	if ent.snext != nil {
+		ent.snext.sprev = ent.sprev
+	} else {
+		sc.tail = ent.sprev
+	}
+	ent.sprev, ent.snext = nil, nil
+}
+
+// detach takes ent out of its scope's entries and refs, forgetting the scope at zero refs.
+func (e *Engine) detach(ent *entry) {
+	sc := ent.scope
+	if ent.sprev == nil && sc.entries != ent {
+		return
+	}
+	unlinkScope(ent)
+	sc.refs--
+	if sc.refs <= 0 {
+		e.forgetScope(sc)
+	}
+}
+
+// linkScope puts a pending entry at the front of its scope's entries, attaching it first
+// when it is new.
+func (e *Engine) linkScope(ent *entry) {
+	e.attach(ent)
+	sc := ent.scope
+	if sc.entries == ent {
+		return
+	}
+	unlinkScope(ent)
+	ent.snext = sc.entries
+	sc.entries.sprev = ent
+	sc.entries = ent
 }
 
 // removePending takes a pending entry out of its list (pending, or waiting for one whose
-// companion is held) and its scope's list.
+// companion is held) and moves it behind its scope's pending entries: the caller resolves
+// it.
 func (e *Engine) removePending(ent *entry) {
 	if ent.state == statePendingHeld {
 		e.waiting.remove(ent)
@@ -258,15 +319,14 @@ func (e *Engine) removePending(ent *entry) {
 	if ent.has(flagMatch) {
 		e.matchResolvedCall(ent)
 	}
-	if ent.sprev != nil {
-		ent.sprev.snext = ent.snext
-	} else if ent.scope.pending == ent {
-		ent.scope.pending = ent.snext
+	sc := ent.scope
+	if sc.tail == ent {
+		return
 	}
-	if ent.snext != nil {
-		ent.snext.sprev = ent.sprev
-	}
-	ent.sprev, ent.snext = nil, nil
+	unlinkScope(ent)
+	ent.sprev = sc.tail
+	sc.tail.snext = ent
+	sc.tail = ent
 }
 
 // own replaces the key of ev, an event of the call of ent, with the engine's copy (see

@@ -117,6 +117,9 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 		e.stats.UsesSeen++
 		ev.Verdict = VerdictResolved
 		ent.useTime = earliest(ent.useTime, ev.Time)
+		if ent.toolName == nil {
+			ent.toolName = e.name(ev.ToolName)
+		}
 		r := Resolution{
 			Outcome:       OutcomePaired,
 			Key:           ev.Key,

@@ -1,0 +1,67 @@
+package pairing
+
+import "fmt"
+
+// checkScopes verifies the scope table against the lists: every entry of the store is listed
+// in its scope's entries exactly once, the pending ones first; each scope's refs count its
+// entries, queued closings and activity; every activity listed belongs to a stored scope.
+func (e *Engine) checkScopes() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	listed := map[*entry]bool{}
+	for k, sc := range e.scopes {
+		if sc.key != k || !sc.stored {
+			return fmt.Errorf("scope %v stored under %v (stored %v)", sc.key, k, sc.stored)
+		}
+		n, pendingDone := 0, false
+		var prev *entry
+		for ent := sc.entries; ent != nil; ent = ent.snext {
+			if ent.scope != sc || ent.sprev != prev || listed[ent] {
+				return fmt.Errorf("scope %v: entry %q misplaced in its list", k, ent.callID)
+			}
+			listed[ent] = true
+			pending := ent.state == statePending || ent.state == statePendingHeld
+			if pending && pendingDone {
+				return fmt.Errorf("scope %v: pending entry %q after a settled one", k, ent.callID)
+			}
+			pendingDone = pendingDone || !pending
+			prev = ent
+			n++
+		}
+		if sc.tail != prev {
+			return fmt.Errorf("scope %v: tail is not the last entry", k)
+		}
+		act := 0
+		if sc.act != nil {
+			act = 1
+			if sc.act.scope != sc {
+				return fmt.Errorf("scope %v: activity of another scope", k)
+			}
+		}
+		if want := n + len(sc.closings) + act; sc.refs != want {
+			return fmt.Errorf("scope %v: refs %d, want %d entries + %d closings + %d activity", k, sc.refs, n, len(sc.closings), act)
+		}
+	}
+	for _, l := range []*fifo{&e.pending, &e.waiting, &e.resolved} {
+		for ent := l.head; ent != nil; ent = ent.next {
+			if !listed[ent] {
+				return fmt.Errorf("entry %q (state %d) is not in its scope's list", ent.callID, ent.state)
+			}
+			delete(listed, ent)
+		}
+	}
+	if len(listed) > 0 {
+		return fmt.Errorf("%d entries listed in scopes and in no list of the store", len(listed))
+	}
+	items := 0
+	for a := e.acts.head; a != nil; a = a.next {
+		if a.scope.act != a || !a.scope.stored {
+			return fmt.Errorf("activity of scope %v is not its scope's", a.scope.key)
+		}
+		items += a.items()
+	}
+	if items != e.acts.items {
+		return fmt.Errorf("activity items %d, counted %d", items, e.acts.items)
+	}
+	return nil
+}
