@@ -1,9 +1,12 @@
 package toolpairprocessor
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
@@ -28,54 +31,72 @@ func TestAnchorKind(t *testing.T) {
 	}
 }
 
-func TestAnchorIndexFind(t *testing.T) {
-	k := pairing.ScopeKey{Tenant: "svc", Scope: "session"}
-	span := func(id byte, start, end int64) anchor {
-		return anchor{traceID: pcommon.TraceID{id}, spanID: pcommon.SpanID{id}, start: start, end: end}
-	}
-	x := newAnchorIndex()
-	x.add(k, span(1, 0, 100), true)     // turn 1
-	x.add(k, span(2, 10, 20), false)    // a model call of turn 1
-	x.add(k, span(3, 200, 300), true)   // turn 2
-	x.add(k, span(4, 400, 410), false)  // a model call of turn 3, whose turn span is missing
-	x.add(k, span(5, 1000, 2000), true) // turn 4
-	x.add(k, span(5, 1000, 2500), true) // turn 4 again: replaces the first copy
+// TestAnchorsObservedInTheWalk sends turn and model-call spans through a traces pipeline and
+// asks the component which span a synthetic span of a call announced at each instant goes
+// under: the walk tells the engine of every anchor span, under the span's scope, whether or
+// not a span dialect is enabled.
+func TestAnchorsObservedInTheWalk(t *testing.T) {
+	for name, noDialect := range map[string]bool{"default dialects": false, "no dialect": true} {
+		t.Run(name, func(t *testing.T) {
+			b := newBothPipelines(t, func(c *Config) {
+				if noDialect {
+					c.Dialects = []string{}
+				}
+				c.OrphanGrace = 50 * time.Nanosecond
+			})
+			td := ptrace.NewTraces()
+			rs := td.ResourceSpans().AppendEmpty()
+			rs.Resource().Attributes().PutStr("service.name", "svc")
+			spans := rs.ScopeSpans().AppendEmpty().Spans()
+			add := func(name string, id byte, start, end int64) {
+				s := spans.AppendEmpty()
+				s.SetName(name)
+				s.SetTraceID(pcommon.TraceID{id})
+				s.SetSpanID(pcommon.SpanID{id})
+				s.SetStartTimestamp(pcommon.Timestamp(start))
+				s.SetEndTimestamp(pcommon.Timestamp(end))
+				s.Attributes().PutStr("session.id", "session")
+			}
+			add("invoke_agent helper", 1, 1000, 1100)     // turn 1
+			add("claude_code.llm_request", 2, 1010, 1020) // a model call of turn 1
+			add("claude_code.interaction", 3, 1200, 1300) // turn 2
+			add("codex.sampling", 4, 1400, 1410)          // a model call of turn 3, whose turn span is missing
+			add("chat gpt-4o", 6, 1400, 1500)             // not an anchor
+			add("invoke_agent", 5, 2000, 3000)            // turn 4
+			require.NoError(t, b.traces.ConsumeTraces(context.Background(), td))
+			// Turn 4 again, longer: replaces the first copy.
+			td = ptrace.NewTraces()
+			rs = td.ResourceSpans().AppendEmpty()
+			rs.Resource().Attributes().PutStr("service.name", "svc")
+			spans = rs.ScopeSpans().AppendEmpty().Spans()
+			add("invoke_agent", 5, 2000, 3500)
+			require.NoError(t, b.traces.ConsumeTraces(context.Background(), td))
 
-	for _, tc := range []struct {
-		name string
-		at   int64
-		want byte // 0: none
-	}{
-		{"a turn covering the call is preferred to a model call", 15, 1},
-		{"the covering turn", 250, 3},
-		{"the model call that ended just before, when the turn span is missing", 412, 4},
-		{"an earlier turn is never chosen", 150, 0},
-		{"too long after the last model call", 500, 0},
-		{"the replaced copy's end counts", 2400, 5},
-	} {
-		a, ok := x.find(k, tc.at, 50)
-		if tc.want == 0 {
-			assert.False(t, ok, tc.name)
-			continue
-		}
-		assert.True(t, ok, tc.name)
-		assert.Equal(t, pcommon.SpanID{tc.want}, a.spanID, tc.name)
+			k := pairing.ScopeKey{Tenant: b.shared.keys.tenant(rs.Resource()), Scope: "session"}
+			for _, tc := range []struct {
+				name string
+				at   int64
+				want byte // 0: none
+			}{
+				{"a turn covering the call is preferred to a model call", 1015, 1},
+				{"the covering turn", 1250, 3},
+				{"the model call that ended just before, when the turn span is missing", 1412, 4},
+				{"an earlier turn is never chosen", 1150, 0},
+				{"too long after the last model call", 1500, 0},
+				{"the replaced copy's end counts", 3400, 5},
+			} {
+				a, ok := b.shared.anchor(k, tc.at)
+				if tc.want == 0 {
+					assert.False(t, ok, tc.name)
+					continue
+				}
+				require.True(t, ok, tc.name)
+				assert.Equal(t, pcommon.SpanID{tc.want}, a.spanID, tc.name)
+				assert.Equal(t, pcommon.TraceID{tc.want}, a.traceID, tc.name)
+				assert.Same(t, b.tsink, a.next, tc.name)
+			}
+			_, ok := b.shared.anchor(pairing.ScopeKey{Tenant: k.Tenant, Scope: "other"}, 1015)
+			assert.False(t, ok, "another scope")
+		})
 	}
-	_, ok := x.find(pairing.ScopeKey{Tenant: "svc", Scope: "other"}, 15, 50)
-	assert.False(t, ok, "another scope")
-}
-
-func TestAnchorIndexIsBounded(t *testing.T) {
-	x := newAnchorIndex()
-	for i := range maxAnchorScopes + 10 {
-		x.add(pairing.ScopeKey{Scope: string(rune(i))}, anchor{end: 1}, i%2 == 0)
-	}
-	assert.Len(t, x.scopes, maxAnchorScopes)
-	_, ok := x.find(pairing.ScopeKey{Scope: string(rune(0))}, 1, 0)
-	assert.False(t, ok, "the oldest scope is forgotten")
-	k := pairing.ScopeKey{Scope: "many"}
-	for i := range 100 {
-		x.add(k, anchor{spanID: pcommon.SpanID{byte(i)}, start: int64(i), end: int64(i)}, true)
-	}
-	assert.Len(t, x.scopes[k].turns, maxTurnsInScope)
 }

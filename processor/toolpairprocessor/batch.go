@@ -10,6 +10,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/timeout"
 )
 
 // recordSignal is what a batch path needs to know of one signal: D is its batch (ptrace.Traces,
@@ -75,6 +76,15 @@ type recordBatch[D, R, N any, S recordSignal[D, R, N]] struct {
 	found  dialect.Found
 	nheld  int // refs with held set
 	cursor int // into refs: removeMarked's next candidate
+	// acts is what the batch's records tell of their scopes besides tool calls: anchor
+	// spans, and (with timeout classification) model calls and compactions; the engine
+	// observes it before it processes the events.
+	acts []pairing.Activity
+	// timeouts are the batch's timeout records, classified once the engine has processed
+	// the events (timeouts.classify).
+	timeouts []pendingTimeout
+	// unrecognized counts the records no dialect recognised.
+	unrecognized int
 }
 
 // resetBatch abandons the held records not filled (a step that failed before fillHeld must
@@ -98,6 +108,11 @@ func (b *recordBatch[D, R, N, S]) resetBatch() {
 	clear(b.res)
 	b.res = b.res[:0]
 	b.found.Reset()
+	clear(b.acts) // drop anchor payloads and key strings
+	b.acts = b.acts[:0]
+	clear(b.timeouts)
+	b.timeouts = b.timeouts[:0]
+	b.unrecognized = 0
 }
 
 // addRef records the record r at pos, whose items are in b.found, and returns its Ref.
@@ -206,6 +221,39 @@ func (b *recordBatch[D, R, N, S]) fillHeld() {
 	}
 }
 
+// addTimeout takes what the timeout classifier needs of one record: its reading rec (a model
+// call or a compaction becomes an Activity of scope key; a timeout record is classified after
+// the engine has run), attrs where the classification is written. Records rec says nothing
+// of for classification (timeoutRelevant false) are not passed.
+func (b *recordBatch[D, R, N, S]) addTimeout(attrs pcommon.Map, rec timeout.Record, key pairing.ScopeKey) {
+	switch rec.Kind {
+	case timeout.KindModel:
+		b.acts = append(b.acts, pairing.Activity{Kind: pairing.ActivityModel, Key: key, Start: rec.Start, End: rec.End})
+	case timeout.KindCompaction:
+		b.acts = append(b.acts, pairing.Activity{Kind: pairing.ActivityCompaction, Key: key, Start: rec.Start, End: rec.End})
+	}
+	if rec.Timeout {
+		b.timeouts = append(b.timeouts, pendingTimeout{attrs: attrs, rec: rec, key: key})
+	}
+}
+
+// pair hands the batch to the engine and classifies its timeout records. The activity goes
+// first, so that an eviction inside Process can put a synthetic span under an anchor of this
+// very batch; the classification last, so that it sees the calls Process recorded. It runs
+// before settle, whose fillHeld copies held records with what the classifier wrote on them.
+func (b *recordBatch[D, R, N, S]) pair(ctx context.Context, s *shared) {
+	if len(b.acts) > 0 {
+		s.engine.Observe(b.acts)
+	}
+	b.observe(s)
+	if len(b.events) > 0 {
+		b.res = s.engine.Process(b.events, b.hold, b.res)
+	}
+	if s.tmo != nil && len(b.timeouts) > 0 {
+		s.tmo.classify(ctx, s.engine, b.timeouts)
+	}
+}
+
 // observe tells s.observeKeys, when set, the key and position of each event of the batch.
 func (b *recordBatch[D, R, N, S]) observe(s *shared) {
 	if s.observeKeys == nil {
@@ -216,7 +264,7 @@ func (b *recordBatch[D, R, N, S]) observe(s *shared) {
 	}
 }
 
-// settle finishes a batch whose events went through the engine and the timeout classifier:
+// settle finishes a batch whose events went through the engine and the timeout classifier (pair):
 // it fills the held records, records the resolutions, applies the outcomes (out holds the
 // batch's pipeline and its data), removes the held and dropped records, and sends what goes
 // to other pipelines. It reports whether records were removed and none is left, a batch that

@@ -18,6 +18,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/transcript"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/timeout"
 )
 
 // logDialect is a dialect of log records: extract appends the tool calls of one record to f
@@ -158,31 +159,21 @@ type logRef = recordRef[plog.Logs, plog.LogRecord]
 // logBatch is the per-call scratch state of processLogs, pooled.
 type logBatch struct {
 	recordBatch[plog.Logs, plog.LogRecord, consumer.Logs, logSignal]
-	// lines holds what the dialects told of each record of the batch, in batch order, for
-	// the timeout classifier (only when it is enabled).
-	lines []dialect.Line
 }
 
-func (b *logBatch) reset() {
-	b.resetBatch()
-	b.lines = b.lines[:0]
-}
+func (b *logBatch) reset() { b.resetBatch() }
 
-// processLogs pairs the tool calls of a batch of log records, as processTraces does for
-// spans.
+// processLogs pairs the tool calls of a batch of log records, and classifies its timeout
+// records, in one walk, as processTraces does for spans.
 func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
-	if len(p.dialects) == 0 && len(p.custom.logs) == 0 {
+	if len(p.dialects) == 0 && len(p.custom.logs) == 0 && p.tmo == nil {
 		p.tel.unrecognized(ctx, synth.Logs, ld.LogRecordCount())
-		if p.tmo != nil {
-			p.tmo.logs(ctx, ld, nil, nil, nil)
-		}
 		return ld, nil
 	}
 	b := p.pool.Get().(*logBatch)
 	defer func() { b.reset(); p.pool.Put(b) }()
 	b.data, b.next = ld, p.next
 
-	unrecognized := 0
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
 		rl := rls.At(i)
@@ -195,74 +186,35 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 			lrs := sl.LogRecords()
 			for k := 0; k < lrs.Len(); k++ {
 				lr := lrs.At(k)
-				b.found.Reset()
-				var d *logDialect
-				for n := range p.dialects {
-					if p.dialects[n].extract(lr, &b.found) {
-						d = &p.dialects[n]
-						break
-					}
-				}
-				if d == nil && len(p.custom.logs) > 0 {
-					d = p.custom.extractLog(ctx, rl, sl, lr, &b.found)
-				}
-				if p.tmo != nil {
-					// Told before the normalization below, which only sets values to
-					// integers: that never makes a line a timeout line.
-					b.lines = append(b.lines, b.found.Line)
-				}
-				if d == nil {
-					unrecognized++
+				itemScope, _, results := p.extract(ctx, b, recordPos{i, j, k}, rl, sl, lr, tenant, rscope, &res)
+				if p.tmo == nil {
 					continue
 				}
-				p.tel.malformed(ctx, d.name, b.found.Malformed)
-				if len(b.found.Items) == 0 {
-					continue
-				}
-				scopeAttr, scopeValue := p.keys.callScope(d.ownScope, b.found.Items, lr.Attributes(), rscope, lr.TraceID(), nil)
-				results := b.found.Results()
-				ref := b.addRef(recordPos{i, j, k}, lr, results)
-				if results > 0 && p.norm != nil {
-					p.norm.Apply(lr.Attributes())
-					if lr.Body().Type() == pcommon.ValueTypeMap {
-						p.norm.Apply(lr.Body().Map())
-					}
-				}
-				var origin *synth.Origin
-				if b.announces() {
-					if res == nil {
-						res = p.resources.Get(rl.Resource())
-					}
-					origin = &synth.Origin{
-						Next:       p.next,
-						Signal:     synth.Logs,
-						Resource:   res,
-						ScopeAttr:  scopeAttr,
-						ScopeValue: scopeValue,
-						TraceID:    lr.TraceID(),
-						SpanID:     lr.SpanID(),
-					}
-				}
-				// A result event that gives its tool's duration shows when the tool started.
-				var start int64
+				// b.found.Line was told before the normalization, which only sets values
+				// to integers: that never makes a line a timeout line.
+				rec := p.tmo.names.LogLine(lr, b.found.Line)
 				if results > 0 {
-					start = logStart(lr)
+					rec.Kind = timeout.KindTool
 				}
-				b.events = b.appendEvents(b.events, ref, pairing.Key{Tenant: tenant, Scope: scopeValue}, d.source, start, origin)
+				if !timeoutRelevant(rec) {
+					continue
+				}
+				scope := rec.Scope
+				switch {
+				case itemScope != "":
+					scope = itemScope // the scope of the record's calls (a transcript line's session)
+				case scope == "" && rec.Transcript:
+					scope = transcriptFileScope(lr.Attributes())
+				}
+				if scope == "" {
+					_, scope = p.keys.scope(lr.Attributes(), rscope, lr.TraceID())
+				}
+				b.addTimeout(lr.Attributes(), rec, pairing.ScopeKey{Tenant: tenant, Scope: scope})
 			}
 		}
 	}
-	p.tel.unrecognized(ctx, synth.Logs, unrecognized)
-	b.observe(p.shared)
-	if len(b.events) > 0 {
-		b.res = p.engine.Process(b.events, b.hold, b.res)
-	}
-	if p.tmo != nil {
-		// After the engine, whose copies of the keys the tracker keeps (Event.Owned), and
-		// before fillHeld: a result record the engine holds leaves as a copy, with what the
-		// classifier wrote on it.
-		p.tmo.logs(ctx, ld, b.events, b.refs, b.lines)
-	}
+	p.tel.unrecognized(ctx, synth.Logs, b.unrecognized)
+	b.pair(ctx, p.shared)
 	if len(b.events) == 0 {
 		return ld, nil
 	}
@@ -272,4 +224,63 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 		return ld, processorhelper.ErrSkipProcessingData
 	}
 	return ld, nil
+}
+
+// extract reads the tool calls of lr, at pos in the batch under resource group rl and scope
+// group sl, with the enabled dialects, and appends their events to b; b.found keeps what the
+// dialects told of the record (its Line) until the next record. It returns the scope of its
+// calls, the number of items the dialect found (0: the record has no call, or no dialect
+// recognised it; then scope is "") and how many are results. *res is the resource of the
+// origins of rl's announcing records, made at its first use.
+func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos recordPos, rl plog.ResourceLogs, sl plog.ScopeLogs, lr plog.LogRecord, tenant string, rscope resourceScope, res **synth.Resource) (scope string, items, results int) {
+	b.found.Reset()
+	var d *logDialect
+	for n := range p.dialects {
+		if p.dialects[n].extract(lr, &b.found) {
+			d = &p.dialects[n]
+			break
+		}
+	}
+	if d == nil && len(p.custom.logs) > 0 {
+		d = p.custom.extractLog(ctx, rl, sl, lr, &b.found)
+	}
+	if d == nil {
+		b.unrecognized++
+		return "", 0, 0
+	}
+	p.tel.malformed(ctx, d.name, b.found.Malformed)
+	if len(b.found.Items) == 0 {
+		return "", 0, 0
+	}
+	scopeAttr, scope := p.keys.callScope(d.ownScope, b.found.Items, lr.Attributes(), rscope, lr.TraceID(), nil)
+	results = b.found.Results()
+	ref := b.addRef(pos, lr, results)
+	if results > 0 && p.norm != nil {
+		p.norm.Apply(lr.Attributes())
+		if lr.Body().Type() == pcommon.ValueTypeMap {
+			p.norm.Apply(lr.Body().Map())
+		}
+	}
+	var origin *synth.Origin
+	if b.announces() {
+		if *res == nil {
+			*res = p.resources.Get(rl.Resource())
+		}
+		origin = &synth.Origin{
+			Next:       p.next,
+			Signal:     synth.Logs,
+			Resource:   *res,
+			ScopeAttr:  scopeAttr,
+			ScopeValue: scope,
+			TraceID:    lr.TraceID(),
+			SpanID:     lr.SpanID(),
+		}
+	}
+	// A result event that gives its tool's duration shows when the tool started.
+	var start int64
+	if results > 0 {
+		start = logStart(lr)
+	}
+	b.events = b.appendEvents(b.events, ref, pairing.Key{Tenant: tenant, Scope: scope}, d.source, start, origin)
+	return scope, len(b.found.Items), results
 }

@@ -30,17 +30,16 @@ var instances = struct {
 // shared is the state of one toolpair component: the engine, the ticker and the next
 // consumers of each signal's pipeline.
 type shared struct {
-	cfg     *Config
-	engine  *pairing.Engine
-	clock   pairing.Clock
-	keys    keyer
-	norm    *normalize.Normalizer // nil when duration_normalization is disabled
-	anchors *anchorIndex
-	tel     *telemetry
-	tmo     *timeouts // nil when timeout_classification is disabled
-	custom  customDialects
-	logger  *zap.Logger
-	id      component.ID
+	cfg    *Config
+	engine *pairing.Engine
+	clock  pairing.Clock
+	keys   keyer
+	norm   *normalize.Normalizer // nil when duration_normalization is disabled
+	tel    *telemetry
+	tmo    *timeouts // nil when timeout_classification is disabled
+	custom customDialects
+	logger *zap.Logger
+	id     component.ID
 	// nextTraces and nextLogs are the next consumers of the component's first traces and
 	// logs pipelines, where restored calls and held records of each signal go (nil when the
 	// component has no pipeline of that signal). Set before start.
@@ -104,19 +103,24 @@ func newShared(cfg *Config, id component.ID, set component.TelemetrySettings, cl
 		// Boundaries and session ends wait as long as a result may wait for its use, so
 		// arrival order within orphan_grace does not change outcomes.
 		CloseDelay: cfg.OrphanGrace,
-		Clock:      clock,
+		// The activity of a scope (model calls, compactions, anchor spans) is kept as long
+		// as a timeout may need it and, at least, as long as a call of the scope may wait
+		// for its outcome, which may need an anchor.
+		Settle:            settle,
+		ActivityRetention: max(cfg.TimeoutClassification.Retention, cfg.PairingTimeout+cfg.OrphanGrace),
+		MaxActivity:       cfg.TimeoutClassification.MaxTrackedOperations,
+		Clock:             clock,
 	})
 	if err != nil {
 		return nil, err
 	}
 	s := &shared{
-		cfg:     cfg,
-		engine:  engine,
-		clock:   clock,
-		keys:    keyer{scopeAttrs: cfg.ScopeAttributes, tenantAttrs: cfg.TenantAttributes},
-		anchors: newAnchorIndex(),
-		logger:  set.Logger,
-		id:      id,
+		cfg:    cfg,
+		engine: engine,
+		clock:  clock,
+		keys:   keyer{scopeAttrs: cfg.ScopeAttributes, tenantAttrs: cfg.TenantAttributes},
+		logger: set.Logger,
+		id:     id,
 	}
 	// undo runs, last acquired first, the releases of what was acquired, should a later step
 	// fail.
@@ -139,7 +143,7 @@ func newShared(cfg *Config, id component.ID, set component.TelemetrySettings, cl
 		return nil, err
 	}
 	undo = append(undo, s.tel.shutdown)
-	if s.tmo, err = newTimeouts(&cfg.TimeoutClassification, &s.keys, s.tel, clock); err != nil {
+	if s.tmo, err = newTimeouts(&cfg.TimeoutClassification, s.tel); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -395,9 +399,6 @@ type inBatch interface {
 // records, all into out. It also counts every outcome.
 func (s *shared) apply(res []pairing.Resolution, out *output, b inBatch) {
 	now := s.clock.Now()
-	if s.tmo != nil {
-		s.tmo.resolved(res)
-	}
 	for i := range res {
 		r := &res[i]
 		// A duplicate from another signal than the result that resolved the call is that
@@ -443,7 +444,7 @@ func (s *shared) apply(res []pairing.Resolution, out *output, b inBatch) {
 				s.tel.synthetic(synth.Logs)
 				// Announced in logs only: also a span in the trace of the turn it happened
 				// in, when a traces pipeline has seen a span of that turn.
-				if t, ok := s.anchors.find(r.Key.ScopeKey(), r.UseTime, int64(s.cfg.OrphanGrace)); ok {
+				if t, ok := s.anchor(r.Key.ScopeKey(), r.UseTime); ok {
 					so := *o
 					so.TraceID, so.SpanID, so.ParentSpanID = t.traceID, t.spanID, pcommon.SpanID{}
 					synth.AppendSpan(out.tracesFor(t.next), r, &so, metadata.ScopeName, "").
@@ -453,4 +454,16 @@ func (s *shared) apply(res []pairing.Resolution, out *output, b inBatch) {
 			}
 		}
 	}
+}
+
+// anchor returns the anchor span of scope k to put the synthetic span of a call announced at
+// time at (Unix ns) under (pairing.Engine.Anchor, within orphan_grace after a model-call
+// span's end).
+func (s *shared) anchor(k pairing.ScopeKey, at int64) (anchor, bool) {
+	a, ok := s.engine.Anchor(k, at, int64(s.cfg.OrphanGrace))
+	if !ok {
+		return anchor{}, false
+	}
+	t, ok := a.(anchor)
+	return t, ok
 }

@@ -13,7 +13,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/inflight"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
@@ -39,8 +38,10 @@ import (
 //	           match hash (uvarint) when the flags say the call has one (CallSnapshot.HasMatch),
 //	           then the use's origin (pending calls) and the held record (waiting results and
 //	           companions)
-//	inflight:  the timeout classifier's operations: kind (byte), tenant, scope, call ID, tool,
-//	           start, end, resolved at
+//	activity:  the scopes' model calls and compactions (pairing.ActivitySnapshot): kind (byte,
+//	           activityModel or activityCompaction), tenant, scope, call ID and tool (both
+//	           empty), start, end, seen (engine clock, Unix ns). A state written when the
+//	           section held tool calls too (kind activityCall) is read without them.
 //
 // An origin (encodeOrigin) is written once and referred to by the other calls of its record:
 // resource index, scope attribute, scope value, signal (byte), trace ID (16 bytes), span ID
@@ -50,6 +51,17 @@ const (
 	stateMagic = "TPST"
 	// stateVersion is the format version written. A blob of a newer version is discarded.
 	stateVersion = 2
+)
+
+// Kinds of the activity section's items.
+const (
+	// activityCall is a tool call: no longer written (the engine's calls answer for the
+	// calls in flight); skipped when read.
+	activityCall byte = iota + 1
+	// activityModel is a model call.
+	activityModel
+	// activityCompaction is a context compaction.
+	activityCompaction
 )
 
 // discardReason says why a stored state was not restored (the reason attribute of
@@ -137,8 +149,7 @@ func marshalHeld(p any) any {
 }
 
 // savedState is the state of one component: the engine's snapshot (held records as
-// heldBytes) and the timeout classifier's operations.
+// heldBytes), which holds its scopes' activity too.
 type savedState struct {
 	engine *pairing.Snapshot
-	flight []inflight.Saved
 }

@@ -2,7 +2,9 @@ package toolpairprocessor
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"slices"
 	"testing"
 
@@ -16,7 +18,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/custom"
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/inflight"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
@@ -71,12 +72,11 @@ func codecState() (*savedState, nexts) {
 			{State: pairing.CallResolved, Key: key("r1"), ToolName: "Bash", UseTime: 1, ResultTime: 2, Deadline: 99999, Seq: 9, Source: 1, Flags: 4},
 		},
 	}
-	flight := []inflight.Saved{
-		{Kind: inflight.Call, Scope: s1, CallID: "p1", Tool: "run_shell", Start: 100},
-		{Kind: inflight.Call, Scope: s1, CallID: "r1", Tool: "Bash", Start: 1, End: 2, ResolvedAt: 50},
-		{Kind: inflight.Model, Scope: s1, Start: 10, End: 90, ResolvedAt: 60},
+	snap.Activity = []pairing.ActivitySnapshot{
+		{Kind: pairing.ActivityModel, Key: s1, Start: 10, End: 90, Seen: 60},
+		{Kind: pairing.ActivityCompaction, Key: pairing.ScopeKey{Tenant: "agent", Scope: "s2"}, Start: 95, End: 95, Seen: 61},
 	}
-	return &savedState{engine: snap, flight: flight}, next
+	return &savedState{engine: snap}, next
 }
 
 // TestStateRoundTrip writes a state holding every kind of state through the storage API's
@@ -95,8 +95,8 @@ func TestStateRoundTrip(t *testing.T) {
 
 	got, err := decodeState(stored, fp, next)
 	require.NoError(t, err)
-	assert.Equal(t, st.flight, got.flight)
 	want := st.engine
+	assert.Equal(t, want.Activity, got.engine.Activity)
 	assert.Equal(t, want.Scopes, got.engine.Scopes)
 	assert.Equal(t, want.Queue, got.engine.Queue)
 	assert.Equal(t, want.UsedScopes, got.engine.UsedScopes)
@@ -147,6 +147,52 @@ func assertPayload(t *testing.T, want, got any) {
 	default:
 		t.Fatalf("unexpected payload %T", want)
 	}
+}
+
+// TestStateDecodeSkipsToolCallActivity: a state whose activity section also lists tool calls
+// (kind activityCall, with call ID and tool) is read with its model calls and compactions, its
+// tool calls skipped: the engine's calls answer for the calls in flight.
+func TestStateDecodeSkipsToolCallActivity(t *testing.T) {
+	st, next := codecState()
+	want := st.engine.Activity
+	st.engine.Activity = nil
+	fp := stateFingerprint(createDefaultConfig().(*Config))
+	blob, err := encodeState(st, fp)
+	require.NoError(t, err)
+	// Replace the empty activity section (its count, a 0) and the checksum.
+	w := &encoder{buf: blob[: len(blob)-5 : len(blob)-5]}
+	lit := func(s string) { w.uint(uint64(len(s))<<1 | 1); w.raw([]byte(s)) }
+	item := func(kind byte, k pairing.ScopeKey, callID, tool string, start, end, seen int64) {
+		w.byte(kind)
+		lit(k.Tenant)
+		lit(k.Scope)
+		w.string(callID)
+		lit(tool)
+		w.int(start)
+		w.int(end)
+		w.int(seen)
+	}
+	s1 := pairing.ScopeKey{Tenant: "agent", Scope: "s1"}
+	w.uint(4)
+	item(activityCall, s1, "p1", "run_shell", 100, 0, 0)
+	item(activityModel, want[0].Key, "", "", want[0].Start, want[0].End, want[0].Seen)
+	item(activityCall, s1, "r1", "Bash", 1, 2, 50)
+	last := len(w.buf) // the last item's kind
+	item(activityCompaction, want[1].Key, "", "", want[1].Start, want[1].End, want[1].Seen)
+	w.buf = binary.LittleEndian.AppendUint32(w.buf, crc32.ChecksumIEEE(w.buf))
+
+	got, err := decodeState(w.buf, fp, next)
+	require.NoError(t, err)
+	assert.Equal(t, want, got.engine.Activity)
+	assert.Len(t, got.engine.Calls, len(st.engine.Calls))
+
+	// An unknown kind is corrupt state.
+	w.buf = w.buf[:len(w.buf)-4]
+	w.buf[last] = 9
+	w.buf = binary.LittleEndian.AppendUint32(w.buf, crc32.ChecksumIEEE(w.buf))
+	_, err = decodeState(w.buf, fp, next)
+	var de *discardError
+	require.True(t, errors.As(err, &de), "%v", err)
 }
 
 // TestStateDecodeNeverPanics: every truncation and every single-byte change of a stored state

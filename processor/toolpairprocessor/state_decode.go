@@ -13,7 +13,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/inflight"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
@@ -235,14 +234,30 @@ func decodeState(blob []byte, fp [8]byte, next nexts) (*savedState, error) {
 			r.fail("call state")
 		}
 	}
-	flight := make([]inflight.Saved, r.count(8))
-	for i := range flight {
-		flight[i] = inflight.Saved{
-			Kind:   inflight.Kind(r.byte()),
-			Scope:  pairing.ScopeKey{Tenant: r.str(), Scope: r.str()},
-			CallID: r.string(), Tool: r.str(),
-			Start: r.int(), End: r.int(), ResolvedAt: r.int(),
+	n := r.count(8)
+	for range n {
+		kind := r.byte()
+		key := pairing.ScopeKey{Tenant: r.str(), Scope: r.str()}
+		r.string() // call ID
+		r.str()    // tool
+		a := pairing.ActivitySnapshot{Key: key, Start: r.int(), End: r.int(), Seen: r.int()}
+		if r.err != nil {
+			break
 		}
+		switch kind {
+		case activityCall:
+			// A tool call of a state written by the former tracker: the engine's own calls
+			// answer for the calls in flight now.
+			continue
+		case activityModel:
+			a.Kind = pairing.ActivityModel
+		case activityCompaction:
+			a.Kind = pairing.ActivityCompaction
+		default:
+			r.fail("activity kind")
+			continue
+		}
+		snap.Activity = append(snap.Activity, a)
 	}
 	if r.err == nil && len(r.buf) != 0 {
 		r.fail("end of state")
@@ -250,7 +265,7 @@ func decodeState(blob []byte, fp [8]byte, next nexts) (*savedState, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	return &savedState{engine: snap, flight: flight}, nil
+	return &savedState{engine: snap}, nil
 }
 
 // nexts are the component's next consumers, one of each signal, that restored origins and

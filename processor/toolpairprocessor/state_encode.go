@@ -52,7 +52,7 @@ func (w *encoder) str(s string) {
 // encodeState returns the stored form of st for the configuration fingerprint fp. It reads
 // use payloads (origins, read-only) and held records already serialised (heldBytes).
 func encodeState(st *savedState, fp [8]byte) ([]byte, error) {
-	w := &encoder{buf: make([]byte, 0, 4096+len(st.engine.Calls)*96+len(st.flight)*48)}
+	w := &encoder{buf: make([]byte, 0, 4096+len(st.engine.Calls)*96+len(st.engine.Activity)*24)}
 	w.raw([]byte(stateMagic))
 	w.uint(stateVersion)
 	w.raw(fp[:])
@@ -143,17 +143,21 @@ func encodeState(st *savedState, fp [8]byte) ([]byte, error) {
 			encodeHeld(w, c.Payload)
 		}
 	}
-	w.uint(uint64(len(st.flight)))
-	for i := range st.flight {
-		o := &st.flight[i]
-		w.byte(byte(o.Kind))
-		w.str(o.Scope.Tenant)
-		w.str(o.Scope.Scope)
-		w.string(o.CallID)
-		w.str(o.Tool)
-		w.int(o.Start)
-		w.int(o.End)
-		w.int(o.ResolvedAt)
+	w.uint(uint64(len(snap.Activity)))
+	for i := range snap.Activity {
+		a := &snap.Activity[i]
+		kind := byte(activityModel)
+		if a.Kind == pairing.ActivityCompaction {
+			kind = activityCompaction
+		}
+		w.byte(kind)
+		w.str(a.Key.Tenant)
+		w.str(a.Key.Scope)
+		w.string("") // call ID: tool calls are the engine's own entries
+		w.str("")    // tool
+		w.int(a.Start)
+		w.int(a.End)
+		w.int(a.Seen)
 	}
 	w.buf = binary.LittleEndian.AppendUint32(w.buf, crc32.ChecksumIEEE(w.buf))
 	return w.buf, nil

@@ -161,21 +161,20 @@ func (s *shared) restore(ctx context.Context) error {
 		s.discarded(ctx, err)
 		return nil
 	}
+	if s.tmo == nil {
+		// Model calls and compactions serve only the timeout classifier.
+		saved.engine.Activity = nil
+	}
 	rs, err := s.engine.Restore(saved.engine, keys, released...)
 	if err != nil {
 		s.discarded(ctx, discard(discardCorrupt, "%v", err))
 		return nil
 	}
-	if s.tmo != nil {
-		if err := s.tmo.flight.Import(saved.flight); err != nil {
-			s.logger.Warn("toolpair: the timeout classifier's stored state was not restored", zap.Error(err))
-		}
-	}
 	s.tel.restored(ctx, rs)
 	s.logger.Info("toolpair: state restored from storage",
 		zap.Int("pending_calls", rs.Pending), zap.Int("held_results", rs.Waiting),
 		zap.Int("resolved_calls", rs.Resolved), zap.Int("replayed_resolutions", rs.Replayed),
-		zap.Int("timeout_operations", len(saved.flight)), zap.Int("bytes", len(blob)))
+		zap.Int("activity", len(saved.engine.Activity)), zap.Int("bytes", len(blob)))
 	return nil
 }
 
@@ -242,9 +241,6 @@ func (s *shared) checkpoint(ctx context.Context, trigger checkpointTrigger) erro
 	began := time.Now()
 	st.logMu.Lock()
 	saved := &savedState{engine: s.engine.Snapshot(marshalHeld)}
-	if s.tmo != nil {
-		saved.flight = s.tmo.flight.Export()
-	}
 	logStart := st.nextSeq
 	st.logMu.Unlock()
 

@@ -20,6 +20,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/openllmetry"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/timeout"
 )
 
 // spanDialect is a dialect of spans: extract appends the tool calls of one span to f and
@@ -161,22 +162,16 @@ func (b *spanBatch) reset() {
 	b.hex = traceHex{}
 }
 
-// processTraces pairs the tool calls of a batch: it extracts the calls each span announces
-// or resolves, hands them to the engine, writes the outcomes on result spans, removes the
-// spans that are held or dropped, and appends synthetic spans and released results.
+// processTraces pairs the tool calls of a batch in one walk over its spans: it extracts the
+// calls each span announces or resolves, the anchor spans and (with timeout classification)
+// the model calls, compactions and timeout spans, hands them to the engine, classifies the
+// timeout spans, writes the outcomes on result spans, removes the spans that are held or
+// dropped, and appends synthetic spans and released results.
 func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
-	if len(p.dialects) == 0 && len(p.custom.spans) == 0 {
-		p.tel.unrecognized(ctx, synth.Traces, td.SpanCount())
-		if p.tmo != nil {
-			p.tmo.traces(ctx, td, nil, nil)
-		}
-		return td, nil
-	}
 	b := p.pool.Get().(*spanBatch)
 	defer func() { b.reset(); p.pool.Put(b) }()
 	b.data, b.next = td, p.next
 
-	unrecognized := 0
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
 		rs := rss.At(i)
@@ -190,79 +185,30 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 			for k := 0; k < spans.Len(); k++ {
 				span := spans.At(k)
 				if turn, model := anchorKind(span); turn || model {
-					_, scopeValue := p.keys.scopeHex(span.Attributes(), rscope, span.TraceID(), &b.hex)
-					p.anchors.add(pairing.ScopeKey{Tenant: tenant, Scope: scopeValue}, anchor{
-						traceID: span.TraceID(), spanID: span.SpanID(),
-						start: int64(span.StartTimestamp()), end: int64(span.EndTimestamp()),
-						next: p.next,
-					}, turn)
+					_, scope := p.keys.scopeHex(span.Attributes(), rscope, span.TraceID(), &b.hex)
+					b.acts = append(b.acts, anchorActivity(pairing.ScopeKey{Tenant: tenant, Scope: scope}, span, turn, p.next))
 				}
-				b.found.Reset()
-				var d *spanDialect
-				for n := range p.dialects {
-					if p.dialects[n].extract(span, &b.found) {
-						d = &p.dialects[n]
-						break
-					}
-				}
-				if d == nil && len(p.custom.spans) > 0 {
-					d = p.custom.extractSpan(ctx, rs, ss, span, &b.found)
-				}
-				if d == nil {
-					unrecognized++
+				scope, items, results := p.extract(ctx, b, recordPos{i, j, k}, rs, ss, span, tenant, rscope, &res)
+				if p.tmo == nil {
 					continue
 				}
-				p.tel.malformed(ctx, d.name, b.found.Malformed)
-				if len(b.found.Items) == 0 {
+				rec := p.tmo.names.Span(span)
+				if results > 0 {
+					rec.Kind = timeout.KindTool // a dialect found a tool result in it
+				}
+				if !timeoutRelevant(rec) {
 					continue
 				}
-				scopeAttr, scopeValue := p.keys.callScope(d.ownScope, b.found.Items, span.Attributes(), rscope, span.TraceID(), &b.hex)
-				results := b.found.Results()
-				ref := b.addRef(recordPos{i, j, k}, span, results)
-				if results > 0 && p.norm != nil {
-					// Before a result can be held, so what leaves is normalized; the engine
-					// reads no duration field.
-					p.norm.Apply(span.Attributes())
+				if items == 0 {
+					_, scope = p.keys.scopeHex(span.Attributes(), rscope, span.TraceID(), &b.hex)
 				}
-				var origin *synth.Origin
-				if b.announces() {
-					if res == nil {
-						res = p.resources.Get(rs.Resource())
-					}
-					origin = &synth.Origin{
-						Next:         p.next,
-						Signal:       synth.Traces,
-						Resource:     res,
-						ScopeAttr:    scopeAttr,
-						ScopeValue:   scopeValue,
-						TraceID:      span.TraceID(),
-						SpanID:       span.SpanID(),
-						ParentSpanID: span.ParentSpanID(),
-					}
-				}
-				// A result span is the tool's own operation: its start is a time the call
-				// shows.
-				key, start := pairing.Key{Tenant: tenant, Scope: scopeValue}, int64(span.StartTimestamp())
-				if d.late {
-					b.late = b.appendEvents(b.late, ref, key, d.source, start, origin)
-				} else {
-					b.events = b.appendEvents(b.events, ref, key, d.source, start, origin)
-				}
+				b.addTimeout(span.Attributes(), rec, pairing.ScopeKey{Tenant: tenant, Scope: scope})
 			}
 		}
 	}
 	b.events = append(b.events, b.late...)
-	b.observe(p.shared)
-	p.tel.unrecognized(ctx, synth.Traces, unrecognized)
-	if len(b.events) > 0 {
-		b.res = p.engine.Process(b.events, b.hold, b.res)
-	}
-	if p.tmo != nil {
-		// After the engine, whose copies of the keys the tracker keeps (Event.Owned), and
-		// before fillHeld: a result span the engine holds leaves as a copy, with what the
-		// classifier wrote on it.
-		p.tmo.traces(ctx, td, b.events, b.refs)
-	}
+	p.tel.unrecognized(ctx, synth.Traces, b.unrecognized)
+	b.pair(ctx, p.shared)
 	if len(b.events) == 0 {
 		return td, nil
 	}
@@ -272,4 +218,63 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 		return td, processorhelper.ErrSkipProcessingData
 	}
 	return td, nil
+}
+
+// extract reads the tool calls of span, at pos in the batch under resource group rs and scope
+// group ss, with the enabled dialects, and appends their events to b. It returns the scope of
+// its calls, the number of items the dialect found (0: the span has no call, or no dialect
+// recognised it; then scope is "") and how many are results. *res is the resource of the
+// origins of rs's announcing spans, made at its first use.
+func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos recordPos, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, tenant string, rscope resourceScope, res **synth.Resource) (scope string, items, results int) {
+	b.found.Reset()
+	var d *spanDialect
+	for n := range p.dialects {
+		if p.dialects[n].extract(span, &b.found) {
+			d = &p.dialects[n]
+			break
+		}
+	}
+	if d == nil && len(p.custom.spans) > 0 {
+		d = p.custom.extractSpan(ctx, rs, ss, span, &b.found)
+	}
+	if d == nil {
+		b.unrecognized++
+		return "", 0, 0
+	}
+	p.tel.malformed(ctx, d.name, b.found.Malformed)
+	if len(b.found.Items) == 0 {
+		return "", 0, 0
+	}
+	scopeAttr, scope := p.keys.callScope(d.ownScope, b.found.Items, span.Attributes(), rscope, span.TraceID(), &b.hex)
+	results = b.found.Results()
+	ref := b.addRef(pos, span, results)
+	if results > 0 && p.norm != nil {
+		// Before a result can be held, so what leaves is normalized; the engine reads no
+		// duration field.
+		p.norm.Apply(span.Attributes())
+	}
+	var origin *synth.Origin
+	if b.announces() {
+		if *res == nil {
+			*res = p.resources.Get(rs.Resource())
+		}
+		origin = &synth.Origin{
+			Next:         p.next,
+			Signal:       synth.Traces,
+			Resource:     *res,
+			ScopeAttr:    scopeAttr,
+			ScopeValue:   scope,
+			TraceID:      span.TraceID(),
+			SpanID:       span.SpanID(),
+			ParentSpanID: span.ParentSpanID(),
+		}
+	}
+	// A result span is the tool's own operation: its start is a time the call shows.
+	key, start := pairing.Key{Tenant: tenant, Scope: scope}, int64(span.StartTimestamp())
+	if d.late {
+		b.late = b.appendEvents(b.late, ref, key, d.source, start, origin)
+	} else {
+		b.events = b.appendEvents(b.events, ref, key, d.source, start, origin)
+	}
+	return scope, len(b.found.Items), results
 }

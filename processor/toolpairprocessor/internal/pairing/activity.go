@@ -212,10 +212,20 @@ func (e *Engine) dropActivity(a *activity) {
 	}
 }
 
-// expireActivity forgets the activity of the scopes not observed for Config.ActivityRetention.
+// expireActivity forgets the activity of the scopes not observed for Config.ActivityRetention
+// that hold no call. The caller asks Anchor where the synthetic span of an outcome goes after
+// Tick returned it: a scope whose calls Tick just interrupted must keep its anchors, however far
+// the clock moved since the last tick. The activity of a scope still holding a call is kept
+// for another retention.
 func (e *Engine) expireActivity(now int64) {
 	cutoff := now - int64(e.cfg.ActivityRetention)
 	for a := e.acts.head; a != nil && a.seen <= cutoff; a = e.acts.head {
+		if a.scope.entries != nil {
+			e.acts.remove(a)
+			a.seen = now
+			e.acts.pushBack(a)
+			continue
+		}
 		e.dropActivity(a)
 	}
 }
