@@ -125,11 +125,13 @@ type TimeoutClassificationConfig struct {
 	// a context compaction (the OTLP EventName, the event.name attribute, or a string body
 	// that is an event name, as Claude Code writes it).
 	CompactionEventNames []string `mapstructure:"compaction_event_names"`
-	// Retention is how long a resolved tool call, model call or compaction is kept after it
-	// was resolved, so timeouts at instants up to that far in the past can be classified.
+	// Retention is how long the model calls, compactions and anchor spans of a scope are kept
+	// after the scope last reported one (at least pairing_timeout plus orphan_grace), so
+	// timeouts at instants up to that far in the past can be classified. The tool calls in
+	// flight are the pairing engine's own, kept as long as it remembers them.
 	Retention time.Duration `mapstructure:"retention"`
-	// MaxTrackedOperations bounds the tool calls, model calls and compactions kept for
-	// classification, over all scopes; the oldest are forgotten first.
+	// MaxTrackedOperations bounds the model-call and compaction intervals and the anchor spans
+	// kept, over all scopes; the scope that reported one least recently loses them first.
 	MaxTrackedOperations int `mapstructure:"max_tracked_operations"`
 }
 
