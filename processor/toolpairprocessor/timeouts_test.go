@@ -570,3 +570,30 @@ func TestTimeoutsCountedByPhase(t *testing.T) {
 		phase("unknown", 1),        // the turn with nothing in flight
 	}, metricdatatest.IgnoreTimestamp())
 }
+
+// TestTimeoutsWithoutDialects: with no dialect enabled, the walk of each batch still reads
+// model calls, compactions and timeout records, in either signal.
+func TestTimeoutsWithoutDialects(t *testing.T) {
+	noDialect := func(c *Config) { c.Dialects = []string{} }
+	t.Run("a model call in a span", func(t *testing.T) {
+		b := newBothPipelines(t, noDialect)
+		require.NoError(t, b.traces.ConsumeTraces(context.Background(), ruleTraces([]ruleSpan{
+			{name: "claude_code.llm_request", start: 2010, end: 21_700, status: "Request timed out.", attrs: map[string]any{"error_class": "api_timeout"}},
+			turnTimeout(21_709),
+		})))
+		assert.Equal(t, []timeoutRecord{
+			{what: "span claude_code.interaction", attrs: map[string]any{AttrTimeoutPhase: "provider", AttrTimeoutActiveTools: int64(0)}},
+			{what: "span claude_code.llm_request", attrs: map[string]any{AttrTimeoutPhase: "provider", AttrTimeoutActiveTools: int64(0)}},
+		}, b.timeoutRecords(t))
+	})
+	t.Run("a compaction in a log event", func(t *testing.T) {
+		b := newBothPipelines(t, noDialect)
+		require.NoError(t, b.logs.ConsumeLogs(context.Background(), ruleLogs([]ruleLog{
+			{event: "compaction", at: 50_000, attrs: map[string]any{"duration_ms": "45000", "success": "false"}},
+		})))
+		require.NoError(t, b.traces.ConsumeTraces(context.Background(), ruleTraces([]ruleSpan{turnTimeout(50_001)})))
+		assert.Equal(t, []timeoutRecord{
+			{what: "span claude_code.interaction", attrs: map[string]any{AttrTimeoutPhase: "compaction", AttrTimeoutActiveTools: int64(0)}},
+		}, b.timeoutRecords(t))
+	})
+}
