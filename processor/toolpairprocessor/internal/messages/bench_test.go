@@ -2,6 +2,7 @@ package messages
 
 import (
 	"encoding/json"
+	"hash/maphash"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,4 +114,14 @@ func BenchmarkDecodeEncodingJSON(b *testing.B) {
 // BenchmarkScan's is the gap between passing over the bytes and finding the parts in them.
 func BenchmarkCountQuotes(b *testing.B) {
 	benchPasses(b, func(p string) int { return strings.Count(p, `"`) })
+}
+
+// BenchmarkHashHistory is what remembering the history already read per conversation would
+// cost at least: a chat span repeats its conversation's history, and a memo of it (its length
+// and a hash) must still hash the repeated prefix to know it is unchanged (an agent may
+// rewrite it: compaction, edits) before skipping it. Next to BenchmarkScan, it bounds what
+// such per-conversation state could save.
+func BenchmarkHashHistory(b *testing.B) {
+	seed := maphash.MakeSeed()
+	benchPasses(b, func(p string) int { return int(maphash.String(seed, p) & 1) })
 }
