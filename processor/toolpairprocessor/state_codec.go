@@ -40,8 +40,8 @@ import (
 //	           companions)
 //	activity:  the scopes' model calls and compactions (pairing.ActivitySnapshot): kind (byte,
 //	           activityModel or activityCompaction), tenant, scope, call ID and tool (both
-//	           empty), start, end, seen (engine clock, Unix ns). A state written when the
-//	           section held tool calls too (kind activityCall) is read without them.
+//	           empty), start, end, seen (engine clock, Unix ns). An item of kind
+//	           activityCall (a tool call, with its call ID and tool) is read and skipped.
 //
 // An origin (encodeOrigin) is written once and referred to by the other calls of its record:
 // resource index, scope attribute, scope value, signal (byte), trace ID (16 bytes), span ID
@@ -55,8 +55,8 @@ const (
 
 // Kinds of the activity section's items.
 const (
-	// activityCall is a tool call: no longer written (the engine's calls answer for the
-	// calls in flight); skipped when read.
+	// activityCall is a tool call: never written (the engine's calls answer for the calls
+	// in flight), skipped when read.
 	activityCall byte = iota + 1
 	// activityModel is a model call.
 	activityModel

@@ -151,7 +151,8 @@ func assertPayload(t *testing.T, want, got any) {
 
 // TestStateDecodeSkipsToolCallActivity: a state whose activity section also lists tool calls
 // (kind activityCall, with call ID and tool) is read with its model calls and compactions, its
-// tool calls skipped: the engine's calls answer for the calls in flight.
+// tool calls skipped: the engine's calls answer for the calls in flight. An unknown kind is
+// corrupt.
 func TestStateDecodeSkipsToolCallActivity(t *testing.T) {
 	st, next := codecState()
 	want := st.engine.Activity

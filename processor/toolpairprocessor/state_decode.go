@@ -246,8 +246,7 @@ func decodeState(blob []byte, fp [8]byte, next nexts) (*savedState, error) {
 		}
 		switch kind {
 		case activityCall:
-			// A tool call of a state written by the former tracker: the engine's own calls
-			// answer for the calls in flight now.
+			// A tool call: the engine's own calls answer for the calls in flight.
 			continue
 		case activityModel:
 			a.Kind = pairing.ActivityModel
