@@ -158,12 +158,6 @@ type Event struct {
 
 	// Verdict is set by Process.
 	Verdict Verdict
-	// Owned is set by Process when it replaced the strings of Key with the engine's own
-	// copies of them: for an event of a call the engine keeps, whatever its Verdict, and for
-	// a step boundary or session end without a CallID whose scope it keeps. Those copies
-	// alias no buffer of the caller and never change, so the caller may keep them without
-	// copying them again (the processor's in-flight tracker does).
-	Owned bool
 }
 
 // Resolution is one outcome decided by the engine.

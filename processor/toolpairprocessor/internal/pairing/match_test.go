@@ -444,7 +444,6 @@ func TestMatchProcessSetsCallID(t *testing.T) {
 	out := e.Process(evs, holdRef, nil)
 	require.Len(t, out, 1)
 	assert.Equal(t, "a", evs[0].Key.CallID)
-	assert.True(t, evs[0].Owned)
 	assert.Equal(t, int64(200), out[0].DurationMs())
 	assert.Empty(t, evs[1].Key.CallID)
 	assert.Equal(t, VerdictHeld, evs[1].Verdict)

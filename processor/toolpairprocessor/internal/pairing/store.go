@@ -329,16 +329,14 @@ func (e *Engine) removePending(ent *entry) {
 	sc.tail = ent
 }
 
-// own replaces the key of ev, an event of the call of ent, with the engine's copy (see
-// Event.Owned).
+// own replaces the key of ev, an event of the call of ent, with the engine's copy: its
+// strings alias no buffer of the caller, and a KindMatch learns its call ID from it.
 func own(ev *Event, ent *entry) {
 	ev.Key = ent.key()
-	ev.Owned = true
 }
 
 // ownScope replaces the scope part of the key of ev, a step boundary or session end of
-// scope sc, with the engine's copy (see Event.Owned).
+// scope sc, with the engine's copy.
 func ownScope(ev *Event, sc *scopeState) {
 	ev.Key.Tenant, ev.Key.Scope = sc.key.Tenant, sc.key.Scope
-	ev.Owned = ev.Key.CallID == ""
 }

@@ -33,7 +33,7 @@ import "strings"
 
 // Process applies a batch of events in order and appends the outcomes it decided to out,
 // which it returns. Each event's Verdict is set, and its Key replaced by the engine's copy
-// when it keeps one (see Event.Owned). For each result that must wait for its use,
+// of the call's key when it keeps the call (a KindMatch learns its call ID so). For each result that must wait for its use,
 // hold is called once, under the engine's lock, and returns the caller's holder of the
 // record (the engine hands it back as a ResultPayload when it releases the result, possibly
 // from another goroutine's call), which the caller then removes from its batch; or nil when
@@ -46,7 +46,6 @@ func (e *Engine) Process(events []Event, hold func(*Event) any, out []Resolution
 	now := e.cfg.Clock.Now().UnixNano()
 	for i := range events {
 		ev := &events[i]
-		ev.Owned = false // set below only when the key was replaced by the engine's copy
 		if ev.Key.CallID == "" && ev.Kind != KindBoundary && ev.Kind != KindSessionEnd && ev.Kind != KindMatch {
 			ev.Verdict = VerdictNone
 			continue
