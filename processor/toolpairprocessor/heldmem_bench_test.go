@@ -1,0 +1,117 @@
+package toolpairprocessor
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/processor/processortest"
+
+	"github.com/otelcol-agent/otelcol-agent/internal/benchload"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
+)
+
+// BenchmarkHeldResultMemory reports the heap each held result costs: 10^5 result records
+// whose use never comes (the benchmark workloads' batches without their announcing records),
+// each held for orphan_grace as a one-record batch of its own, with the default configuration.
+// Metric B/held: the heap in use after the results are held, over a fresh component's, per
+// result, after a GC; it includes the call's engine entry and the copied record with its
+// resource and scope.
+func BenchmarkHeldResultMemory(b *testing.B) {
+	const batches, perBatch = 200, 500
+	for _, w := range []struct {
+		name string
+		feed func(b *testing.B, gen *benchload.Generator, s *tpComponent)
+	}{
+		{"claude_code_tool_result", func(b *testing.B, gen *benchload.Generator, c *tpComponent) {
+			ld := gen.ClaudeCodeLogs(perBatch)
+			n := 0
+			// Each call is a tool_decision followed by its tool_result: keep the results.
+			ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().RemoveIf(func(plog.LogRecord) bool {
+				n++
+				return n%2 == 1
+			})
+			if err := c.lp.ConsumeLogs(context.Background(), ld); err != nil {
+				b.Fatal(err)
+			}
+		}},
+		{"genai_execute_tool", func(b *testing.B, gen *benchload.Generator, c *tpComponent) {
+			td := gen.GenAISpans(perBatch)
+			n := 0
+			// Each call is a chat span followed by its execute_tool span: keep the latter.
+			td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().RemoveIf(func(ptrace.Span) bool {
+				n++
+				return n%2 == 1
+			})
+			if err := c.tp.ConsumeTraces(context.Background(), td); err != nil {
+				b.Fatal(err)
+			}
+		}},
+	} {
+		b.Run(w.name, func(b *testing.B) {
+			for b.Loop() {
+				c := newTPComponent(b)
+				gen := benchload.NewGenerator("held", time.Now())
+				runtime.GC()
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				for range batches {
+					w.feed(b, gen, c)
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				if got := c.s.engine.Stats().Waiting; got != batches*perBatch {
+					b.Fatalf("%d results held, want %d", got, batches*perBatch)
+				}
+				b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(batches*perBatch), "B/held")
+				c.stop()
+			}
+		})
+	}
+}
+
+// tpComponent is a started component with default configuration, its traces and logs
+// processors, and its shared state.
+type tpComponent struct {
+	tp interface {
+		ConsumeTraces(context.Context, ptrace.Traces) error
+	}
+	lp interface {
+		ConsumeLogs(context.Context, plog.Logs) error
+	}
+	s    *shared
+	stop func()
+}
+
+func newTPComponent(b *testing.B) *tpComponent {
+	b.Helper()
+	f := NewFactory()
+	cfg := f.CreateDefaultConfig().(*Config)
+	set := processortest.NewNopSettings(metadata.Type)
+	tp, err := f.CreateTraces(context.Background(), set, cfg, consumertest.NewNop())
+	if err != nil {
+		b.Fatal(err)
+	}
+	lp, err := f.CreateLogs(context.Background(), set, cfg, consumertest.NewNop())
+	if err != nil {
+		b.Fatal(err)
+	}
+	host := storageHost{}
+	if err := tp.Start(context.Background(), host); err != nil {
+		b.Fatal(err)
+	}
+	if err := lp.Start(context.Background(), host); err != nil {
+		b.Fatal(err)
+	}
+	instances.Lock()
+	s := instanceOf(cfg)
+	instances.Unlock()
+	return &tpComponent{tp: tp, lp: lp, s: s, stop: func() {
+		_ = tp.Shutdown(context.Background())
+		_ = lp.Shutdown(context.Background())
+	}}
+}
