@@ -84,7 +84,7 @@ func (t *timeouts) classify(ctx context.Context, e *pairing.Engine, pending []pe
 			at--
 		}
 		f := e.InFlightAt(p.key, at)
-		phase := timeout.Classify(p.rec.Kind, timeout.InFlight{Tools: f.Tools, Model: f.Model, Compaction: f.Compaction})
+		phase := timeout.Classify(p.rec.Kind, f)
 		writeTimeout(p.attrs, phase, f, p.rec.End)
 		t.tel.timeout(ctx, phase)
 	}

@@ -32,6 +32,8 @@ import (
 	"regexp/syntax"
 	"strconv"
 	"strings"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
 // MessagePattern is the specification section 4 pattern of a timeout message, case-insensitive:
@@ -138,21 +140,13 @@ func Phases() []Phase {
 	return []Phase{PhaseToolExecution, PhaseProvider, PhaseCompaction, PhaseUnknown}
 }
 
-// InFlight is what was in flight in a record's scope at its end: the counts the inflight
-// tracker answers with.
-type InFlight struct {
-	// Tools is the number of tool calls in flight.
-	Tools int
-	// Compaction and Model report whether a compaction or a model call was in flight.
-	Compaction, Model bool
-}
-
 // Classify decides the phase of a timeout record of kind k (specification section 4): a tool
 // record is tool_execution and a model call provider whatever else was running; a compaction
 // record is compaction; any other record is tool_execution when at least one tool call of
 // its scope was in flight, else compaction when a compaction was, else provider when a model
-// call was, else unknown.
-func Classify(k Kind, f InFlight) Phase {
+// call was, else unknown. f is what was in flight in the record's scope at its instant, as the
+// pairing engine answers it (pairing.Engine.InFlightAt).
+func Classify(k Kind, f pairing.InFlight) Phase {
 	switch k {
 	case KindTool:
 		return PhaseToolExecution

@@ -9,6 +9,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
 func defaultNames(t *testing.T) *Names {
@@ -77,19 +79,19 @@ func TestClassify(t *testing.T) {
 	tests := []struct {
 		name string
 		kind Kind
-		f    InFlight
+		f    pairing.InFlight
 		want Phase
 	}{
-		{"a tool record is tool_execution", KindTool, InFlight{}, PhaseToolExecution},
-		{"a tool record is tool_execution even with a model call in flight", KindTool, InFlight{Model: true}, PhaseToolExecution},
-		{"a model call is provider", KindModel, InFlight{}, PhaseProvider},
-		{"a model call is provider even with tools in flight", KindModel, InFlight{Tools: 2}, PhaseProvider},
-		{"a compaction record is compaction", KindCompaction, InFlight{}, PhaseCompaction},
-		{"turn with a tool in flight", KindOther, InFlight{Tools: 1, Model: true, Compaction: true}, PhaseToolExecution},
-		{"turn with two parallel calls", KindOther, InFlight{Tools: 2}, PhaseToolExecution},
-		{"turn with a compaction in flight and no tool", KindOther, InFlight{Compaction: true, Model: true}, PhaseCompaction},
-		{"turn with a model call in flight only", KindOther, InFlight{Model: true}, PhaseProvider},
-		{"turn with nothing in flight", KindOther, InFlight{}, PhaseUnknown},
+		{"a tool record is tool_execution", KindTool, pairing.InFlight{}, PhaseToolExecution},
+		{"a tool record is tool_execution even with a model call in flight", KindTool, pairing.InFlight{Model: true}, PhaseToolExecution},
+		{"a model call is provider", KindModel, pairing.InFlight{}, PhaseProvider},
+		{"a model call is provider even with tools in flight", KindModel, pairing.InFlight{Tools: 2}, PhaseProvider},
+		{"a compaction record is compaction", KindCompaction, pairing.InFlight{}, PhaseCompaction},
+		{"turn with a tool in flight", KindOther, pairing.InFlight{Tools: 1, Model: true, Compaction: true}, PhaseToolExecution},
+		{"turn with two parallel calls", KindOther, pairing.InFlight{Tools: 2}, PhaseToolExecution},
+		{"turn with a compaction in flight and no tool", KindOther, pairing.InFlight{Compaction: true, Model: true}, PhaseCompaction},
+		{"turn with a model call in flight only", KindOther, pairing.InFlight{Model: true}, PhaseProvider},
+		{"turn with nothing in flight", KindOther, pairing.InFlight{}, PhaseUnknown},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
