@@ -218,6 +218,9 @@ func (e *Engine) dropActivity(a *activity) {
 // the clock moved since the last tick. The activity of a scope still holding a call is kept
 // for another retention.
 func (e *Engine) expireActivity(now int64) {
+	if e.cfg.ActivityRetention <= 0 {
+		return // New never leaves it so; a kept scope would come round again at once
+	}
 	cutoff := now - int64(e.cfg.ActivityRetention)
 	for a := e.acts.head; a != nil && a.seen <= cutoff; a = e.acts.head {
 		if a.scope.entries != nil {

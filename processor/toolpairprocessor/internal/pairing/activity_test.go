@@ -1,6 +1,7 @@
 package pairing
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -54,4 +55,61 @@ func TestActivityIntervalEdges(t *testing.T) {
 	assert.False(t, e.InFlightAt(scopeS1, 19_999*msNs).Compaction)
 	assert.True(t, e.InFlightAt(scopeS1, 20_000*msNs).Compaction, "a start after its end: the instant of its end")
 	require.NoError(t, e.checkScopes())
+}
+
+// TestActivitySnapshotScopes: a scope held by its activity alone is not among the snapshot's
+// scopes (its intervals carry their key); one that saw a use is, so that a later result
+// without its use is still an orphan after a restart.
+func TestActivitySnapshotScopes(t *testing.T) {
+	e, _ := newFlightEngine(t)
+	for i := range 100 {
+		k := ScopeKey{Tenant: "svc", Scope: fmt.Sprint("trace-", i)}
+		e.Observe([]Activity{{Kind: ActivityTurn, Key: k, Start: 1, End: 2, ID: [24]byte{byte(i)}, Anchor: "a"}})
+	}
+	e.Observe([]Activity{ivl(ActivityModel, 1000, 2000)})
+	e.Process([]Event{use("c1", 1000), result("c1", 1500)}, holdRef, nil)
+	s := e.Snapshot(nil)
+	require.Len(t, s.Scopes, 1)
+	assert.Equal(t, scopeS1, s.Scopes[0].Key)
+	assert.Len(t, s.Activity, 1)
+}
+
+// TestActivityRestoreKeepsNewest: a state holding more intervals of a scope than it keeps
+// (an older state), or listing its scopes out of order, restores the most recent ones, and
+// the scope observed least recently first.
+func TestActivityRestoreKeepsNewest(t *testing.T) {
+	e, clk := newFlightEngine(t)
+	now := clk.Now().UnixNano()
+	snap := &Snapshot{Activity: []ActivitySnapshot{{Key: ScopeKey{Tenant: "svc", Scope: "later"}, Kind: ActivityModel, Start: 1, End: 2, Seen: now}}}
+	for i := range int64(40) {
+		snap.Activity = append(snap.Activity, ActivitySnapshot{Key: scopeS1, Kind: ActivityModel, Start: (i*10 + 1) * 1000 * msNs, End: (i*10 + 2) * 1000 * msNs, Seen: now - int64(time.Minute)})
+	}
+	_, err := e.Restore(snap, nil)
+	require.NoError(t, err)
+	assert.True(t, e.InFlightAt(scopeS1, 392*1000*msNs).Model, "the newest interval")
+	assert.False(t, e.InFlightAt(scopeS1, 2*1000*msNs).Model, "the oldest beyond the bound")
+	assert.Equal(t, scopeS1, e.acts.head.scope.key, "observed least recently first")
+	require.NoError(t, e.checkScopes())
+}
+
+// TestRestoreRepeatedScope: a state listing one scope twice restores one scope, whose calls
+// and closings all hang off it.
+func TestRestoreRepeatedScope(t *testing.T) {
+	clk := newFakeClock()
+	e, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 10, CloseDelay: testGrace, Clock: clk})
+	require.NoError(t, err)
+	snap := &Snapshot{
+		Scopes: []ScopeSnapshot{
+			{Key: scopeS1, Closings: []ClosingSnapshot{{Kind: KindBoundary, Time: 5}}},
+			{Key: scopeS1},
+		},
+		Queue: []QueuedClosing{{Scope: 0, Time: 5, Deadline: 1}},
+		Calls: []CallSnapshot{{State: CallPending, Key: Key{Tenant: "svc", Scope: "s1", CallID: "c1"}, UseTime: 1000 * msNs, Deadline: clk.Now().UnixNano() + int64(time.Hour)}},
+	}
+	_, err = e.Restore(snap, nil)
+	require.NoError(t, err)
+	require.NoError(t, e.checkScopes())
+	e.Tick(nil)
+	require.NoError(t, e.checkScopes())
+	assert.Equal(t, 1, e.InFlightAt(scopeS1, 2000*msNs).Tools)
 }

@@ -261,3 +261,35 @@ func TestActivitySnapshot(t *testing.T) {
 	r.Tick(nil)
 	assert.False(t, r.InFlightAt(scopeS1, 1500*msNs).Model, "retention counts from the time observed before the restart")
 }
+
+// TestInFlightAtArrivalOrder: the answer is the same whichever order a call's records arrive
+// in: a refusal or a result settled at once before the use that shows an earlier start, and
+// a result after the echo that resolved its call with a later time.
+func TestInFlightAtArrivalOrder(t *testing.T) {
+	reject := func(id string, ms int64) Event { return ofKind(use(id, ms), KindReject) }
+	tests := []struct {
+		name    string
+		batches [][]Event
+		hold    func(*Event) any
+		at      int64 // ms
+		want    int   // tools in flight
+	}{
+		{name: "use then refusal", batches: [][]Event{{use("c1", 1000)}, {reject("c1", 3000)}}, hold: holdRef, at: 2000, want: 1},
+		{name: "refusal then use", batches: [][]Event{{reject("c1", 3000)}, {use("c1", 1000)}}, hold: holdRef, at: 2000, want: 1},
+		{name: "use then a result that cannot wait", batches: [][]Event{{use("c1", 1000)}, {withStart(result("c1", 3000), 900)}}, at: 2000, want: 1},
+		{name: "a result that cannot wait then its use", batches: [][]Event{{withStart(result("c1", 3000), 900)}, {use("c1", 1000)}}, at: 2000, want: 1},
+		{name: "a result that cannot wait counts its own call", batches: [][]Event{{withStart(result("c1", 3000), 900)}}, at: 2999, want: 1},
+		{name: "echo, then the result it repeats, earlier", batches: [][]Event{{use("c1", 1000)}, {echo("c1", 5000)}, {result("c1", 2000)}}, hold: holdRef, at: 3000, want: 0},
+		{name: "result, then its echo", batches: [][]Event{{use("c1", 1000)}, {result("c1", 2000)}, {echo("c1", 5000)}}, hold: holdRef, at: 3000, want: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, _ := newFlightEngine(t)
+			for _, b := range tt.batches {
+				e.Process(b, tt.hold, nil)
+			}
+			assert.Equal(t, tt.want, e.InFlightAt(scopeS1, tt.at*msNs).Tools)
+			require.NoError(t, e.checkScopes())
+		})
+	}
+}

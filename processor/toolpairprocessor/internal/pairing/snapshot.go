@@ -1,8 +1,10 @@
 package pairing
 
 import (
+	"cmp"
 	"errors"
 	"hash/fnv"
+	"slices"
 	"strings"
 )
 
@@ -122,6 +124,10 @@ func (e *Engine) Snapshot(held func(any) any) *Snapshot {
 	s := &Snapshot{Calls: make([]CallSnapshot, 0, e.pending.n+e.waiting.n+e.resolved.n)}
 	scopeIdx := make(map[*scopeState]int, len(e.scopes))
 	for _, sc := range e.scopes {
+		if sc.entries == nil && len(sc.closings) == 0 && !sc.usesSeen {
+			// Held by its activity alone, which Activity carries with its key.
+			continue
+		}
 		scopeIdx[sc] = len(s.Scopes)
 		ss := ScopeSnapshot{Key: sc.key, UsesSeen: sc.usesSeen, LastSeen: sc.lastSeen, LastRecord: sc.lastRecord}
 		for _, q := range sc.closings {
@@ -180,9 +186,12 @@ func (e *Engine) Snapshot(held func(any) any) *Snapshot {
 	return s
 }
 
-// restoreActivity rebuilds the intervals of snap, in order; intervals of another kind or with
-// no end are skipped.
+// restoreActivity rebuilds the intervals of snap, the scope observed least recently first;
+// intervals of another kind or with no end are skipped, and a scope keeps its most recent
+// maxIntervalsInScope.
 func (e *Engine) restoreActivity(acts []ActivitySnapshot) {
+	acts = slices.Clone(acts)
+	slices.SortStableFunc(acts, func(a, b ActivitySnapshot) int { return cmp.Compare(a.Seen, b.Seen) })
 	for i := range acts {
 		s := &acts[i]
 		if (s.Kind != ActivityModel && s.Kind != ActivityCompaction) || s.End <= 0 {
@@ -194,7 +203,8 @@ func (e *Engine) restoreActivity(acts []ActivitySnapshot) {
 		}
 		a := e.activityOf(sc.key, s.Seen)
 		if len(a.intervals) >= maxIntervalsInScope {
-			continue
+			a.intervals = append(a.intervals[:0], a.intervals[1:]...)
+			e.acts.items--
 		}
 		start := s.Start
 		if start <= 0 || start > s.End {
@@ -245,7 +255,12 @@ func (e *Engine) Restore(snap *Snapshot, resolved []Key, released ...HeldRef) (R
 	scopes := make([]*scopeState, len(snap.Scopes))
 	for i := range snap.Scopes {
 		ss := &snap.Scopes[i]
-		sc := e.restoreScope(ss.Key, ss.LastSeen)
+		// A key listed twice (a state this engine never writes) is one scope.
+		sc := e.scopes[ss.Key]
+		if sc == nil {
+			sc = e.restoreScope(ss.Key, ss.LastSeen)
+		}
+		sc.lastSeen = max(sc.lastSeen, ss.LastSeen)
 		sc.usesSeen = sc.usesSeen || ss.UsesSeen
 		sc.lastRecord = max(sc.lastRecord, ss.LastRecord)
 		for _, c := range ss.Closings {
@@ -253,6 +268,7 @@ func (e *Engine) Restore(snap *Snapshot, resolved []Key, released ...HeldRef) (R
 			sc.refs++
 			e.closingsQueued++
 		}
+		slices.SortStableFunc(sc.closings, func(a, b queuedClosing) int { return cmp.Compare(a.time, b.time) })
 		scopes[i] = sc
 	}
 	for _, q := range snap.Queue {

@@ -100,14 +100,12 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 		if ent.state != stateWaiting {
 			ev.Verdict = VerdictRepeated
 			e.stats.UsesRepeated++
-			if ent.state == statePending || ent.state == statePendingHeld {
-				// A record of the call that arrives later may show an earlier time (the
-				// model's tool_use arriving after the agent's decision): the call starts at
-				// the earliest.
-				ent.useTime = earliest(ent.useTime, ev.Time)
-				if ent.has(flagMatch) {
-					e.relistMatch(ent)
-				}
+			// A record of the call that arrives later may show an earlier time (the model's
+			// tool_use arriving after the agent's decision, or after its refusal or its
+			// result): the call starts at the earliest, whatever its state.
+			ent.useTime = earliest(ent.useTime, ev.Time)
+			if (ent.state == statePending || ent.state == statePendingHeld) && ent.has(flagMatch) {
+				e.relistMatch(ent)
 			}
 			return out
 		}
@@ -217,7 +215,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 		ev.Verdict = VerdictResolved
 		r := Resolution{Key: ev.Key, ToolName: ev.ToolName, ResultTime: ev.Time, UseRef: -1, ResultRef: ev.Ref}
 		e.settleUnmatched(&r, sc.usesSeen, false)
-		ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName), resultTime: ev.Time, source: ev.Source}
+		ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName), useTime: ev.Start, resultTime: ev.Time, source: ev.Source}
 		e.insertResolved(ent, now)
 		own(ev, ent)
 		return append(out, r)
@@ -345,6 +343,11 @@ func (e *Engine) settleUnmatched(r *Resolution, usesSeen, matched bool) {
 func (e *Engine) duplicate(ent *entry, ev *Event) Resolution {
 	ev.Verdict = VerdictResolved
 	e.stats.Duplicate++
+	if ent.state == stateResolved && ev.Time > 0 && ev.Time < ent.resultTime {
+		// A copy showing an earlier end than the record that resolved the call (the
+		// result arriving after an echo of it): the call ended at the earliest (InFlightAt).
+		ent.resultTime = ev.Time
+	}
 	same := ent.source == 0 || ent.source == ev.Source
 	if ent.has(flagRejected) && ent.source == 0 {
 		// The first result of a refused call: no result resolved it, and this record is its
