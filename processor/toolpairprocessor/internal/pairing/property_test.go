@@ -337,6 +337,16 @@ func propExecute(sc *propScenario) (*propRun, error) {
 	clk := newFakeClock()
 	cfg := sc.cfg
 	cfg.Clock = clk
+	// Activity (model calls, compactions, anchor spans) observed between the batches, drawn
+	// from a stream of its own so that the scenarios' events stay as they are: it must never
+	// change an outcome, and every bound and expiry of it keeps the scope table whole.
+	act := propRand(sc.seed ^ 0xac71_0000_0000_0001)
+	if act.IntN(3) == 0 {
+		cfg.MaxActivity = 1 + act.IntN(6)
+	}
+	if act.IntN(3) == 0 {
+		cfg.ActivityRetention = time.Duration(1+act.IntN(5)) * time.Second
+	}
 	e, err := New(cfg)
 	if err != nil {
 		return nil, err
@@ -374,6 +384,7 @@ func propExecute(sc *propScenario) (*propRun, error) {
 		case propTick:
 			r.res = e.Tick(r.res)
 		case propProcess:
+			propObserve(e, act, clk.Now().UnixNano())
 			batch = slices.Clone(op.events)
 			r.res = e.Process(batch, hold, r.res)
 			for i := range batch {
@@ -383,6 +394,10 @@ func propExecute(sc *propScenario) (*propRun, error) {
 		if err := r.after(op.kind, batch, from); err != nil {
 			return r, fmt.Errorf("after op %d (%s): %w", i, propOpName(op.kind), err)
 		}
+		k := ScopeKey{Tenant: propTenants[act.IntN(len(propTenants))], Scope: propScopes[act.IntN(len(propScopes))]}
+		if f := e.InFlightAt(k, act.Int64N(int64(time.Minute))); f.Tools < 0 || f.Tools > r.e.Stats().Pending+r.e.Stats().Waiting+len(r.sc.events) {
+			return r, fmt.Errorf("after op %d: %d tools in flight in %v", i, f.Tools, k)
+		}
 	}
 	from := len(r.res)
 	r.res = e.Shutdown(r.res)
@@ -390,6 +405,28 @@ func propExecute(sc *propScenario) (*propRun, error) {
 		return r, fmt.Errorf("after Shutdown: %w", err)
 	}
 	return r, r.final()
+}
+
+// propObserve observes up to three activities of random kinds in random scopes of the
+// scenarios' keys, with record times in the range of the scenarios' events.
+func propObserve(e *Engine, rng *rand.Rand, now int64) {
+	n := rng.IntN(4)
+	if n == 0 {
+		return
+	}
+	acts := make([]Activity, n)
+	for i := range acts {
+		start := rng.Int64N(int64(time.Minute))
+		acts[i] = Activity{
+			Kind:   ActivityKind(1 + rng.IntN(4)),
+			Key:    ScopeKey{Tenant: propTenants[rng.IntN(len(propTenants))], Scope: propScopes[rng.IntN(len(propScopes))]},
+			Start:  start,
+			End:    start + rng.Int64N(int64(10*time.Second)),
+			ID:     [24]byte{byte(rng.IntN(4))},
+			Anchor: now,
+		}
+	}
+	e.Observe(acts)
 }
 
 func (r *propRun) hold(ev *Event) any {
