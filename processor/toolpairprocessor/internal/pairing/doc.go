@@ -12,7 +12,13 @@
 //     pending calls whose companion result (KindCompanion) is held at most orphan_grace for
 //     the call's main result record;
 //   - resolved calls: remembered so that a repeated use is ignored and a late result is a
-//     duplicate, kept while their scope is active (see Config.ResolvedRetention).
+//     duplicate, kept while their scope is active (see Config.ResolvedRetention);
+//   - scopes: one per tenant and scope, the one registry of the processor. A scope owns the
+//     copy of its key its calls share, lists its calls (pending ones first), its queued step
+//     boundaries and session ends, and its activity: the model calls, compactions and
+//     anchor spans the processor observes (Observe). What was in flight in it at an instant
+//     (InFlightAt) is read from those calls and that activity, and Anchor finds the span a
+//     synthetic span goes under. A scope is forgotten when nothing of it is left.
 //
 // Each of the three sets is also a FIFO list in insertion order. Because every entry of a
 // list has the same time to live, the front of a list is always the next to expire, so a
