@@ -115,6 +115,19 @@ func (b *recordBatch[D, R, N, S]) resetBatch() {
 	b.unrecognized = 0
 }
 
+// claimed takes stock of the claim on the record just read (d: the dialect that claimed it,
+// nil when none did; b.found: what it found): a record no dialect claims is counted
+// unrecognised, the malformed pieces of one that a dialect claims are counted under the
+// dialect's name. It reports whether the record has tool items to pair.
+func (b *recordBatch[D, R, N, S]) claimed(ctx context.Context, tel *telemetry, d *recordDialect[R]) bool {
+	if d == nil {
+		b.unrecognized++
+		return false
+	}
+	tel.malformed(ctx, d.name, b.found.Malformed)
+	return len(b.found.Items) > 0
+}
+
 // addRef records the record r at pos, whose items are in b.found, and returns its Ref.
 func (b *recordBatch[D, R, N, S]) addRef(pos recordPos, r R, results int) int32 {
 	ref := int32(len(b.refs))

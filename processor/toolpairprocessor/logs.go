@@ -10,7 +10,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/processor/processorhelper"
 
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/claudecode"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/codex"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/geminicli"
@@ -20,18 +19,6 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/timeout"
 )
-
-// logDialect is a dialect of log records: extract appends the tool calls of one record to f
-// and reports whether the record belongs to the dialect (even when nothing usable was found).
-type logDialect struct {
-	name    string
-	source  uint8
-	extract func(lr plog.LogRecord, f *dialect.Found) bool
-	// ownScope: the dialect gives its items a scope of their own (dialect.Item.Scope), which
-	// replaces the scope_attributes lookup (keyer.callScope): a transcript line's session or
-	// file, a custom dialect's scope expression.
-	ownScope bool
-}
 
 // Sources tell the engine which dialect a result came from: a duplicate from another source
 // than the result that resolved its call is kept (see README, Dialects).
@@ -234,22 +221,12 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 // origins of rl's announcing records, made at its first use.
 func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos recordPos, rl plog.ResourceLogs, sl plog.ScopeLogs, lr plog.LogRecord, tenant string, rscope resourceScope, res **synth.Resource) (scope string, items, results int) {
 	b.found.Reset()
-	var d *logDialect
-	for n := range p.dialects {
-		if p.dialects[n].extract(lr, &b.found) {
-			d = &p.dialects[n]
-			break
-		}
+	var custom func() *logDialect
+	if len(p.custom.logs) > 0 {
+		custom = func() *logDialect { return p.custom.extractLog(ctx, rl, sl, lr, &b.found) }
 	}
-	if d == nil && len(p.custom.logs) > 0 {
-		d = p.custom.extractLog(ctx, rl, sl, lr, &b.found)
-	}
-	if d == nil {
-		b.unrecognized++
-		return "", 0, 0
-	}
-	p.tel.malformed(ctx, d.name, b.found.Malformed)
-	if len(b.found.Items) == 0 {
+	d := claim(p.dialects, lr, &b.found, custom)
+	if !b.claimed(ctx, p.tel, d) {
 		return "", 0, 0
 	}
 	scopeAttr, scope := p.keys.callScope(d.ownScope, b.found.Items, lr.Attributes(), rscope, lr.TraceID(), nil)

@@ -126,17 +126,11 @@ func (r *router) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Tr
 func (r *router) spanScope(ctx context.Context, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, rscope resourceScope, s *routeScratch) string {
 	if r.spanItems {
 		s.found.Reset()
-		var d *spanDialect
-		for n := range r.spanDialects {
-			if r.spanDialects[n].extract(span, &s.found) {
-				d = &r.spanDialects[n]
-				break
-			}
+		var custom func() *spanDialect
+		if len(r.custom.spans) > 0 {
+			custom = func() *spanDialect { return r.custom.extractSpan(ctx, rs, ss, span, &s.found) }
 		}
-		if d == nil && len(r.custom.spans) > 0 {
-			d = r.custom.extractSpan(ctx, rs, ss, span, &s.found)
-		}
-		if d != nil && len(s.found.Items) > 0 {
+		if d := claim(r.spanDialects, span, &s.found, custom); d != nil && len(s.found.Items) > 0 {
 			_, scope := r.keys.callScope(d.ownScope, s.found.Items, span.Attributes(), rscope, span.TraceID(), &s.hex)
 			return scope
 		}
@@ -228,16 +222,11 @@ func (r *router) logScope(ctx context.Context, rl plog.ResourceLogs, sl plog.Sco
 		return scope
 	}
 	f.Reset()
-	var d *logDialect
-	for n := range r.logDialects {
-		if r.logDialects[n].extract(lr, f) {
-			d = &r.logDialects[n]
-			break
-		}
+	var custom func() *logDialect
+	if len(r.custom.logs) > 0 {
+		custom = func() *logDialect { return r.custom.extractLog(ctx, rl, sl, lr, f) }
 	}
-	if d == nil && len(r.custom.logs) > 0 {
-		d = r.custom.extractLog(ctx, rl, sl, lr, f)
-	}
+	d := claim(r.logDialects, lr, f, custom)
 	if d != nil && len(f.Items) > 0 {
 		_, scope := r.keys.callScope(d.ownScope, f.Items, lr.Attributes(), rscope, lr.TraceID(), nil)
 		return scope

@@ -23,22 +23,6 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/timeout"
 )
 
-// spanDialect is a dialect of spans: extract appends the tool calls of one span to f and
-// reports whether the span belongs to the dialect (even when nothing usable was found).
-type spanDialect struct {
-	name    string
-	source  uint8
-	extract func(span ptrace.Span, f *dialect.Found) bool
-	// late: the span's events go to the engine after the other events of its batch (a
-	// companion result record, pairing.KindCompanion: handed over after its call's main
-	// result record of the same batch, it is settled at once instead of being held).
-	late bool
-	// ownScope: the dialect gives its items a scope of their own (dialect.Item.Scope), which
-	// replaces the scope_attributes lookup (keyer.callScope); a custom dialect's scope
-	// expression. Route mode reads spans with the dialects only when one of them has it.
-	ownScope bool
-}
-
 // spanDialects lists the span dialects built in, in the order they are tried: the vendor
 // dialects before genai, whose execute_tool and invoke_agent rules would also match Claude
 // Code's spans, whose chat history rule would also match Gemini CLI's, and whose chat span
@@ -227,22 +211,12 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 // origins of rs's announcing spans, made at its first use.
 func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos recordPos, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, tenant string, rscope resourceScope, res **synth.Resource) (scope string, items, results int) {
 	b.found.Reset()
-	var d *spanDialect
-	for n := range p.dialects {
-		if p.dialects[n].extract(span, &b.found) {
-			d = &p.dialects[n]
-			break
-		}
+	var custom func() *spanDialect
+	if len(p.custom.spans) > 0 {
+		custom = func() *spanDialect { return p.custom.extractSpan(ctx, rs, ss, span, &b.found) }
 	}
-	if d == nil && len(p.custom.spans) > 0 {
-		d = p.custom.extractSpan(ctx, rs, ss, span, &b.found)
-	}
-	if d == nil {
-		b.unrecognized++
-		return "", 0, 0
-	}
-	p.tel.malformed(ctx, d.name, b.found.Malformed)
-	if len(b.found.Items) == 0 {
+	d := claim(p.dialects, span, &b.found, custom)
+	if !b.claimed(ctx, p.tel, d) {
 		return "", 0, 0
 	}
 	scopeAttr, scope := p.keys.callScope(d.ownScope, b.found.Items, span.Attributes(), rscope, span.TraceID(), &b.hex)

@@ -1,0 +1,49 @@
+package toolpairprocessor
+
+import (
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+)
+
+// recordDialect is a dialect of records of type R (ptrace.Span, plog.LogRecord): extract
+// appends the tool calls of one record to f and reports whether the record belongs to the
+// dialect (even when nothing usable was found). The built-in ones are listed in spanDialects
+// and logDialects; a custom dialect has one of its own (customDialect).
+type recordDialect[R any] struct {
+	name    string
+	source  uint8
+	extract func(r R, f *dialect.Found) bool
+	// late (spans): the record's events go to the engine after the other events of its batch
+	// (a companion result record, pairing.KindCompanion: handed over after its call's main
+	// result record of the same batch, it is settled at once instead of being held).
+	late bool
+	// ownScope: the dialect gives its items a scope of their own (dialect.Item.Scope), which
+	// replaces the scope_attributes lookup (keyer.callScope): a transcript line's session or
+	// file, a custom dialect's scope expression. Route mode reads records with the dialects
+	// only when one of them has it.
+	ownScope bool
+}
+
+// spanDialect and logDialect are the dialects of each signal.
+type (
+	spanDialect = recordDialect[ptrace.Span]
+	logDialect  = recordDialect[plog.LogRecord]
+)
+
+// claim tries the dialects ds on r in order, then custom (nil when no custom dialect is
+// configured for the signal), and returns the dialect that claims r, or nil. f must be empty;
+// it holds what the claiming dialect found. It is the one place a record is given its
+// dialect, in pair mode and route mode, for spans and log records alike.
+func claim[R any](ds []recordDialect[R], r R, f *dialect.Found, custom func() *recordDialect[R]) *recordDialect[R] {
+	for n := range ds {
+		if ds[n].extract(r, f) {
+			return &ds[n]
+		}
+	}
+	if custom != nil {
+		return custom()
+	}
+	return nil
+}
