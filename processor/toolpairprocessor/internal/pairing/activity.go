@@ -1,10 +1,12 @@
 // activity.go holds what a scope did besides its tool calls: the model calls and compactions
 // the timeout classifier asks about (InFlightAt) and the anchor spans a synthetic span can be
 // put under (Anchor). They hang off the scope like its calls: one scope table, one lifetime.
-// A scope's activity is kept Config.ActivityRetention after it was last observed; the
-// activity of all scopes is bounded by Config.MaxActivity items, the scope observed least
-// recently losing its activity first. Both are applied from the head of one list of the
-// scopes with activity, least recently observed first.
+// A scope's activity is kept Config.ActivityRetention after it was last observed, and for
+// another retention each time it expires while the scope still holds calls (an interrupted
+// call's synthetic span needs its anchor); the activity of all scopes is bounded by
+// Config.MaxActivity items, the scope observed (or kept) least recently losing its activity
+// first. Both are applied from the head of one list of the scopes with activity, in that
+// order.
 
 package pairing
 

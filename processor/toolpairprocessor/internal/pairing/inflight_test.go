@@ -281,6 +281,8 @@ func TestInFlightAtArrivalOrder(t *testing.T) {
 		{name: "a result that cannot wait counts its own call", batches: [][]Event{{withStart(result("c1", 3000), 900)}}, at: 2999, want: 1},
 		{name: "echo, then the result it repeats, earlier", batches: [][]Event{{use("c1", 1000)}, {echo("c1", 5000)}, {result("c1", 2000)}}, hold: holdRef, at: 3000, want: 0},
 		{name: "result, then its echo", batches: [][]Event{{use("c1", 1000)}, {result("c1", 2000)}, {echo("c1", 5000)}}, hold: holdRef, at: 3000, want: 0},
+		{name: "companion, then the main result, later", batches: [][]Event{{use("c1", 1000)}, {ofKind(result("c1", 2000), KindCompanion)}, {result("c1", 4000)}}, hold: holdRef, at: 3000, want: 0},
+		{name: "main result, then the companion, earlier", batches: [][]Event{{use("c1", 1000)}, {result("c1", 4000)}, {ofKind(result("c1", 2000), KindCompanion)}}, hold: holdRef, at: 3000, want: 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

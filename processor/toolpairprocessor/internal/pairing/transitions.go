@@ -288,6 +288,12 @@ func (e *Engine) echo(ev *Event, now int64, out []Resolution) []Resolution {
 // when ev is a KindAbort.
 func (e *Engine) pairPending(ent *entry, ev *Event, now int64) Resolution {
 	ent.useTime = earliest(ent.useTime, ev.Start)
+	end := ev.Time
+	if ent.state == statePendingHeld && ent.resultTime > 0 && ent.resultTime < end {
+		// Its held companion showed an earlier end (InFlightAt): the call ended at the
+		// earliest, as when the companion comes after the main result.
+		end = ent.resultTime
+	}
 	r := Resolution{
 		Outcome:    OutcomePaired,
 		Key:        ent.key(),
@@ -303,7 +309,7 @@ func (e *Engine) pairPending(ent *entry, ev *Event, now int64) Resolution {
 	} else {
 		e.stats.Paired++
 	}
-	ent.resultTime = ev.Time
+	ent.resultTime = end
 	ent.source = ev.Source
 	e.toResolved(ent, now)
 	return r
