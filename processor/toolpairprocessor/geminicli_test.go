@@ -134,13 +134,7 @@ func TestGeminiCLISpansAndLogs(t *testing.T) {
 			b := newBothPipelines(t, nil)
 			td, ld := readGemini(t, "normal")
 			nSpans, nLogs := td.SpanCount(), ld.LogRecordCount()
-			if logsFirst {
-				require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
-				require.NoError(t, b.traces.ConsumeTraces(context.Background(), td))
-			} else {
-				require.NoError(t, b.traces.ConsumeTraces(context.Background(), td))
-				require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
-			}
+			b.consumeBoth(td, ld, logsFirst)
 			b.advance(11 * time.Minute)
 			st := b.shared.engine.Stats()
 			assert.Equal(t, uint64(1), st.UsesSeen)
@@ -183,13 +177,7 @@ func TestGeminiCLIKilledCallGetsSpan(t *testing.T) {
 			td, ld := readGemini(t, "interrupt_sigterm")
 			llm := spansByName(td)["llm_call"]
 			require.Len(t, llm, 1)
-			if logsFirst {
-				require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
-				require.NoError(t, b.traces.ConsumeTraces(context.Background(), td))
-			} else {
-				require.NoError(t, b.traces.ConsumeTraces(context.Background(), td))
-				require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
-			}
+			b.consumeBoth(td, ld, logsFirst)
 			b.advance(11 * time.Minute)
 			st := b.shared.engine.Stats()
 			assert.Equal(t, uint64(1), st.UsesSeen)

@@ -1,7 +1,6 @@
 package toolpairprocessor
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 	"time"
@@ -72,13 +71,7 @@ func TestInterruptedLogCallGetsSpanInTurnTrace(t *testing.T) {
 				ld, err := golden.ReadLogs(filepath.Join(dir, "logs.json"))
 				require.NoError(t, err)
 				b := newBothPipelines(t, nil)
-				if logsFirst {
-					require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
-					require.NoError(t, b.traces.ConsumeTraces(context.Background(), td))
-				} else {
-					require.NoError(t, b.traces.ConsumeTraces(context.Background(), td))
-					require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
-				}
+				b.consumeBoth(td, ld, logsFirst)
 				b.advance(11 * time.Minute)
 				b.shutdown()
 

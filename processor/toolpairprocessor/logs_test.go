@@ -34,6 +34,19 @@ type bothPipelines struct {
 	shared *shared
 }
 
+// consumeBoth sends td through the traces pipeline and ld through the logs pipeline, the logs
+// first when logsFirst is set.
+func (b *bothPipelines) consumeBoth(td ptrace.Traces, ld plog.Logs, logsFirst bool) {
+	b.t.Helper()
+	if logsFirst {
+		require.NoError(b.t, b.logs.ConsumeLogs(context.Background(), ld))
+	}
+	require.NoError(b.t, b.traces.ConsumeTraces(context.Background(), td))
+	if !logsFirst {
+		require.NoError(b.t, b.logs.ConsumeLogs(context.Background(), ld))
+	}
+}
+
 func newBothPipelines(t *testing.T, mutate func(*Config)) *bothPipelines {
 	t.Helper()
 	return newBothPipelinesWithSettings(t, mutate, processortest.NewNopSettings(metadata.Type))

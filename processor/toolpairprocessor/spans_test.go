@@ -32,13 +32,7 @@ func TestClaudeCodeSpansAndLogs(t *testing.T) {
 			b := newBothPipelines(t, nil)
 			td, ld := readClaude(t, "normal")
 			nSpans, nLogs := td.SpanCount(), ld.LogRecordCount()
-			if logsFirst {
-				require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
-				require.NoError(t, b.traces.ConsumeTraces(context.Background(), td))
-			} else {
-				require.NoError(t, b.traces.ConsumeTraces(context.Background(), td))
-				require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
-			}
+			b.consumeBoth(td, ld, logsFirst)
 			b.advance(time.Minute)
 			b.shutdown()
 			spans, logs := tracesOut(b), allLogs(b.lsink)
