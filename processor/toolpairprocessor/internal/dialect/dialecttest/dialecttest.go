@@ -1,5 +1,6 @@
-// Package dialecttest helps fuzz the dialect extractors with the real captures in the
-// repository's testdata/ as seeds. A fuzz input is an OTLP protobuf request (the bytes a
+// Package dialecttest helps test the dialect extractors: it builds the spans of their rule
+// tables (NewSpan, Match) and fuzzes them with the real captures in the repository's
+// testdata/ as seeds. A fuzz input is an OTLP protobuf request (the bytes a
 // collector receives); seeds hold one record each, with its resource and scope, so that the
 // fuzzer mutates real attribute shapes, value types and timestamps.
 package dialecttest

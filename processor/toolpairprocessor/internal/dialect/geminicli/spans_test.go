@@ -4,16 +4,15 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
 var (
-	testSpan   = pcommon.SpanID{0xbb, 2}
-	testParent = pcommon.SpanID{0xcc, 3}
+	testSpan   = dialecttest.Span
+	testParent = dialecttest.Parent
 )
 
 func TestExtractSpan(t *testing.T) {
@@ -217,19 +216,11 @@ func TestExtractSpan(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := ptrace.NewSpan()
-			s.SetName(tt.span)
-			if op, ok := tt.attrs["gen_ai.operation.name"].(string); ok && tt.span == "" {
-				s.SetName(op) // the SDK names a span after its operation
+			name := tt.span
+			if op, ok := tt.attrs["gen_ai.operation.name"].(string); ok && name == "" {
+				name = op // the SDK names a span after its operation
 			}
-			s.SetTraceID(pcommon.TraceID{0xaa, 1})
-			s.SetSpanID(testSpan)
-			if tt.nested {
-				s.SetParentSpanID(testParent)
-			}
-			s.SetStartTimestamp(10)
-			s.SetEndTimestamp(20)
-			assert.NoError(t, s.Attributes().FromRaw(tt.attrs))
+			s := dialecttest.NewSpan(t, name, tt.attrs, !tt.nested)
 			var f dialect.Found
 			assert.Equal(t, tt.claimed, ExtractSpan(s, &f))
 			assert.Equal(t, tt.items, f.Items)

@@ -8,13 +8,14 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
 var (
-	testTrace  = pcommon.TraceID{0xaa, 1}
-	testSpan   = pcommon.SpanID{0xbb, 2}
-	testParent = pcommon.SpanID{0xcc, 3}
+	testTrace  = dialecttest.Trace
+	testSpan   = dialecttest.Span
+	testParent = dialecttest.Parent
 )
 
 func TestExtractSpan(t *testing.T) {
@@ -110,16 +111,7 @@ func TestExtractSpan(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := ptrace.NewSpan()
-			s.SetName(tt.span)
-			s.SetTraceID(testTrace)
-			s.SetSpanID(testSpan)
-			if !tt.root {
-				s.SetParentSpanID(testParent)
-			}
-			s.SetStartTimestamp(10)
-			s.SetEndTimestamp(20)
-			assert.NoError(t, s.Attributes().FromRaw(tt.attrs))
+			s := dialecttest.NewSpan(t, tt.span, tt.attrs, tt.root)
 			var f dialect.Found
 			assert.Equal(t, tt.kind, ExtractSpan(s, &f))
 			assert.Equal(t, tt.items, f.Items)

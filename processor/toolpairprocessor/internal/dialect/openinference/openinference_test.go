@@ -5,25 +5,18 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
 var (
-	testTrace  = pcommon.TraceID{0xaa, 1}
-	testSpan   = pcommon.SpanID{0xbb, 2}
-	testParent = pcommon.SpanID{0xcc, 3}
+	testTrace  = dialecttest.Trace
+	testSpan   = dialecttest.Span
+	testParent = dialecttest.Parent
 )
-
-func match(t *testing.T, tool, args string) uint64 {
-	t.Helper()
-	h, ok := dialect.MatchJSON(tool, []byte(args))
-	require.True(t, ok)
-	return dialect.InTrace(h, testTrace)
-}
 
 func TestExtractSpan(t *testing.T) {
 	step := pairing.GroupStep(testTrace.String(), testSpan.String())
@@ -54,8 +47,8 @@ func TestExtractSpan(t *testing.T) {
 			claimed: true,
 			items: []dialect.Item{
 				{Kind: pairing.KindBoundary, Time: 10, Step: step},
-				{Kind: pairing.KindUse, CallID: "c1", ToolName: "run_shell", Time: 20, Step: step, Match: match(t, "run_shell", `{"command":"echo hello"}`)},
-				{Kind: pairing.KindUse, CallID: "c2", ToolName: "read_file", Time: 20, Step: step, Match: match(t, "read_file", `{}`)},
+				{Kind: pairing.KindUse, CallID: "c1", ToolName: "run_shell", Time: 20, Step: step, Match: dialecttest.Match(t, "run_shell", `{"command":"echo hello"}`)},
+				{Kind: pairing.KindUse, CallID: "c2", ToolName: "read_file", Time: 20, Step: step, Match: dialecttest.Match(t, "read_file", `{}`)},
 				{Kind: pairing.KindEcho, CallID: "c0", Time: 10},
 			},
 		},
@@ -77,7 +70,7 @@ func TestExtractSpan(t *testing.T) {
 			span:    "run_shell",
 			attrs:   map[string]any{"openinference.span.kind": "TOOL", "tool.name": "run_shell", "input.value": `{"command":"echo hello"}`},
 			claimed: true,
-			items:   []dialect.Item{{Kind: pairing.KindMatch, ToolName: "run_shell", Time: 20, Match: match(t, "run_shell", `{"command": "echo hello"}`)}},
+			items:   []dialect.Item{{Kind: pairing.KindMatch, ToolName: "run_shell", Time: 20, Match: dialecttest.Match(t, "run_shell", `{"command": "echo hello"}`)}},
 		},
 		{
 			name:    "TOOL span named by its span name, input not JSON: a match that finds nothing",
@@ -131,16 +124,7 @@ func TestExtractSpan(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := ptrace.NewSpan()
-			s.SetName(tt.span)
-			s.SetTraceID(testTrace)
-			s.SetSpanID(testSpan)
-			if !tt.root {
-				s.SetParentSpanID(testParent)
-			}
-			s.SetStartTimestamp(10)
-			s.SetEndTimestamp(20)
-			require.NoError(t, s.Attributes().FromRaw(tt.attrs))
+			s := dialecttest.NewSpan(t, tt.span, tt.attrs, tt.root)
 			var f dialect.Found
 			assert.Equal(t, tt.claimed, ExtractSpan(s, &f))
 			assert.Equal(t, tt.items, f.Items)

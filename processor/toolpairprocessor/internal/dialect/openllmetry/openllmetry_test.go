@@ -4,30 +4,21 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
 var (
-	testTrace  = pcommon.TraceID{0xaa, 1}
-	testSpan   = pcommon.SpanID{0xbb, 2}
-	testParent = pcommon.SpanID{0xcc, 3}
+	testTrace  = dialecttest.Trace
+	testSpan   = dialecttest.Span
+	testParent = dialecttest.Parent
 )
-
-func match(t *testing.T, tool, args string) uint64 {
-	t.Helper()
-	h, ok := dialect.MatchJSON(tool, []byte(args))
-	require.True(t, ok)
-	return dialect.InTrace(h, testTrace)
-}
 
 func TestExtractSpan(t *testing.T) {
 	step := pairing.GroupStep(testParent.String(), testSpan.String())
-	shell := match(t, "run_shell", `{"command":"echo hello"}`)
+	shell := dialecttest.Match(t, "run_shell", `{"command":"echo hello"}`)
 	tests := []struct {
 		name      string
 		span      string
@@ -112,7 +103,7 @@ func TestExtractSpan(t *testing.T) {
 			span:    "now.tool",
 			attrs:   map[string]any{"traceloop.span.kind": "tool", "traceloop.entity.input": `{"args":[],"kwargs":{}}`},
 			claimed: true,
-			items:   []dialect.Item{{Kind: pairing.KindMatch, ToolName: "now", Time: 20, Match: match(t, "now", `{}`)}},
+			items:   []dialect.Item{{Kind: pairing.KindMatch, ToolName: "now", Time: 20, Match: dialecttest.Match(t, "now", `{}`)}},
 		},
 		{
 			name:    "tool span: positional arguments cannot be matched",
@@ -156,16 +147,7 @@ func TestExtractSpan(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := ptrace.NewSpan()
-			s.SetName(tt.span)
-			s.SetTraceID(testTrace)
-			s.SetSpanID(testSpan)
-			if !tt.root {
-				s.SetParentSpanID(testParent)
-			}
-			s.SetStartTimestamp(10)
-			s.SetEndTimestamp(20)
-			require.NoError(t, s.Attributes().FromRaw(tt.attrs))
+			s := dialecttest.NewSpan(t, tt.span, tt.attrs, tt.root)
 			var f dialect.Found
 			assert.Equal(t, tt.claimed, ExtractSpan(s, &f))
 			assert.Equal(t, tt.items, f.Items)
