@@ -168,9 +168,14 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 			spans := ss.Spans()
 			for k := 0; k < spans.Len(); k++ {
 				span := spans.At(k)
+				// The span's own scope (scope_attributes, else its trace), looked up once for
+				// an anchor span that is also a model call.
+				var own string
+				ownDone := false
 				if turn, model := anchorKind(span); turn || model {
-					_, scope := p.keys.scopeHex(span.Attributes(), rscope, span.TraceID(), &b.hex)
-					b.acts = append(b.acts, anchorActivity(pairing.ScopeKey{Tenant: tenant, Scope: scope}, span, turn, p.next))
+					_, own = p.keys.scopeHex(span.Attributes(), rscope, span.TraceID(), &b.hex)
+					ownDone = true
+					b.acts = append(b.acts, anchorActivity(pairing.ScopeKey{Tenant: tenant, Scope: own}, span, turn, p.next))
 				}
 				scope, items, results := p.extract(ctx, b, recordPos{i, j, k}, rs, ss, span, tenant, rscope, &res)
 				if p.tmo == nil {
@@ -184,7 +189,10 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 					continue
 				}
 				if items == 0 {
-					_, scope = p.keys.scopeHex(span.Attributes(), rscope, span.TraceID(), &b.hex)
+					if !ownDone {
+						_, own = p.keys.scopeHex(span.Attributes(), rscope, span.TraceID(), &b.hex)
+					}
+					scope = own
 				}
 				b.addTimeout(span.Attributes(), rec, pairing.ScopeKey{Tenant: tenant, Scope: scope})
 			}

@@ -395,8 +395,8 @@ func propExecute(sc *propScenario) (*propRun, error) {
 			return r, fmt.Errorf("after op %d (%s): %w", i, propOpName(op.kind), err)
 		}
 		k := ScopeKey{Tenant: propTenants[act.IntN(len(propTenants))], Scope: propScopes[act.IntN(len(propScopes))]}
-		if f := e.InFlightAt(k, act.Int64N(int64(time.Minute))); f.Tools < 0 || f.Tools > r.e.Stats().Pending+r.e.Stats().Waiting+len(r.sc.events) {
-			return r, fmt.Errorf("after op %d: %d tools in flight in %v", i, f.Tools, k)
+		if err := e.checkInFlight(k, act.Int64N(int64(45*time.Millisecond))); err != nil {
+			return r, fmt.Errorf("after op %d: %w", i, err)
 		}
 	}
 	from := len(r.res)

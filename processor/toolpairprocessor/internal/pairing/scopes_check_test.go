@@ -65,3 +65,44 @@ func (e *Engine) checkScopes() error {
 	}
 	return nil
 }
+
+// checkInFlight asks InFlightAt about scope k at instant at and checks the answer against the
+// scope's entries, counted here the slow way: each call with a known start at or before at
+// whose end (none while pending) is after at.
+func (e *Engine) checkInFlight(k ScopeKey, at int64) error {
+	f := e.InFlightAt(k, at)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	want := 0
+	starts := map[string]int64{}
+	if sc := e.scopes[k]; sc != nil {
+		for ent := sc.entries; ent != nil; ent = ent.snext {
+			if ent.callID == "" || ent.useTime <= 0 || ent.useTime > at {
+				continue
+			}
+			switch {
+			case ent.state == statePending:
+			case ent.state == stateResolved && ent.resultTime == 0:
+				continue
+			case ent.resultTime <= at:
+				continue
+			}
+			want++
+			starts[ent.callID] = ent.useTime
+		}
+	}
+	if f.Tools != want {
+		return fmt.Errorf("InFlightAt(%v, %d): %d tools, the entries say %d", k, at, f.Tools, want)
+	}
+	if want > 0 {
+		if start, ok := starts[f.Latest.CallID]; !ok || start != f.Latest.Start {
+			return fmt.Errorf("InFlightAt(%v, %d): latest %+v is not a call in flight", k, at, f.Latest)
+		}
+		for _, st := range starts {
+			if st > f.Latest.Start {
+				return fmt.Errorf("InFlightAt(%v, %d): latest %+v started before another call in flight", k, at, f.Latest)
+			}
+		}
+	}
+	return nil
+}
