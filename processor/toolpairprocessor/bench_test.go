@@ -532,10 +532,23 @@ func floorLogs(ld plog.Logs) int {
 // benchComponent is one toolpair component with the defaults, in a traces and a logs
 // pipeline whose next consumers discard, and the function that shuts it down.
 func benchComponent(b *testing.B, classifyTimeouts bool) (processor.Traces, processor.Logs, func()) {
+	c := newBenchInstance(b, classifyTimeouts)
+	return c.tp, c.lp, c.stop
+}
+
+// benchInstance is what benchComponent makes, with the component's shared state.
+type benchInstance struct {
+	tp   processor.Traces
+	lp   processor.Logs
+	s    *shared
+	stop func()
+}
+
+func newBenchInstance(b *testing.B, classifyTimeouts bool) *benchInstance {
 	b.Helper()
 	f := NewFactory()
-	cfg := f.CreateDefaultConfig()
-	cfg.(*Config).TimeoutClassification.Enabled = classifyTimeouts
+	cfg := f.CreateDefaultConfig().(*Config)
+	cfg.TimeoutClassification.Enabled = classifyTimeouts
 	set := processortest.NewNopSettings(metadata.Type)
 	tp, err := f.CreateTraces(context.Background(), set, cfg, consumertest.NewNop())
 	if err != nil {
@@ -551,10 +564,13 @@ func benchComponent(b *testing.B, classifyTimeouts bool) (processor.Traces, proc
 	if err := lp.Start(context.Background(), componenttest.NewNopHost()); err != nil {
 		b.Fatal(err)
 	}
-	return tp, lp, func() {
+	instances.Lock()
+	s := instanceOf(cfg)
+	instances.Unlock()
+	return &benchInstance{tp: tp, lp: lp, s: s, stop: func() {
 		_ = tp.Shutdown(context.Background())
 		_ = lp.Shutdown(context.Background())
-	}
+	}}
 }
 
 var floorSink int

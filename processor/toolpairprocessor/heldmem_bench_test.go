@@ -6,13 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
-	"go.opentelemetry.io/collector/processor/processortest"
 
 	"github.com/otelcol-agent/otelcol-agent/internal/benchload"
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
 )
 
 // BenchmarkHeldResultMemory reports the heap each held result costs: 10^5 result records
@@ -25,9 +22,9 @@ func BenchmarkHeldResultMemory(b *testing.B) {
 	const batches, perBatch = 200, 500
 	for _, w := range []struct {
 		name string
-		feed func(b *testing.B, gen *benchload.Generator, s *tpComponent)
+		feed func(b *testing.B, gen *benchload.Generator, s *benchInstance)
 	}{
-		{"claude_code_tool_result", func(b *testing.B, gen *benchload.Generator, c *tpComponent) {
+		{"claude_code_tool_result", func(b *testing.B, gen *benchload.Generator, c *benchInstance) {
 			ld := gen.ClaudeCodeLogs(perBatch)
 			n := 0
 			// Each call is a tool_decision followed by its tool_result: keep the results.
@@ -39,7 +36,7 @@ func BenchmarkHeldResultMemory(b *testing.B) {
 				b.Fatal(err)
 			}
 		}},
-		{"genai_execute_tool", func(b *testing.B, gen *benchload.Generator, c *tpComponent) {
+		{"genai_execute_tool", func(b *testing.B, gen *benchload.Generator, c *benchInstance) {
 			td := gen.GenAISpans(perBatch)
 			n := 0
 			// Each call is a chat span followed by its execute_tool span: keep the latter.
@@ -54,7 +51,7 @@ func BenchmarkHeldResultMemory(b *testing.B) {
 	} {
 		b.Run(w.name, func(b *testing.B) {
 			for b.Loop() {
-				c := newTPComponent(b)
+				c := newBenchInstance(b, true)
 				gen := benchload.NewGenerator("held", time.Now())
 				runtime.GC()
 				var before, after runtime.MemStats
@@ -72,46 +69,4 @@ func BenchmarkHeldResultMemory(b *testing.B) {
 			}
 		})
 	}
-}
-
-// tpComponent is a started component with default configuration, its traces and logs
-// processors, and its shared state.
-type tpComponent struct {
-	tp interface {
-		ConsumeTraces(context.Context, ptrace.Traces) error
-	}
-	lp interface {
-		ConsumeLogs(context.Context, plog.Logs) error
-	}
-	s    *shared
-	stop func()
-}
-
-func newTPComponent(b *testing.B) *tpComponent {
-	b.Helper()
-	f := NewFactory()
-	cfg := f.CreateDefaultConfig().(*Config)
-	set := processortest.NewNopSettings(metadata.Type)
-	tp, err := f.CreateTraces(context.Background(), set, cfg, consumertest.NewNop())
-	if err != nil {
-		b.Fatal(err)
-	}
-	lp, err := f.CreateLogs(context.Background(), set, cfg, consumertest.NewNop())
-	if err != nil {
-		b.Fatal(err)
-	}
-	host := storageHost{}
-	if err := tp.Start(context.Background(), host); err != nil {
-		b.Fatal(err)
-	}
-	if err := lp.Start(context.Background(), host); err != nil {
-		b.Fatal(err)
-	}
-	instances.Lock()
-	s := instanceOf(cfg)
-	instances.Unlock()
-	return &tpComponent{tp: tp, lp: lp, s: s, stop: func() {
-		_ = tp.Shutdown(context.Background())
-		_ = lp.Shutdown(context.Background())
-	}}
 }
