@@ -50,9 +50,13 @@ func MatchJSON(tool string, args []byte) (h uint64, ok bool) {
 }
 
 // MatchValue returns the match hash of a call of tool whose arguments are the attribute
-// value v: a map or slice, or a string holding JSON text (see MatchJSON), or a scalar. ok is
+// value v: a map or slice, or a string holding JSON text (see MatchJSON), or a scalar; an
+// empty value, or the zero Value (no arguments read), hashes as no arguments ({}). ok is
 // false when a string does not hold one JSON value.
 func MatchValue(tool string, v pcommon.Value) (h uint64, ok bool) {
+	if v == (pcommon.Value{}) {
+		return matchHash(tool, map[string]any{}), true
+	}
 	switch v.Type() {
 	case pcommon.ValueTypeStr:
 		return MatchJSON(tool, []byte(v.Str()))

@@ -75,7 +75,8 @@ type Part struct {
 	// the scanned input: valid only while fn runs, and never to be modified.
 	Arguments []byte
 	// ArgumentsValue is the "arguments" value of a part read from a structured attribute
-	// (ScanValue of a slice or map); the empty Value otherwise.
+	// (ScanValue of a slice or map); the zero Value otherwise (a part without arguments, or
+	// read from JSON text), on which only a comparison with pcommon.Value{} is safe.
 	ArgumentsValue pcommon.Value
 }
 

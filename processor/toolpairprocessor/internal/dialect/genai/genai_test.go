@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
@@ -153,6 +154,35 @@ func TestExtractSpanMatching(t *testing.T) {
 			f.Reset()
 			ExtractSpan(s, &f)
 			assert.Zero(t, f.Items[1].Match)
+		})
+	}
+}
+
+// TestExtractSpanMatchingNoArguments: a tool_call part without "arguments", in JSON text or
+// in a structured history, is a call without arguments (the match hash of {}), never a
+// panic.
+func TestExtractSpanMatchingNoArguments(t *testing.T) {
+	h, ok := dialect.MatchJSON("run_shell", []byte(`{}`))
+	require.True(t, ok)
+	want := dialect.InTrace(h, testTrace)
+	structured := pcommon.NewValueSlice()
+	part := structured.Slice().AppendEmpty().SetEmptyMap().PutEmptySlice("parts").AppendEmpty().SetEmptyMap()
+	part.PutStr("type", "tool_call")
+	part.PutStr("id", "c1")
+	part.PutStr("name", "run_shell")
+	for name, set := range map[string]func(s ptrace.Span){
+		"json": func(s ptrace.Span) {
+			s.Attributes().PutStr("gen_ai.output.messages", `[{"role":"assistant","parts":[{"type":"tool_call","id":"c1","name":"run_shell"}]}]`)
+		},
+		"structured": func(s ptrace.Span) { structured.CopyTo(s.Attributes().PutEmpty("gen_ai.output.messages")) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := dialecttest.NewSpan(t, "chat", map[string]any{"gen_ai.operation.name": "chat"}, true)
+			set(s)
+			var f dialect.Found
+			assert.Equal(t, ModelCall, ExtractSpanMatching(s, &f))
+			require.Len(t, f.Items, 2)
+			assert.Equal(t, want, f.Items[1].Match)
 		})
 	}
 }
