@@ -197,6 +197,13 @@ type Resolution struct {
 	// result seen in its own Source (an agent that reports a call both as a span and as a log
 	// event, or a result of a refused call).
 	SameSource bool
+	// Report is set on a further report: the first record of its Source for a call that
+	// another source's record answered first (specification section 2). It carries its own
+	// outcome (paired, with ResultTime and its own UseTime; interrupted/aborted; or the
+	// orphan or standalone outcome of a call whose use was never seen) but the call was
+	// counted by the first report, not by this one. Also set on the records of further
+	// sources released as kept duplicates of a refused call.
+	Report bool
 }
 
 // DurationMs is ResultTime minus UseTime in whole milliseconds (truncated), for

@@ -1,32 +1,19 @@
-// companion.go holds the companion result records (KindCompanion): holding one for a pending
-// call, releasing it as a duplicate when the call's main result arrives, and letting it
-// answer the call when the main result does not come in time.
+// companion.go holds the companion result records that a state stored by an earlier version
+// may still hold for a pending call (statePendingHeld; restored from a CallPendingHeld):
+// released as a further report when the call's main result arrives, or answering the call
+// when the main result does not come in time. New companion records (KindCompanion) are
+// results like any other (specification section 2: each source's first record gets its own
+// outcome) and are never held for the main record.
 
 package pairing
 
-// holdCompanion holds the companion ev of the pending call ent: the call moves to the
-// waiting list, to wait orphan_grace for its main result.
-func (e *Engine) holdCompanion(ent *entry, ev *Event, held any, now int64) {
-	e.pending.remove(ent)
-	ent.state = statePendingHeld
-	e.companions[ent] = held
-	ent.useTime = earliest(ent.useTime, ev.Start)
-	ent.resultTime = ev.Time
-	ent.source = ev.Source
-	ent.deadline = now + int64(e.cfg.OrphanGrace)
-	e.seq++
-	ent.seq = e.seq
-	e.waiting.pushBack(ent)
-	e.stats.Waiting++
-	ev.Verdict = VerdictHeld
-}
-
-// companionDuplicate counts a held companion record as a duplicate of its call's main
-// result and returns the resolution that releases it. ent holds the companion's times.
-func (e *Engine) companionDuplicate(ent *entry, held any) Resolution {
-	e.stats.Duplicate++
+// companionReport returns the resolution that releases a held companion record as a further
+// report of its call, answered by its main result: paired, with its own duration. ent holds
+// the companion's times.
+func (e *Engine) companionReport(ent *entry, held any) Resolution {
+	e.stats.Reports++
 	return Resolution{
-		Outcome:       OutcomeDuplicate,
+		Outcome:       OutcomePaired,
 		Key:           ent.key(),
 		ToolName:      ent.tool(),
 		UseTime:       ent.useTime,
@@ -34,6 +21,7 @@ func (e *Engine) companionDuplicate(ent *entry, held any) Resolution {
 		UseRef:        -1,
 		ResultRef:     -1,
 		ResultPayload: held,
+		Report:        true,
 	}
 }
 
@@ -47,7 +35,7 @@ func (e *Engine) takeCompanion(ent *entry) (Resolution, bool) {
 	}
 	delete(e.companions, ent)
 	e.stats.Waiting--
-	return e.companionDuplicate(ent, held), true
+	return e.companionReport(ent, held), true
 }
 
 // settleCompanion resolves the pending call ent (statePendingHeld) with its held companion,
@@ -58,6 +46,7 @@ func (e *Engine) settleCompanion(ent *entry, now int64, out []Resolution) []Reso
 	e.stats.Waiting--
 	e.removePending(ent)
 	e.stats.Paired++
+	e.firstReport(ent, ent.source, OutcomePaired)
 	out = append(out, Resolution{
 		Outcome:       OutcomePaired,
 		Key:           ent.key(),

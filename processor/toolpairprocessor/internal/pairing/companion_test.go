@@ -40,8 +40,9 @@ func resultOutcomes(t *testing.T, res []Resolution, into map[int32]Outcome) {
 
 // TestCompanionOrderIndependent: a call's use, its main result record and its companion
 // record (Claude Code's claude_code.tool and claude_code.tool.execution spans) in every
-// arrival order, each in its own batch: the main record is paired and the companion a
-// duplicate of another source (kept), every time.
+// arrival order, each in its own batch: each is its source's first record of the call, so
+// both are paired, each with its own duration, every time; the call is counted once, by the
+// first of them (specification section 2).
 func TestCompanionOrderIndependent(t *testing.T) {
 	u := use("a", 1000)
 	u.Ref = refUse
@@ -62,17 +63,22 @@ func TestCompanionOrderIndependent(t *testing.T) {
 				clk.Advance(time.Second)
 			}
 			resultOutcomes(t, res, got)
-			assert.Equal(t, map[int32]Outcome{refMain: OutcomePaired, refCompanion: OutcomeDuplicate}, got)
+			assert.Equal(t, map[int32]Outcome{refMain: OutcomePaired, refCompanion: OutcomePaired}, got)
+			reports := 0
 			for _, r := range res {
-				if r.Outcome == OutcomeDuplicate {
-					assert.False(t, r.SameSource, "a companion is its source's only record: kept")
+				ref := r.ResultRef
+				if r.ResultPayload != nil {
+					ref = r.ResultPayload.(int32)
 				}
-				if r.Outcome == OutcomePaired {
-					assert.Equal(t, int64(2000), r.DurationMs(), "the main record's time")
+				want := map[int32]int64{refMain: 2000, refCompanion: 1900}[ref]
+				assert.Equal(t, want, r.DurationMs(), "record %d: its own time minus the use's", ref)
+				if r.Report {
+					reports++
 				}
 			}
+			assert.Equal(t, 1, reports, "one of the two records counts the call")
 			s := e.Stats()
-			assert.Equal(t, Stats{UsesSeen: 1, ResultsSeen: 2, Paired: 1, Duplicate: 1}, s)
+			assert.Equal(t, Stats{UsesSeen: 1, ResultsSeen: 1, Paired: 1, Reports: 1}, s)
 			assert.Empty(t, e.Shutdown(nil))
 			assert.Empty(t, e.companions)
 		})
@@ -137,8 +143,8 @@ func TestCompanionWithoutMain(t *testing.T) {
 	}
 }
 
-// TestCompanionRetry: a second copy of a held companion (an export retry) is a duplicate of
-// the same source, and the main record still pairs.
+// TestCompanionRetry: a second copy of a companion (an export retry) is a duplicate of the
+// same source, and the main record, its source's first, is paired too.
 func TestCompanionRetry(t *testing.T) {
 	e, _ := newTestEngine(t, 100)
 	u := use("a", 1000)
@@ -154,7 +160,7 @@ func TestCompanionRetry(t *testing.T) {
 	}
 	got := map[int32]Outcome{}
 	resultOutcomes(t, res, got)
-	assert.Equal(t, map[int32]Outcome{refMain: OutcomePaired, refCompanion: OutcomeDuplicate, 4: OutcomeDuplicate}, got, fmt.Sprint(res))
+	assert.Equal(t, map[int32]Outcome{refMain: OutcomePaired, refCompanion: OutcomePaired, 4: OutcomeDuplicate}, got, fmt.Sprint(res))
 	for _, r := range res {
 		if r.ResultRef == 4 {
 			assert.True(t, r.SameSource)

@@ -62,6 +62,11 @@ type Engine struct {
 	// entry: they are rare, and a field of their own would push every entry out of its size
 	// class.
 	companions map[*entry]any
+	// reported lists the further sources that reported a call, for the calls that more than
+	// one source reported; heldReports the records of further sources held with a waiting
+	// result (see reports.go). Both are rare and kept out of the entry for its size class.
+	reported    map[*entry]reportSet
+	heldReports map[*entry][]heldReport
 	// matches lists, by scope and Match, the pending and resolved calls whose use had a
 	// Match and the results held or settled under one; matchOf is each listed entry's place
 	// (see match.go). An entry is listed exactly when it has flagMatch.
@@ -92,17 +97,19 @@ func New(cfg Config) (*Engine, error) {
 		cfg.Clock = SystemClock{}
 	}
 	return &Engine{
-		cfg:        cfg,
-		seed:       maphash.MakeSeed(),
-		hashMask:   ^uint64(0),
-		index:      make(map[uint64]*entry),
-		collisions: make(map[uint64][]*entry),
-		scopes:     make(map[ScopeKey]*scopeState),
-		names:      make(map[string]*string),
-		tenants:    make(map[string]string),
-		companions: make(map[*entry]any),
-		matches:    make(map[matchKey]*matchList),
-		matchOf:    make(map[*entry]*matchNode),
-		usedScopes: scopeMemory{max: cfg.MaxResolved},
+		cfg:         cfg,
+		seed:        maphash.MakeSeed(),
+		hashMask:    ^uint64(0),
+		index:       make(map[uint64]*entry),
+		collisions:  make(map[uint64][]*entry),
+		scopes:      make(map[ScopeKey]*scopeState),
+		names:       make(map[string]*string),
+		tenants:     make(map[string]string),
+		companions:  make(map[*entry]any),
+		reported:    make(map[*entry]reportSet),
+		heldReports: make(map[*entry][]heldReport),
+		matches:     make(map[matchKey]*matchList),
+		matchOf:     make(map[*entry]*matchNode),
+		usedScopes:  scopeMemory{max: cfg.MaxResolved},
 	}, nil
 }

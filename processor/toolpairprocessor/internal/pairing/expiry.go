@@ -68,8 +68,11 @@ func (e *Engine) releaseWaiting(ent *entry, now int64, out []Resolution) []Resol
 		ResultPayload: ent.payload,
 	}
 	e.settleUnmatched(&r, ent.scope.usesSeen, false)
+	e.firstReport(ent, ent.source, r.Outcome)
+	out = append(out, r)
+	out = e.releaseReports(ent, false, out)
 	e.toResolved(ent, now)
-	return append(out, r)
+	return out
 }
 
 // Tick expires what is due at the clock's now: step boundaries and session ends queued for

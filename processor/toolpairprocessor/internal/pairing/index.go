@@ -90,6 +90,7 @@ func (e *Engine) forget(ent *entry) {
 	if ent.has(flagMatch) {
 		e.unlistMatch(ent)
 	}
+	e.forgetReports(ent)
 	e.drop(ent)
 }
 

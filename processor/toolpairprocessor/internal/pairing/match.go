@@ -218,6 +218,10 @@ func (e *Engine) matchResult(ev *Event, now int64, hold func(*Event) any, out []
 			}
 			if n != nil {
 				own(ev, n.ent)
+				if n.ent.answered() && !e.reportedBy(n.ent, ev.Source) {
+					e.stats.ResultsSeen--
+					return append(out, e.report(n.ent, ev))
+				}
 				return append(out, e.duplicate(n.ent, ev))
 			}
 		}
@@ -241,7 +245,8 @@ func (e *Engine) matchResult(ev *Event, now int64, hold func(*Event) any, out []
 		sc.saw(now, ev.Time)
 		ownScope(ev, sc)
 		e.settleUnmatched(&r, sc.usesSeen, true)
-		ent := &entry{scope: sc, toolName: e.name(ev.ToolName), useTime: ev.Start, resultTime: ev.Time, source: ev.Source, state: stateResolved}
+		ent := &entry{scope: sc, toolName: e.name(ev.ToolName), useTime: ev.Start, resultTime: ev.Time, state: stateResolved}
+		e.firstReport(ent, ev.Source, r.Outcome)
 		e.attach(ent)
 		e.listMatch(ent, ev.Match) // settled, before toResolved, which may forget it at once
 		e.toResolved(ent, now)
@@ -291,10 +296,12 @@ func (e *Engine) useMatched(ev *Event, h uint64, now int64, out []Resolution) ([
 	// The held result becomes the call's entry: indexed under the use's key, resolved, and
 	// listed under the Match as a resolved call.
 	ent.callID = strings.Clone(ev.Key.CallID)
-	ent.useTime = earliest(ent.useTime, ev.Time)
+	useTime := earliest(ent.useTime, ev.Time) // the held result's start, or the use
+	ent.useTime = ev.Time
 	if ent.toolName == nil {
 		ent.toolName = e.name(ev.ToolName)
 	}
+	e.firstReport(ent, ent.source, OutcomePaired)
 	held, heldSeq := ent.payload, ent.seq
 	e.insertHashed(ent, nil, h)
 	e.toResolved(ent, now)
@@ -305,7 +312,7 @@ func (e *Engine) useMatched(ev *Event, h uint64, now int64, out []Resolution) ([
 		Outcome:       OutcomePaired,
 		Key:           ev.Key,
 		ToolName:      firstNonEmpty(ev.ToolName, ent.tool()),
-		UseTime:       ent.useTime,
+		UseTime:       useTime,
 		ResultTime:    ent.resultTime,
 		UseRef:        ev.Ref,
 		ResultRef:     -1,
@@ -354,6 +361,7 @@ func (e *Engine) releaseMatched(ent *entry, now int64, out []Resolution) []Resol
 		HeldSeq:       ent.seq,
 	}
 	e.settleUnmatched(&r, ent.scope.usesSeen, true)
+	e.firstReport(ent, ent.source, r.Outcome)
 	// Settled: listed as such before toResolved, which may forget it at once.
 	n := e.matchOf[ent]
 	n.list.held.remove(n)

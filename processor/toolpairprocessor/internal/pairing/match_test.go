@@ -80,9 +80,9 @@ func TestMatchResult(t *testing.T) {
 			pending: 1,
 		},
 		{
-			name:    "a call resolved by its echo: the tool span is a duplicate",
+			name:    "a call resolved by its echo: the tool span, its source's first record, is paired too",
 			events:  []Event{matchUse("a", 100, 7), echoFrom("a", 200, 2), matched(300, 7)},
-			outcome: []Outcome{OutcomeDuplicate},
+			outcome: []Outcome{OutcomePaired},
 			callID:  "a",
 		},
 		{

@@ -330,7 +330,12 @@ type propRun struct {
 	openUse    map[useTok]Key  // uses with VerdictPending not yet closed by an outcome
 	openHeld   map[heldTok]Key // held results not yet released
 	echoPaired int             // paired outcomes with neither a result Ref nor a held record
-	holdErr    error
+	// reportRef, by Ref: the record's outcome was a further report (Resolution.Report);
+	// echoReports counts the further reports made by echoes, reports all of them.
+	reportRef   []bool
+	echoReports int
+	reports     uint64
+	holdErr     error
 }
 
 func propExecute(sc *propScenario) (*propRun, error) {
@@ -364,6 +369,7 @@ func propExecute(sc *propScenario) (*propRun, error) {
 		refCount:     make([]uint8, n),
 		rejCount:     make([]uint8, n),
 		refusedFirst: make([]bool, n),
+		reportRef:    make([]bool, n),
 		openUse:      make(map[useTok]Key),
 		openHeld:     make(map[heldTok]Key),
 	}
@@ -498,8 +504,10 @@ func (r *propRun) after(kind propOpKind, batch []Event, from int) error {
 	if len(r.openUse) != s.Pending {
 		return fmt.Errorf("stats say %d pending, %d uses are pending by their verdicts and outcomes", s.Pending, len(r.openUse))
 	}
-	if len(r.openHeld) != s.Waiting {
-		return fmt.Errorf("stats say %d waiting, %d results are held and not released", s.Waiting, len(r.openHeld))
+	// Results held: one waiting result per key, and the records of further sources held with
+	// it (Stats.HeldReports).
+	if len(r.openHeld) != s.Waiting+s.HeldReports {
+		return fmt.Errorf("stats say %d waiting and %d held reports, %d results are held and not released", s.Waiting, s.HeldReports, len(r.openHeld))
 	}
 	keys := make(map[Key]struct{}, len(r.openUse)+len(r.openHeld))
 	for _, k := range r.openUse {
@@ -508,11 +516,15 @@ func (r *propRun) after(kind propOpKind, batch []Event, from int) error {
 		}
 		keys[k] = struct{}{}
 	}
+	waiting := map[Key]struct{}{}
 	for _, k := range r.openHeld {
 		if _, dup := keys[k]; dup {
-			return fmt.Errorf("key %v both pending and waiting, or waiting twice", k)
+			return fmt.Errorf("key %v both pending and waiting", k)
 		}
-		keys[k] = struct{}{}
+		waiting[k] = struct{}{}
+	}
+	if len(waiting) != s.Waiting {
+		return fmt.Errorf("stats say %d waiting, results are held under %d keys", s.Waiting, len(waiting))
 	}
 	return nil
 }
@@ -649,6 +661,9 @@ func (r *propRun) account(res *Resolution, kind propOpKind, batch []Event, now i
 	if res.Outcome == OutcomeRejected && res.ResultRef != -1 {
 		return r.refusal(res)
 	}
+	if res.Report {
+		return r.report(res)
+	}
 	var ue *Event
 	u := useTok(-1)
 	switch res.Outcome {
@@ -769,6 +784,44 @@ func (r *propRun) account(res *Resolution, kind propOpKind, batch []Event, now i
 	return nil
 }
 
+// report accounts for a further report: a result record (or a held one, or an echo) of a
+// source that had not reported its call, with its own outcome and no use.
+func (r *propRun) report(res *Resolution) error {
+	r.reports++
+	if res.UsePayload != nil || res.UseRef != -1 {
+		return fmt.Errorf("a further report with a use")
+	}
+	switch res.Outcome {
+	case OutcomePaired, OutcomeOrphan, OutcomeStandalone:
+	case OutcomeDuplicate: // released with the held result of a refused call
+		if res.ResultPayload == nil || res.SameSource {
+			return fmt.Errorf("a duplicate further report that is not a released, kept record")
+		}
+	default:
+		return fmt.Errorf("a further report with outcome %s", res.Outcome)
+	}
+	if res.ResultPayload != nil {
+		if err := r.release(res); err != nil {
+			return err
+		}
+		r.reportRef[r.heldRef[res.ResultPayload.(heldTok)]] = true
+		return nil
+	}
+	ev, err := r.event(res.ResultRef)
+	if err != nil {
+		return err
+	}
+	r.reportRef[res.ResultRef] = true
+	if ev.Kind == KindEcho {
+		if ev.Key != res.Key || ev.Time != res.ResultTime || res.Outcome != OutcomePaired {
+			return fmt.Errorf("reported by echo ref %d: %s", res.ResultRef, propFmtEvent(ev))
+		}
+		r.echoReports++
+		return nil
+	}
+	return r.resultEvent(res)
+}
+
 // refusal accounts for a call rejected on a refusal's record (KindRefused): it names the
 // record as ResultRef, and carries the use's payload when the use was pending, else none (the
 // call's use is then seen through the refusal).
@@ -857,7 +910,9 @@ func (r *propRun) final() error {
 				acceptedPerKey[ev.Key]++
 			}
 		case KindResult:
-			resultsSeen++
+			if !r.reportRef[i] {
+				resultsSeen++
+			}
 			if v == VerdictHeld {
 				if r.refCount[i] != 0 || r.released[r.heldOf[i]] != 1 {
 					return bad(fmt.Sprintf("held result with %d ref outcomes, released %d times", r.refCount[i], r.released[r.heldOf[i]]))
@@ -866,10 +921,10 @@ func (r *propRun) final() error {
 				return bad(fmt.Sprintf("%d result-side outcomes", r.refCount[i]))
 			}
 		case KindEcho:
-			if v == VerdictResolved {
+			if v == VerdictResolved && !r.reportRef[i] {
 				resultsSeen++
 				echoesResolved++
-			} else {
+			} else if v != VerdictResolved {
 				echoesIgnored++
 			}
 		case KindRefused:
@@ -901,6 +956,9 @@ func (r *propRun) final() error {
 	var reasons [numReasons]uint64
 	for i := range r.res {
 		res := &r.res[i]
+		if res.Report {
+			continue
+		}
 		count[res.Outcome]++
 		reasons[res.Reason]++
 		switch res.Outcome {
@@ -926,6 +984,7 @@ func (r *propRun) final() error {
 		{"Duplicate", s.Duplicate, count[OutcomeDuplicate]},
 		{"Standalone", s.Standalone, count[OutcomeStandalone]},
 		{"Interrupted", s.InterruptedTotal(), count[OutcomeInterrupted]},
+		{"Reports", s.Reports, r.reports},
 	} {
 		if c.got != c.want {
 			return fmt.Errorf("stats %s = %d, the events and outcomes say %d", c.what, c.got, c.want)
@@ -945,6 +1004,7 @@ type propOutcome struct {
 	Outcome    Outcome
 	Reason     Reason
 	SameSource bool
+	Report     bool
 	End        int64 // EndTime, for next_step and session_end only
 }
 
@@ -970,6 +1030,23 @@ func propModel(sc *propScenario) ([]Verdict, map[propOutcome]int) {
 	rejected := map[Key]bool{}      // resolved by a reject
 	useTime := map[Key]int64{}      // of pending calls
 	useStep := map[Key]string{}     // of pending calls
+	// answered is the outcome of the report that resolved a call (paired, orphan, standalone);
+	// reporters the sources that reported it; heldReports the records of further sources held
+	// with a waiting result (specification section 2: each source's first record of a call gets
+	// its own outcome).
+	answered := map[Key]Outcome{}
+	reporters := map[Key]map[uint8]bool{}
+	heldReports := map[Key]int{}
+	reportBy := func(k Key, src uint8) bool {
+		if reporters[k] == nil {
+			reporters[k] = map[uint8]bool{}
+		}
+		if reporters[k][src] {
+			return false
+		}
+		reporters[k][src] = true
+		return true
+	}
 	out := map[propOutcome]int{}
 	verdicts := make([]Verdict, len(sc.events))
 	unmatched := func(k Key) Outcome {
@@ -1013,9 +1090,13 @@ func propModel(sc *propScenario) ([]Verdict, map[propOutcome]int) {
 			case propNone:
 				v, state[k] = VerdictPending, propPending
 				useTime[k], useStep[k] = ev.Time, ev.Step
-			case propWaiting: // the held result pairs with its use
-				v, state[k] = VerdictResolved, propResolved
+			case propWaiting: // the held result pairs with its use, and so do those held with it
+				v, state[k], answered[k] = VerdictResolved, propResolved, OutcomePaired
 				out[propOutcome{Key: k, Outcome: OutcomePaired}]++
+				if n := heldReports[k]; n > 0 {
+					out[propOutcome{Key: k, Outcome: OutcomePaired, Report: true}] += n
+					delete(heldReports, k)
+				}
 			default: // pending or resolved: not a new call
 				v = VerdictRepeated
 				if state[k] == propPending {
@@ -1028,38 +1109,61 @@ func propModel(sc *propScenario) ([]Verdict, map[propOutcome]int) {
 			case propNone, propPending:
 				v, state[k], rejected[k] = VerdictResolved, propResolved, true
 				out[propOutcome{Key: k, Outcome: OutcomeRejected}]++
-			case propWaiting: // the call is rejected; its held result is a kept duplicate, as after it
+			case propWaiting: // the call is rejected; its held results are kept duplicates, as after it
 				v, state[k], rejected[k] = VerdictResolved, propResolved, true
 				out[propOutcome{Key: k, Outcome: OutcomeRejected}]++
 				out[propOutcome{Key: k, Outcome: OutcomeDuplicate}]++
+				if n := heldReports[k]; n > 0 {
+					out[propOutcome{Key: k, Outcome: OutcomeDuplicate, Report: true}] += n
+					delete(heldReports, k)
+				}
 			default:
 				v = VerdictRepeated
 			}
 		case KindResult:
 			switch state[k] {
 			case propPending:
-				v, state[k], source[k] = VerdictResolved, propResolved, ev.Source
+				v, state[k], source[k], answered[k] = VerdictResolved, propResolved, ev.Source, OutcomePaired
+				reportBy(k, ev.Source)
 				out[propOutcome{Key: k, Outcome: OutcomePaired}]++
 			case propWaiting, propResolved: // a second copy of a waiting result, or a late one
 				v = VerdictResolved
-				same := source[k] == 0 || source[k] == ev.Source
+				canHold := !sc.holdNil && !sc.refuse[i]
+				if state[k] == propWaiting && canHold && reportBy(k, ev.Source) {
+					// Another source's record of a held result: held with it.
+					v = VerdictHeld
+					heldReports[k]++
+					break
+				}
+				if state[k] == propResolved && answered[k] != 0 && reportBy(k, ev.Source) {
+					// The first record of its source for an answered call: its own outcome.
+					out[propOutcome{Key: k, Outcome: answered[k], Report: true}]++
+					break
+				}
+				same := source[k] == 0 || reporters[k][ev.Source]
 				if rejected[k] && source[k] == 0 { // the first result of a refused call: kept
 					same, source[k] = false, ev.Source
+					reportBy(k, ev.Source)
 				}
 				out[propOutcome{Key: k, Outcome: OutcomeDuplicate, SameSource: same}]++
 			default:
 				source[k] = ev.Source
+				reportBy(k, ev.Source)
 				if sc.holdNil || sc.refuse[i] { // cannot wait: settled at once
-					v, state[k] = VerdictResolved, propResolved
+					v, state[k], answered[k] = VerdictResolved, propResolved, unmatched(k)
 					out[propOutcome{Key: k, Outcome: unmatched(k)}]++
 				} else {
 					v, state[k] = VerdictHeld, propWaiting
 				}
 			}
-		case KindEcho: // resolves a pending call, else ignored
+		case KindEcho: // resolves a pending call, reports a paired one once, else ignored
 			if state[k] == propPending {
-				v, state[k], source[k] = VerdictResolved, propResolved, ev.Source
+				v, state[k], source[k], answered[k] = VerdictResolved, propResolved, ev.Source, OutcomePaired
+				reportBy(k, ev.Source)
 				out[propOutcome{Key: k, Outcome: OutcomePaired}]++
+			} else if state[k] == propResolved && answered[k] == OutcomePaired && reportBy(k, ev.Source) {
+				v = VerdictResolved
+				out[propOutcome{Key: k, Outcome: OutcomePaired, Report: true}]++
 			} else {
 				v = VerdictIgnored
 			}
@@ -1076,8 +1180,11 @@ func propModel(sc *propScenario) ([]Verdict, map[propOutcome]int) {
 				reason = ReasonExpired
 			}
 			out[propOutcome{Key: k, Outcome: OutcomeInterrupted, Reason: reason}]++
-		case propWaiting: // released by the final Tick or by Shutdown
+		case propWaiting: // released by the final Tick or by Shutdown, with those held with it
 			out[propOutcome{Key: k, Outcome: unmatched(k)}]++
+			if n := heldReports[k]; n > 0 {
+				out[propOutcome{Key: k, Outcome: unmatched(k), Report: true}] += n
+			}
 		}
 	}
 	return verdicts, out
@@ -1094,7 +1201,7 @@ func propCompareModel(sc *propScenario, r *propRun) error {
 	got := map[propOutcome]int{}
 	for i := range r.res {
 		res := &r.res[i]
-		o := propOutcome{Key: res.Key, Outcome: res.Outcome, Reason: res.Reason, SameSource: res.SameSource}
+		o := propOutcome{Key: res.Key, Outcome: res.Outcome, Reason: res.Reason, SameSource: res.SameSource, Report: res.Report}
 		if o.Reason == ReasonNextStep || o.Reason == ReasonSessionEnd {
 			o.End = res.EndTime
 		}
@@ -1217,8 +1324,8 @@ func propFmtRes(r *Resolution) string {
 }
 
 func propFmtOutcome(o propOutcome) string {
-	return fmt.Sprintf("%s/%s/%s %s/%s same=%v end=%dms", o.Key.Tenant, o.Key.Scope, o.Key.CallID, o.Outcome, o.Reason, o.SameSource,
-		o.End/int64(time.Millisecond))
+	return fmt.Sprintf("%s/%s/%s %s/%s same=%v report=%v end=%dms", o.Key.Tenant, o.Key.Scope, o.Key.CallID, o.Outcome, o.Reason, o.SameSource,
+		o.Report, o.End/int64(time.Millisecond))
 }
 
 func propKindName(k Kind) string {

@@ -64,6 +64,7 @@ func (e *Engine) reject(ev *Event, now int64, out []Resolution) []Resolution {
 				ResultRef:     -1,
 				ResultPayload: ent.payload,
 			})
+			out = e.releaseReports(ent, true, out)
 			ent.set(flagRejected, true)
 			e.toResolved(ent, now)
 			return out
@@ -133,6 +134,7 @@ func (e *Engine) refuse(ev *Event, now int64, hold func(*Event) any, out []Resol
 			ResultRef:     -1,
 			ResultPayload: ent.payload,
 		})
+		out = e.releaseReports(ent, true, out)
 		ent.set(flagRejected, true)
 		e.toResolved(ent, now)
 		return out

@@ -73,10 +73,10 @@ func TestRefusedResult(t *testing.T) {
 			stats:   Stats{UsesSeen: 1, Paired: 1, ResultsSeen: 2, Duplicate: 1},
 		},
 		{
-			name:    "a companion held: released as a duplicate",
+			name:    "a companion first: it pairs, and the refusal is a duplicate",
 			batches: [][]Event{{use("a", 1)}, {companion("a", 4)}, {refusal("a", 5)}},
-			want:    []want{{outcome: OutcomeRejected, resultRef: 5}, {outcome: OutcomeDuplicate, resultRef: -1}},
-			stats:   Stats{UsesSeen: 1, Rejected: 1, ResultsSeen: 1, Duplicate: 1},
+			want:    []want{{outcome: OutcomePaired, resultRef: 4}, {outcome: OutcomeDuplicate, resultRef: 5}},
+			stats:   Stats{UsesSeen: 1, Paired: 1, ResultsSeen: 2, Duplicate: 1},
 		},
 	}
 	for _, tt := range tests {

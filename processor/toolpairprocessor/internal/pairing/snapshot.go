@@ -52,6 +52,22 @@ type CallSnapshot struct {
 	Payload any
 	// Companion is the held companion result of a CallPendingHeld call.
 	Companion any
+	// Reporters are the sources, besides Source, that reported the call (Resolution.Report):
+	// a later record of one of them is a duplicate.
+	Reporters []uint8
+	// Reports are the records of further sources held with the result of a CallWaiting call,
+	// released with it (see Resolution.Report).
+	Reports []ReportSnapshot
+}
+
+// ReportSnapshot is a record of a further source held with a waiting result: its Source,
+// whether it reports its call's abort, its record time and the start it shows (Unix ns, 0
+// when none), and the record as the Snapshot callback converted it.
+type ReportSnapshot struct {
+	Source      uint8
+	Aborted     bool
+	Time, Start int64
+	Payload     any
 }
 
 // HasMatch reports whether the call is listed under a match hash (Match):
@@ -144,6 +160,12 @@ func (e *Engine) Snapshot(held func(any) any) *Snapshot {
 		if ent.has(flagMatch) {
 			c.Match = e.matchHash(ent)
 		}
+		if rs, ok := e.reported[ent]; ok {
+			c.Reporters = slices.Clone(rs.src[:rs.n])
+		}
+		for _, h := range e.heldReports[ent] {
+			c.Reports = append(c.Reports, ReportSnapshot{Source: h.source, Aborted: h.aborted, Time: h.time, Start: h.start, Payload: conv(h.payload)})
+		}
 		switch ent.state {
 		case statePending:
 			c.State, c.Payload = CallPending, ent.payload
@@ -233,6 +255,8 @@ type RestoreStats struct {
 	// Resolved calls remembered, and Replayed resolutions applied from the resolution
 	// record (calls resolved after the snapshot was taken).
 	Resolved, Replayed int
+	// HeldReports are the records of further sources held with waiting results.
+	HeldReports int
 }
 
 // Restore rebuilds the state of snap in an engine that holds nothing yet, then applies
@@ -329,6 +353,15 @@ func (e *Engine) Restore(snap *Snapshot, resolved []Key, released ...HeldRef) (R
 		if c.HasMatch() {
 			e.listMatch(ent, c.Match)
 		}
+		for _, src := range c.Reporters {
+			e.addReporter(ent, src)
+		}
+		if ent.state == stateWaiting {
+			for _, h := range c.Reports {
+				e.addReporter(ent, h.Source)
+				e.heldReports[ent] = append(e.heldReports[ent], heldReport{payload: h.Payload, time: h.Time, start: h.Start, source: h.Source, aborted: h.Aborted})
+			}
+		}
 	}
 	e.restoreActivity(snap.Activity)
 	now := e.cfg.Clock.Now().UnixNano()
@@ -355,6 +388,11 @@ func (e *Engine) Restore(snap *Snapshot, resolved []Key, released ...HeldRef) (R
 	}
 	rs.Resolved = e.resolved.n
 	e.stats.Pending, e.stats.Waiting = rs.Pending, rs.Waiting
+	e.stats.HeldReports = 0
+	for _, hs := range e.heldReports {
+		e.stats.HeldReports += len(hs)
+	}
+	rs.HeldReports = e.stats.HeldReports
 	e.stats.UsesSeen, e.stats.ResultsSeen = uint64(rs.Pending), uint64(rs.Waiting)
 	e.trimResolved()
 	return rs, nil
@@ -386,6 +424,8 @@ func (e *Engine) markResolved(k Key, now int64) bool {
 		e.toResolved(ent, now)
 	case ent.state == stateWaiting:
 		e.waiting.remove(ent)
+		e.stats.HeldReports -= len(e.heldReports[ent])
+		delete(e.heldReports, ent)
 		e.toResolved(ent, now)
 	default:
 		return false

@@ -9,23 +9,29 @@ import (
 )
 
 // inScope returns ev with its key moved to scope.
+// fromSource returns ev with Source src.
+func fromSource(ev Event, src uint8) Event {
+	ev.Source = src
+	return ev
+}
+
 func inScope(ev Event, scope string) Event {
 	ev.Key.Scope = scope
 	return ev
 }
 
 // snapshotScenario drives e into a state holding every kind of state a snapshot keeps: pending
-// calls (a, b, f), a held result (c), a pending call whose companion is held (d), a resolved
-// call (e), a step boundary queued in scope s2 (closing f), and scope s3 forgotten after it saw
-// a use (remembered in usedScopes).
+// calls (a, b, f), held results (c; and d, with another source's record held with it), a
+// resolved call that two sources reported (e), a step boundary queued in scope s2 (closing f),
+// and scope s3 forgotten after it saw a use (remembered in usedScopes).
 func snapshotScenario(t *testing.T, e *Engine, clk *fakeClock) {
 	t.Helper()
 	run(t, e, inScope(use("g", 10), "s3"), inScope(result("g", 20), "s3"))
 	clk.Advance(testTimeout + time.Second)
 	e.Tick(nil) // s3's resolved call is forgotten, and s3 with it
 	run(t, e, use("a", 1000), use("b", 1100), result("c", 1200))
-	run(t, e, use("d", 1300), companion("d", 1400))
-	run(t, e, use("e", 1500), result("e", 1600))
+	run(t, e, result("d", 1400), fromSource(result("d", 1450), 2))
+	run(t, e, use("e", 1500), result("e", 1600), fromSource(result("e", 1650), 2))
 	st := use("f", 1700)
 	st.Step = "m1"
 	bd := Event{Kind: KindBoundary, Key: Key{Tenant: "svc", Scope: "s2"}, Step: "m2", Time: 1800 * 1e6}
@@ -37,7 +43,7 @@ func continuation(t *testing.T, e *Engine, clk *fakeClock) []Resolution {
 	t.Helper()
 	var out []Resolution
 	out = append(out, run(t, e, result("a", 2000), use("c", 900))...)
-	out = append(out, run(t, e, result("d", 2100), use("e", 1500))...)
+	out = append(out, run(t, e, use("d", 1300), use("e", 1500), fromSource(result("e", 1660), 2), fromSource(result("e", 1670), 3))...)
 	out = append(out, run(t, e, inScope(result("zz", 2200), "s3"), inScope(result("yy", 2200), "s4"))...)
 	clk.Advance(testGrace + time.Second)
 	out = append(out, e.Tick(nil)...) // the boundary closes f
@@ -67,7 +73,7 @@ func TestSnapshotRestoreContinues(t *testing.T) {
 	b := newCloseDelayEngine(t, clkB)
 	rs, err := b.Restore(snap, nil)
 	require.NoError(t, err)
-	assert.Equal(t, RestoreStats{Pending: 4, Waiting: 2, Resolved: 1}, rs)
+	assert.Equal(t, RestoreStats{Pending: 3, Waiting: 2, Resolved: 1, HeldReports: 1}, rs)
 	sa, sb := a.Stats(), b.Stats()
 	assert.Equal(t, sa.Pending, sb.Pending)
 	assert.Equal(t, sa.Waiting, sb.Waiting)
@@ -80,9 +86,20 @@ func TestSnapshotRestoreContinues(t *testing.T) {
 	for _, r := range got {
 		outcomes[r.Key.Scope+"/"+r.Key.CallID+"/"+r.Outcome.String()] = r.Reason.String()
 	}
-	for _, k := range []string{"s1/a/paired", "s1/c/paired", "s1/d/paired", "s1/d/duplicate", "s3/zz/orphan", "s4/yy/standalone", "s1/b/interrupted", "s2/f/interrupted"} {
+	for _, k := range []string{"s1/a/paired", "s1/c/paired", "s1/d/paired", "s1/e/duplicate", "s1/e/paired", "s3/zz/orphan", "s4/yy/standalone", "s1/b/interrupted", "s2/f/interrupted"} {
 		assert.Contains(t, outcomes, k)
 	}
+	var dReports, eReports int
+	for _, r := range got {
+		if r.Report && r.Key.CallID == "d" {
+			dReports++ // released with d's held result, from the restored state
+		}
+		if r.Report && r.Key.CallID == "e" {
+			eReports++ // source 3's first record; source 2's was reported before the snapshot
+		}
+	}
+	assert.Equal(t, 1, dReports)
+	assert.Equal(t, 1, eReports)
 	assert.Equal(t, "next_step", outcomes["s2/f/interrupted"])
 	assert.Equal(t, "expired", outcomes["s1/b/interrupted"])
 }
@@ -90,10 +107,12 @@ func TestSnapshotRestoreContinues(t *testing.T) {
 // TestSnapshotHeldCallback: held records go through the callback; use payloads do not.
 func TestSnapshotHeldCallback(t *testing.T) {
 	e, _ := newTestEngine(t, 100)
-	run(t, e, use("a", 1), result("b", 2), use("d", 3), companion("d", 4))
+	d := fromSource(result("b", 4), 2)
+	d.Ref = 4
+	run(t, e, use("a", 1), result("b", 2), d)
 	var converted []any
 	snap := e.Snapshot(func(p any) any { converted = append(converted, p); return "held" })
-	assert.ElementsMatch(t, []any{int32(2), refCompanion}, converted)
+	assert.ElementsMatch(t, []any{int32(2), int32(4)}, converted)
 	for _, c := range snap.Calls {
 		switch c.Key.CallID {
 		case "a":
@@ -102,10 +121,8 @@ func TestSnapshotHeldCallback(t *testing.T) {
 		case "b":
 			assert.Equal(t, CallWaiting, c.State)
 			assert.Equal(t, "held", c.Payload)
-		case "d":
-			assert.Equal(t, CallPendingHeld, c.State)
-			assert.Equal(t, "use:d", c.Payload)
-			assert.Equal(t, "held", c.Companion)
+			require.Len(t, c.Reports, 1)
+			assert.Equal(t, ReportSnapshot{Source: 2, Time: 4e6, Payload: "held"}, c.Reports[0])
 		}
 	}
 }
@@ -115,14 +132,14 @@ func TestSnapshotHeldCallback(t *testing.T) {
 // records are never released, and a repeated result is a duplicate.
 func TestRestoreReplaysResolutions(t *testing.T) {
 	e, clk := newTestEngine(t, 100)
-	run(t, e, use("a", 1), result("b", 2), use("d", 3), companion("d", 4), use("keep", 5))
+	run(t, e, use("a", 1), result("b", 2), use("d", 3), fromSource(result("b", 4), 2), use("keep", 5))
 	snap := e.Snapshot(nil)
 
 	r, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, Clock: clk})
 	require.NoError(t, err)
 	rs, err := r.Restore(snap, []Key{key("a"), key("b"), key("d"), key("new")})
 	require.NoError(t, err)
-	assert.Equal(t, RestoreStats{Pending: 1, Waiting: 0, Resolved: 4, Replayed: 4}, rs)
+	assert.Equal(t, RestoreStats{Pending: 1, Waiting: 0, Resolved: 4, Replayed: 4}, rs, "b's held records are dropped with it")
 	require.NoError(t, r.Stats().CheckConservation())
 
 	out := run(t, r, result("a", 10), result("new", 11))

@@ -40,12 +40,20 @@ type Stats struct {
 	UnmatchedOrphan uint64
 	// Aborted counts results that said their call was aborted.
 	Aborted uint64
+	// Reports counts further reports: result records of a source that had not reported a
+	// call yet, once another source's record answered it (see reports.go). They are marked
+	// with their own outcome and are not counted in ResultsSeen or any outcome above: the call
+	// is counted once, by its first report.
+	Reports uint64
 	// Interrupted counts interrupted uses by reason.
 	Interrupted [numReasons]uint64
 
 	// Pending is the number of pending uses; Waiting the number of held results.
 	Pending int
 	Waiting int
+	// HeldReports is the number of records of further sources held with a waiting result
+	// (see reports.go): not counted in Waiting, since they are not first reports.
+	HeldReports int
 }
 
 // InterruptedTotal sums Interrupted over all reasons.

@@ -62,6 +62,13 @@ const (
 	// flagMatch: listed in Engine.matches: a pending or resolved call whose use had a Match,
 	// or a KindMatch result held or settled (with no call ID).
 	flagMatch
+	// flagAnswered: resolved by a report (see answered): a result record of another source
+	// arriving later is a further report, not a duplicate.
+	flagAnswered
+	// flagOrphan, flagStandalone: answered by a result settled orphan or standalone (its use
+	// never seen); its further reports get the same outcome.
+	flagOrphan
+	flagStandalone
 )
 
 // has reports whether the entry has flag f.

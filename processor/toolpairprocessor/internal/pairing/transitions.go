@@ -1,28 +1,37 @@
 // transitions.go holds the transition rules: Process and what each event does to the call
-// its key names. A call is in one of six states: none (never seen, or forgotten), pending,
-// pending+c (pending, its companion result held), waiting (a result held for its use),
-// waiting-c (only a companion held, no use yet) and resolved. By state (columns) and the
-// event's Kind (rows), the outcome reported and the call's next state:
+// its key names. A call is in one of five states: none (never seen, or forgotten), pending,
+// waiting (a result held for its use), answered (resolved by a report: a result or an echo,
+// paired or aborted, or a result settled orphan or standalone) and closed (resolved without
+// one: interrupted and synthesized, or refused). By state (columns) and the event's Kind
+// (rows), the outcome reported and the call's next state:
 //
-//	           none      pending        pending+c    waiting      waiting-c    resolved
-//	Use        pending   repeated       repeated     paired (2)   pending+c    repeated
-//	Result     held (1)  paired (2)     paired, d    duplicate    held, d (1)  duplicate (3)
-//	Companion  held (1)  pending+c (1)  duplicate    duplicate    duplicate    duplicate (3)
-//	Echo       ignored   paired         ignored      ignored      ignored      ignored
-//	Reject     rejected  rejected       (4)          rejected, d  rejected, d  repeated
-//	Refused    rejected  rejected       rejected, d  rejected, d  rejected, d  duplicate (3)
+//	           none      pending     waiting       answered     closed
+//	Use        pending   repeated    paired (2)    repeated     repeated
+//	Result     held (1)  paired (2)  held+ (3)     report (4)   duplicate (5)
+//	Companion  held (1)  paired      held+ (3)     report (4)   duplicate (5)
+//	Echo       ignored   paired      ignored       report (4)   ignored
+//	Reject     rejected  rejected    rejected, d   repeated     repeated
+//	Refused    rejected  rejected    rejected, d   duplicate    duplicate (5)
 //
-// held, pending and pending+c name the call's next state; repeated, duplicate and ignored
-// leave the call as it was; every other outcome leaves it resolved. "d": a held record is
-// released as a duplicate (a companion, or for a refusal the held result, kept with
-// SameSource false). KindAbort is a Result whose paired outcome is interrupted/aborted.
-//  (1) The hold callback keeps the record, which waits (waiting, or waiting-c for a
-//      companion). When it cannot, a result of an unknown call settles at once as orphan
-//      (its scope saw a use) or standalone, a companion of a pending call pairs it as a
-//      Result would, and a result on waiting-c is a duplicate.
-//  (2) Interrupted/aborted when the result held or arriving is a KindAbort.
-//  (3) SameSource false for the first result of a refused call (see KindReject).
-//  (4) The refusal is a repeated use; the call ran, so it is paired with its companion.
+// held, held+ and pending name the call's next state (held+: still waiting); report, repeated,
+// duplicate and ignored leave the call as it was; every other outcome leaves it answered (paired)
+// or closed (rejected). "d": the held records are released as kept duplicates (SameSource
+// false). KindAbort is a Result whose paired outcome is interrupted/aborted.
+//  (1) The hold callback keeps the record, which waits. When it cannot, the result settles
+//      at once as orphan (its scope saw a use) or standalone.
+//  (2) Interrupted/aborted when the result held or arriving is a KindAbort. The records held
+//      with the result (3) are released as further reports with their own outcomes.
+//  (3) A record of another Source than the held result's is held with it, and released with
+//      it as a further report (Resolution.Report) with its own outcome; a record of a source
+//      that has reported the call already (an export retry), or one the hold callback cannot
+//      keep, is a duplicate.
+//  (4) The first record of its Source for the call: a further report, with the outcome its
+//      own content shows (specification section 2); a record of a source that has reported the
+//      call already is a duplicate, and an echo of a call answered orphan or standalone is
+//      ignored.
+//  (5) SameSource false for the first result of a refused call (see KindReject).
+// Two more states exist only in a state stored by an earlier version (see companion.go): a
+// pending call whose companion record is held, and a companion held for its use.
 // A new pending call or held result first makes room (see makeRoom in expiry.go). KindMatch
 // results (match.go) find their call by Match rather than by key; step boundaries and
 // session ends act on a scope (closing.go).
@@ -110,10 +119,10 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 			return out
 		}
 		// The result came first and is held: the pair is complete. Its entry's useTime is the
-		// held result's start, when its record showed one.
+		// held result's start, when its record showed one; from now on it is the use's time
+		// (each further report adds its own start: see reportOf).
 		e.stats.UsesSeen++
 		ev.Verdict = VerdictResolved
-		ent.useTime = earliest(ent.useTime, ev.Time)
 		if ent.toolName == nil {
 			ent.toolName = e.name(ev.ToolName)
 		}
@@ -121,13 +130,14 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 			Outcome:       OutcomePaired,
 			Key:           ev.Key,
 			ToolName:      firstNonEmpty(ev.ToolName, ent.tool()),
-			UseTime:       ent.useTime,
+			UseTime:       earliest(ent.useTime, ev.Time),
 			ResultTime:    ent.resultTime,
 			UseRef:        ev.Ref,
 			ResultRef:     -1,
 			UsePayload:    ev.Payload,
 			ResultPayload: ent.payload,
 		}
+		ent.useTime = ev.Time
 		e.waiting.remove(ent)
 		e.stats.Waiting--
 		if ent.has(flagAborted) {
@@ -135,9 +145,12 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 		} else {
 			e.stats.Paired++
 		}
+		e.firstReport(ent, ent.source, r.Outcome)
+		out = append(out, r)
+		out = e.releaseReports(ent, false, out)
 		e.toResolved(ent, now)
 		e.listMatch(ent, ev.Match) // a tool span without a call ID may still repeat its result
-		return append(out, r)
+		return out
 	}
 	if out, ok := e.useMatched(ev, h, now, out); ok {
 		return out
@@ -168,20 +181,14 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 }
 
 func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resolution) []Resolution {
-	e.stats.ResultsSeen++
-	companion := ev.Kind == KindCompanion
 	ent, h := e.find(ev.Key)
 	if ent != nil {
 		own(ev, ent)
 		ent.scope.saw(now, ev.Time)
 		switch {
-		case ent.state == statePending && companion:
-			if held := callHold(hold, ev); held != nil {
-				e.holdCompanion(ent, ev, held, now)
-				return out
-			}
-			fallthrough // the record cannot wait: it resolves the call
-		case ent.state == statePending, ent.state == statePendingHeld && !companion:
+		case ent.state == statePending, ent.state == statePendingHeld:
+			// A pending call (whose companion a restored state may hold): this record answers it.
+			e.stats.ResultsSeen++
 			ev.Verdict = VerdictResolved
 			dup, held := e.takeCompanion(ent)
 			r := e.pairPending(ent, ev, now)
@@ -191,22 +198,23 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 				out = append(out, dup)
 			}
 			return out
-		case ent.state == stateWaiting && ent.has(flagCompanion) && !companion:
+		case ent.state == stateWaiting && ev.Kind != KindRefused && !e.reportedBy(ent, ev.Source):
+			// Another source's record of a result held for its use: held with it, to be
+			// released with its own outcome.
 			if held := callHold(hold, ev); held != nil {
-				// The main result takes the companion's place and waits for the use; the
-				// companion is a duplicate.
-				out = append(out, e.companionDuplicate(ent, ent.payload))
-				e.waiting.remove(ent)
-				e.holdResult(ent, ev, held, now)
+				e.holdReport(ent, ev, held)
 				return out
 			}
-			fallthrough
-		default:
-			// Already resolved, or a second copy of a result still waiting for its use (an
-			// export retry): either way this record is not a new answer.
-			return append(out, e.duplicate(ent, ev))
+		case ent.state == stateResolved && ent.answered() && ev.Kind != KindRefused && !e.reportedBy(ent, ev.Source):
+			// A refusal after another record answered the call contradicts it: a duplicate.
+			return append(out, e.report(ent, ev))
 		}
+		// Already reported by this record's source (an export retry, a repeated delivery), or
+		// closed without a result (its synthetic record has left): not a new answer.
+		e.stats.ResultsSeen++
+		return append(out, e.duplicate(ent, ev))
 	}
+	e.stats.ResultsSeen++
 	held := callHold(hold, ev)
 	if held == nil {
 		// The record cannot wait: it is settled at once.
@@ -215,7 +223,8 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 		ev.Verdict = VerdictResolved
 		r := Resolution{Key: ev.Key, ToolName: ev.ToolName, ResultTime: ev.Time, UseRef: -1, ResultRef: ev.Ref}
 		e.settleUnmatched(&r, sc.usesSeen, false)
-		ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName), useTime: ev.Start, resultTime: ev.Time, source: ev.Source}
+		ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName), useTime: ev.Start, resultTime: ev.Time}
+		e.firstReport(ent, ev.Source, r.Outcome)
 		e.insertResolved(ent, now)
 		own(ev, ent)
 		return append(out, r)
@@ -251,7 +260,6 @@ func (e *Engine) holdResult(ent *entry, ev *Event, held any, now int64) {
 	ent.deadline = now + int64(e.cfg.OrphanGrace)
 	ent.source = ev.Source
 	ent.set(flagAborted, ev.Kind == KindAbort)
-	ent.set(flagCompanion, ev.Kind == KindCompanion)
 	if ent.toolName == nil {
 		ent.toolName = e.name(ev.ToolName)
 	}
@@ -270,6 +278,11 @@ func (e *Engine) echo(ev *Event, now int64, out []Resolution) []Resolution {
 		// Ignored, but a sign of life of its scope all the same.
 		sc.saw(now, ev.Time)
 	}
+	if ent != nil && ent.state == stateResolved && ent.answered() && !ent.has(flagOrphan|flagStandalone) &&
+		!e.reportedBy(ent, ev.Source) {
+		// The first echo of a call another record answered: a further report, paired.
+		return append(out, e.report(ent, ev))
+	}
 	if ent == nil || ent.state != statePending {
 		ev.Verdict = VerdictIgnored
 		e.stats.EchoesIgnored++
@@ -287,7 +300,6 @@ func (e *Engine) echo(ev *Event, now int64, out []Resolution) []Resolution {
 // pairPending resolves a pending entry with the result ev: paired, or interrupted/aborted
 // when ev is a KindAbort.
 func (e *Engine) pairPending(ent *entry, ev *Event, now int64) Resolution {
-	ent.useTime = earliest(ent.useTime, ev.Start)
 	end := ev.Time
 	if ent.state == statePendingHeld && ent.resultTime > 0 && ent.resultTime < end {
 		// Its held companion showed an earlier end (InFlightAt): the call ended at the
@@ -298,7 +310,7 @@ func (e *Engine) pairPending(ent *entry, ev *Event, now int64) Resolution {
 		Outcome:    OutcomePaired,
 		Key:        ent.key(),
 		ToolName:   firstNonEmpty(ent.tool(), ev.ToolName),
-		UseTime:    ent.useTime,
+		UseTime:    earliest(ent.useTime, ev.Start),
 		ResultTime: ev.Time,
 		UseRef:     -1,
 		UsePayload: ent.payload,
@@ -310,7 +322,7 @@ func (e *Engine) pairPending(ent *entry, ev *Event, now int64) Resolution {
 		e.stats.Paired++
 	}
 	ent.resultTime = end
-	ent.source = ev.Source
+	e.firstReport(ent, ev.Source, r.Outcome)
 	e.toResolved(ent, now)
 	return r
 }
@@ -354,7 +366,7 @@ func (e *Engine) duplicate(ent *entry, ev *Event) Resolution {
 		// result arriving after an echo of it): the call ended at the earliest (InFlightAt).
 		ent.resultTime = ev.Time
 	}
-	same := ent.source == 0 || ent.source == ev.Source
+	same := ent.source == 0 || e.reportedBy(ent, ev.Source)
 	if ent.has(flagRejected) && ent.source == 0 {
 		// The first result of a refused call: no result resolved it, and this record is its
 		// source's only record of the call (Codex answers a denied call with "exec command

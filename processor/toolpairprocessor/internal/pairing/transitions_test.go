@@ -41,14 +41,12 @@ func tableState(e *Engine, k Key) string {
 		return "none"
 	case ent.state == statePending:
 		return "pending"
-	case ent.state == statePendingHeld:
-		return "pending+c"
-	case ent.state == stateWaiting && ent.has(flagCompanion):
-		return "waiting-c"
 	case ent.state == stateWaiting:
 		return "waiting"
+	case ent.state == stateResolved && ent.answered():
+		return "answered"
 	case ent.state == stateResolved:
-		return "resolved"
+		return "closed"
 	}
 	return "?"
 }
@@ -59,19 +57,23 @@ func tableState(e *Engine, k Key) string {
 func TestTransitionTable(t *testing.T) {
 	ms := func(n int64) int64 { return n * int64(time.Millisecond) }
 	k := key("k")
+	// The setups' results are of source 0; the events' of other sources.
 	setups := map[string][]Event{
-		"none":      nil,
-		"pending":   {use("k", 1000)},
-		"pending+c": {use("k", 1000), companion("k", 2000)},
-		"waiting":   {result("k", 2000)},
-		"waiting-c": {companion("k", 2000)},
-		"resolved":  {use("k", 1000), result("k", 2000)},
+		"none":     nil,
+		"pending":  {use("k", 1000)},
+		"waiting":  {result("k", 2000)},
+		"answered": {use("k", 1000), result("k", 2000)},
+		"closed":   {use("k", 1000), {Kind: KindReject, Key: k, Time: ms(1500), Ref: 8}},
 	}
+	other := result("k", 3000)
+	other.Source = 1
+	echoed := echo("k", 3000)
+	echoed.Source = 3
 	events := map[string]Event{
 		"Use":       use("k", 3000),
-		"Result":    result("k", 3000),
+		"Result":    other,
 		"Companion": companion("k", 3000),
-		"Echo":      echo("k", 3000),
+		"Echo":      echoed,
 		"Reject":    {Kind: KindReject, Key: k, Time: ms(3000), Ref: 7},
 		"Refused":   {Kind: KindRefused, Key: k, Time: ms(3000), Ref: 7},
 	}
@@ -106,35 +108,37 @@ func TestTransitionTable(t *testing.T) {
 				var want []Outcome
 				var verdict Verdict
 				next := from
+				var reports int
 				switch word {
-				case "pending", "pending+c":
+				case "pending":
 					verdict, next = VerdictPending, word
-					if kind == "Companion" {
-						verdict = VerdictHeld
-					}
 				case "repeated":
 					verdict = VerdictRepeated
 				case "paired":
-					verdict, next, want = VerdictResolved, "resolved", []Outcome{OutcomePaired}
+					verdict, next, want = VerdictResolved, "answered", []Outcome{OutcomePaired}
 				case "rejected":
-					verdict, next, want = VerdictResolved, "resolved", []Outcome{OutcomeRejected}
+					verdict, next, want = VerdictResolved, "closed", []Outcome{OutcomeRejected}
 				case "duplicate":
 					verdict, want = VerdictResolved, []Outcome{OutcomeDuplicate}
+				case "report":
+					verdict, want, reports = VerdictResolved, []Outcome{OutcomePaired}, 1
 				case "ignored":
 					verdict = VerdictIgnored
-				case "held":
+				case "held", "held+":
 					verdict, next = VerdictHeld, "waiting"
-					if kind == "Companion" {
-						next = "waiting-c"
-					}
-				case "(4)":
-					verdict, next, want = VerdictRepeated, "resolved", []Outcome{OutcomePaired}
 				default:
 					t.Fatalf("unknown cell %q", cell)
 				}
 				if released {
 					want = append(want, OutcomeDuplicate)
 				}
+				got := 0
+				for _, r := range out {
+					if r.Report {
+						got++
+					}
+				}
+				assert.Equal(t, reports, got, "further reports")
 				assert.Equal(t, verdict, ev[0].Verdict, "verdict")
 				assert.ElementsMatch(t, want, outcomes, "outcomes")
 				assert.Equal(t, next, tableState(e, k), "next state")

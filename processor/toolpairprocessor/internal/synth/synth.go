@@ -25,6 +25,11 @@ const (
 	AttrCallDurationMs = "toolpair.call.duration_ms"
 	// AttrInterruptReason (string): why an interrupted call was interrupted.
 	AttrInterruptReason = "toolpair.interrupt.reason"
+	// AttrCallCounted (bool, true when present) marks the one record that counts its call
+	// (specification section 3): the record of the report the component's telemetry counted
+	// the call by, or the synthetic record of an interrupted call. Metrics made from records
+	// count calls by this mark, so a call reported by a span and an event counts once.
+	AttrCallCounted = "toolpair.call.counted"
 	// AttrSynthetic (bool): true on records the processor made.
 	AttrSynthetic = "toolpair.synthetic"
 	// AttrSyntheticCompanion (bool): true on the extra synthetic span made for a call announced

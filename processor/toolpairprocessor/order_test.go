@@ -1,0 +1,252 @@
+package toolpairprocessor
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
+)
+
+// The order property (specification section 2, "Arrival order"): every capture of testdata/
+// is sent through one component in several delivery orders (all traces then all logs, all
+// logs then all traces, and records interleaved at random over batches of random sizes, each
+// signal keeping the order its exporter sent), and every record must leave with the same
+// outcome, reason, duration and counted mark, and the component must end with the same
+// counters.
+
+// orderCaptures lists the capture folders of testdata/ that hold traces.json, logs.json or
+// both.
+func orderCaptures(t *testing.T) []string {
+	t.Helper()
+	root := filepath.Join("..", "..", "testdata")
+	var dirs []string
+	agents, err := os.ReadDir(root)
+	require.NoError(t, err)
+	for _, a := range agents {
+		if !a.IsDir() {
+			continue
+		}
+		runs, err := os.ReadDir(filepath.Join(root, a.Name()))
+		require.NoError(t, err)
+		for _, r := range runs {
+			dir := filepath.Join(root, a.Name(), r.Name())
+			if fileExists(filepath.Join(dir, "traces.json")) || fileExists(filepath.Join(dir, "logs.json")) {
+				dirs = append(dirs, dir)
+			}
+		}
+	}
+	return dirs
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// delivery is one batch of an order: one signal's records.
+type delivery struct {
+	td ptrace.Traces
+	ld plog.Logs
+}
+
+// recordsOf splits a capture into one-record batches, in the order each signal's file holds
+// them.
+func recordsOf(t *testing.T, dir string) (spans []ptrace.Traces, logs []plog.Logs) {
+	t.Helper()
+	if p := filepath.Join(dir, "traces.json"); fileExists(p) {
+		td, err := golden.ReadTraces(p)
+		require.NoError(t, err)
+		for i := 0; i < td.ResourceSpans().Len(); i++ {
+			rs := td.ResourceSpans().At(i)
+			for j := 0; j < rs.ScopeSpans().Len(); j++ {
+				ss := rs.ScopeSpans().At(j)
+				for k := 0; k < ss.Spans().Len(); k++ {
+					one := ptrace.NewTraces()
+					ors := one.ResourceSpans().AppendEmpty()
+					rs.Resource().CopyTo(ors.Resource())
+					oss := ors.ScopeSpans().AppendEmpty()
+					ss.Scope().CopyTo(oss.Scope())
+					ss.Spans().At(k).CopyTo(oss.Spans().AppendEmpty())
+					spans = append(spans, one)
+				}
+			}
+		}
+	}
+	if p := filepath.Join(dir, "logs.json"); fileExists(p) {
+		ld, err := golden.ReadLogs(p)
+		require.NoError(t, err)
+		for i := 0; i < ld.ResourceLogs().Len(); i++ {
+			rl := ld.ResourceLogs().At(i)
+			for j := 0; j < rl.ScopeLogs().Len(); j++ {
+				sl := rl.ScopeLogs().At(j)
+				for k := 0; k < sl.LogRecords().Len(); k++ {
+					one := plog.NewLogs()
+					orl := one.ResourceLogs().AppendEmpty()
+					rl.Resource().CopyTo(orl.Resource())
+					osl := orl.ScopeLogs().AppendEmpty()
+					sl.Scope().CopyTo(osl.Scope())
+					sl.LogRecords().At(k).CopyTo(osl.LogRecords().AppendEmpty())
+					logs = append(logs, one)
+				}
+			}
+		}
+	}
+	return spans, logs
+}
+
+// mergeSpans and mergeLogs join one-record batches into one batch.
+func mergeSpans(parts []ptrace.Traces) ptrace.Traces {
+	td := ptrace.NewTraces()
+	for _, p := range parts {
+		p.ResourceSpans().MoveAndAppendTo(td.ResourceSpans())
+	}
+	return td
+}
+
+func mergeLogs(parts []plog.Logs) plog.Logs {
+	ld := plog.NewLogs()
+	for _, p := range parts {
+		p.ResourceLogs().MoveAndAppendTo(ld.ResourceLogs())
+	}
+	return ld
+}
+
+// orderOf returns the deliveries of one order of a capture's records: "traces_first",
+// "logs_first", or an interleaving drawn from rng (each signal's records keep their order;
+// consecutive records of one signal go in batches of 1 to 8).
+func orderOf(t *testing.T, dir, order string, rng *rand.Rand) []delivery {
+	spans, logs := recordsOf(t, dir)
+	switch order {
+	case "traces_first":
+		return []delivery{{td: mergeSpans(spans)}, {ld: mergeLogs(logs)}}
+	case "logs_first":
+		return []delivery{{ld: mergeLogs(logs)}, {td: mergeSpans(spans)}}
+	}
+	var out []delivery
+	for len(spans)+len(logs) > 0 {
+		n := 1 + rng.IntN(8)
+		if len(logs) == 0 || (len(spans) > 0 && rng.IntN(2) == 0) {
+			n = min(n, len(spans))
+			out = append(out, delivery{td: mergeSpans(spans[:n])})
+			spans = spans[n:]
+		} else {
+			n = min(n, len(logs))
+			out = append(out, delivery{ld: mergeLogs(logs[:n])})
+			logs = logs[n:]
+		}
+	}
+	return out
+}
+
+// orderResult is what one delivery order produced: each output record's outcome, by the
+// record's identity, and the component's counters.
+type orderResult struct {
+	records map[string][]string
+	stats   pairing.Stats
+}
+
+// runOrder sends the deliveries through one component, lets every deadline pass, and reads
+// what came out.
+func runOrder(t *testing.T, ds []delivery) orderResult {
+	b := newBothPipelines(t, nil)
+	ctx := context.Background()
+	for _, d := range ds {
+		if d.td != (ptrace.Traces{}) {
+			require.NoError(t, b.traces.ConsumeTraces(ctx, d.td))
+		}
+		if d.ld != (plog.Logs{}) {
+			require.NoError(t, b.logs.ConsumeLogs(ctx, d.ld))
+		}
+		b.advance(10 * time.Millisecond)
+	}
+	for range 3 {
+		b.advance(time.Hour)
+	}
+	res := orderResult{records: map[string][]string{}, stats: b.shared.engine.Stats()}
+	for _, td := range b.tsink.AllTraces() {
+		forEachSpan(td, func(_ pcommon.Resource, span ptrace.Span) {
+			tid, sid := span.TraceID(), span.SpanID()
+			id := "span " + hex.EncodeToString(tid[:]) + hex.EncodeToString(sid[:])
+			res.records[id] = append(res.records[id], outcomeOf(span.Attributes()))
+		})
+	}
+	for _, ld := range b.lsink.AllLogs() {
+		forEachLog(ld, func(_ pcommon.Resource, lr plog.LogRecord) {
+			id := "log " + logIdentity(lr)
+			res.records[id] = append(res.records[id], outcomeOf(lr.Attributes()))
+		})
+	}
+	for _, v := range res.records {
+		slices.Sort(v)
+	}
+	return res
+}
+
+// logIdentity names a log record by its content, leaving out what toolpair writes.
+func logIdentity(lr plog.LogRecord) string {
+	attrs := lr.Attributes().AsRaw()
+	for k := range attrs {
+		if strings.HasPrefix(k, "toolpair.") {
+			delete(attrs, k)
+		}
+	}
+	a, _ := json.Marshal(attrs)
+	return fmt.Sprintf("%d %s %s %s", lr.Timestamp(), lr.EventName(), lr.Body().AsString(), a)
+}
+
+// outcomeOf renders what toolpair wrote on a record.
+func outcomeOf(attrs pcommon.Map) string {
+	var parts []string
+	for _, k := range []string{synth.AttrOutcome, synth.AttrInterruptReason, synth.AttrCallDurationMs, synth.AttrCallCounted, synth.AttrSynthetic} {
+		if v, ok := attrs.Get(k); ok {
+			parts = append(parts, k+"="+v.AsString())
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func TestOutcomesIndependentOfArrivalOrder(t *testing.T) {
+	rounds := 3
+	if testing.Short() {
+		rounds = 1
+	}
+	for _, dir := range orderCaptures(t) {
+		name, _ := filepath.Rel(filepath.Join("..", "..", "testdata"), dir)
+		t.Run(name, func(t *testing.T) {
+			want := runOrder(t, orderOf(t, dir, "traces_first", nil))
+			check := func(order string, got orderResult) {
+				t.Helper()
+				for id, w := range want.records {
+					require.Equal(t, w, got.records[id], "%s: record %s", order, id)
+				}
+				for id, g := range got.records {
+					_, ok := want.records[id]
+					require.True(t, ok, "%s: record %s (%v) did not come out traces first", order, id, g)
+				}
+				require.Equal(t, want.stats, got.stats, "%s: counters", order)
+			}
+			check("logs_first", runOrder(t, orderOf(t, dir, "logs_first", nil)))
+			for seed := range rounds {
+				rng := rand.New(rand.NewPCG(uint64(seed), 7))
+				check(fmt.Sprintf("interleaved seed %d", seed), runOrder(t, orderOf(t, dir, "interleaved", rng)))
+			}
+		})
+	}
+}
