@@ -30,6 +30,8 @@ type recordSignal[D, R, N any] interface {
 	removeIf(d D, m remover)
 	// count returns the number of records of d.
 	count(d D) int
+	// signal returns the signal, as the engine's Event.Signal numbers it.
+	signal() synth.Signal
 }
 
 // remover tells which records of a batch leave it (recordSignal.removeIf).
@@ -59,6 +61,8 @@ type recordRef[D, R any] struct {
 	// batch when held, or when dropped and not kept.
 	held          heldRecord[D]
 	dropped, kept bool
+	// mark gathers the outcomes of the calls the record resolved, written by writeMarks.
+	mark synth.Mark
 }
 
 // removed reports whether the record leaves its batch.
@@ -151,6 +155,7 @@ func (b *recordBatch[D, R, N, S]) appendEvents(dst []pairing.Event, ref int32, k
 			Source:   source,
 			Step:     it.Step,
 			Match:    it.Match,
+			Signal:   uint8(b.sig.signal()),
 		}
 		switch it.Kind {
 		case pairing.KindResult, pairing.KindAbort, pairing.KindCompanion, pairing.KindMatch:
@@ -161,6 +166,9 @@ func (b *recordBatch[D, R, N, S]) appendEvents(dst []pairing.Event, ref int32, k
 			// An echo is not a result record: a later result record of the same call is
 			// kept, marked duplicate, never dropped.
 			ev.Source = sourceGenAIEcho
+			if b.sig.signal() == synth.Logs {
+				ev.Source = sourceGenAIEchoLog
+			}
 		case pairing.KindUse, pairing.KindReject:
 			ev.Payload = origin
 		}
@@ -180,13 +188,24 @@ func (b *recordBatch[D, R, N, S]) announces() bool {
 	return false
 }
 
-// markResult writes the outcome r on the result record with Ref ref (inBatch).
+// markResult adds the outcome r to the result record with Ref ref (inBatch); writeMarks
+// writes it.
 func (b *recordBatch[D, R, N, S]) markResult(ref int32, r *pairing.Resolution) {
 	rr := &b.refs[ref]
 	rr.kept = true
-	attrs := b.sig.attributes(rr.rec)
-	synth.MarkResult(attrs, r)
-	markMatched(attrs, r)
+	rr.mark.Add(r)
+	markMatched(b.sig.attributes(rr.rec), r)
+}
+
+// writeMarks writes on each result record of the batch the outcomes of the calls it resolved
+// (synth.Mark): a record that resolves several calls carries toolpair.outcome only when they
+// share it, and toolpair.call.duration_ms only when it resolves one (specification section 3).
+func (b *recordBatch[D, R, N, S]) writeMarks() {
+	for i := range b.refs {
+		if rr := &b.refs[i]; !rr.mark.Empty() && !rr.removed() {
+			rr.mark.Write(b.sig.attributes(rr.rec))
+		}
+	}
 }
 
 // markMatched writes on a result record that carries no call ID of its own (r.Matched: it
@@ -199,8 +218,9 @@ func markMatched(attrs pcommon.Map, r *pairing.Resolution) {
 }
 
 // dropResult marks the result record with Ref ref for removal (inBatch).
-func (b *recordBatch[D, R, N, S]) dropResult(ref int32) {
+func (b *recordBatch[D, R, N, S]) dropResult(ref int32, r *pairing.Resolution) {
 	b.refs[ref].dropped = true
+	b.refs[ref].mark.Add(r)
 }
 
 // hold is the engine's hold callback, called under the engine's lock: it only makes the
@@ -290,6 +310,7 @@ func (b *recordBatch[D, R, N, S]) settle(ctx context.Context, s *shared, out *ou
 		s.logger.Error("toolpair: the outcomes of a batch leave without being stored", zap.Error(err))
 	}
 	s.apply(b.res, out, b)
+	b.writeMarks()
 	removed := b.removeMarked()
 	if len(out.toTraces)+len(out.toLogs) > 0 {
 		if err := s.send(ctx, out, triggerRouted); err != nil {

@@ -154,13 +154,15 @@ func checkBatchRules[D, R, N any, S recordSignal[D, R, N]](t *testing.T, b *reco
 	assert.Equal(t, int64(0), evs[0].Start)
 	assert.Equal(t, sourceGenAI, evs[4].Source)
 
-	b.markResult(ref, &pairing.Resolution{Outcome: pairing.OutcomePaired, Key: pairing.Key{CallID: "call_9"}, Matched: true, UseTime: 1_000_000, ResultTime: 3_000_000})
+	paired := &pairing.Resolution{Outcome: pairing.OutcomePaired, Key: pairing.Key{CallID: "call_9"}, Matched: true, UseTime: 1_000_000, ResultTime: 3_000_000}
+	b.markResult(ref, paired)
+	b.writeMarks()
 	id, ok := attrs.Get(synth.AttrToolCallID)
 	require.True(t, ok, "a match result receives the ID of its call")
 	assert.Equal(t, "call_9", id.Str())
 	outcome, _ := attrs.Get(synth.AttrOutcome)
 	assert.Equal(t, "paired", outcome.Str())
 	assert.False(t, b.removeMarked(), "a marked record stays")
-	b.dropResult(ref)
+	b.dropResult(ref, &pairing.Resolution{Outcome: pairing.OutcomeDuplicate, SameSource: true})
 	assert.False(t, b.removeMarked(), "a record both kept and dropped stays")
 }

@@ -37,6 +37,10 @@ const (
 	sourceAISDK
 	sourceOpenInference
 	sourceOpenLLMetry
+	// sourceGenAIEchoLog: results repeated in the history of a log record (a model request
+	// event); each signal's history is a source of its own, since a span and an event of one
+	// request both repeat it.
+	sourceGenAIEchoLog
 )
 
 // logDialects lists the log dialects built in, in the order they are tried: gemini_cli
@@ -139,6 +143,8 @@ func (logSignal) removeIf(ld plog.Logs, m remover) {
 }
 
 func (logSignal) count(ld plog.Logs) int { return ld.LogRecordCount() }
+
+func (logSignal) signal() synth.Signal { return synth.Logs }
 
 // logRef locates a recognised log record in the batch.
 type logRef = recordRef[plog.Logs, plog.LogRecord]

@@ -2,6 +2,7 @@ package toolpairprocessor
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -28,7 +29,8 @@ import (
 // is sent through one component in several delivery orders (all traces then all logs, all
 // logs then all traces, and records interleaved at random over batches of random sizes, each
 // signal keeping the order its exporter sent), and every record must leave with the same
-// outcome, reason, duration and counted mark, and the component must end with the same
+// outcome, reason and duration, the records must count the same calls with each outcome
+// (toolpair.call.counted, specification section 3), and the component must end with the same
 // counters.
 
 // orderCaptures lists the capture folders of testdata/ that hold traces.json, logs.json or
@@ -159,6 +161,8 @@ func orderOf(t *testing.T, dir, order string, rng *rand.Rand) []delivery {
 // record's identity, and the component's counters.
 type orderResult struct {
 	records map[string][]string
+	// counted sums toolpair.call.counted by outcome and reason.
+	counted map[string]int64
 	stats   pairing.Stats
 }
 
@@ -179,18 +183,25 @@ func runOrder(t *testing.T, ds []delivery) orderResult {
 	for range 3 {
 		b.advance(time.Hour)
 	}
-	res := orderResult{records: map[string][]string{}, stats: b.shared.engine.Stats()}
+	res := orderResult{records: map[string][]string{}, counted: map[string]int64{}, stats: b.shared.engine.Stats()}
+	count := func(attrs pcommon.Map) {
+		if n, ok := attrs.Get(synth.AttrCallCounted); ok {
+			res.counted[attrString(attrs, synth.AttrOutcome)+"/"+attrString(attrs, synth.AttrInterruptReason)] += n.Int()
+		}
+	}
 	for _, td := range b.tsink.AllTraces() {
 		forEachSpan(td, func(_ pcommon.Resource, span ptrace.Span) {
 			tid, sid := span.TraceID(), span.SpanID()
 			id := "span " + hex.EncodeToString(tid[:]) + hex.EncodeToString(sid[:])
 			res.records[id] = append(res.records[id], outcomeOf(span.Attributes()))
+			count(span.Attributes())
 		})
 	}
 	for _, ld := range b.lsink.AllLogs() {
 		forEachLog(ld, func(_ pcommon.Resource, lr plog.LogRecord) {
 			id := "log " + logIdentity(lr)
 			res.records[id] = append(res.records[id], outcomeOf(lr.Attributes()))
+			count(lr.Attributes())
 		})
 	}
 	for _, v := range res.records {
@@ -208,13 +219,26 @@ func logIdentity(lr plog.LogRecord) string {
 		}
 	}
 	a, _ := json.Marshal(attrs)
-	return fmt.Sprintf("%d %s %s %s", lr.Timestamp(), lr.EventName(), lr.Body().AsString(), a)
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s %s", lr.Body().AsString(), a))
+	name := lr.EventName()
+	if v, ok := lr.Attributes().Get("event.name"); ok && name == "" {
+		name = v.AsString()
+	}
+	return fmt.Sprintf("%d %s %x", lr.Timestamp(), name, sum[:8])
+}
+
+// attrString returns the attribute key of attrs as a string, "" when absent.
+func attrString(attrs pcommon.Map, key string) string {
+	if v, ok := attrs.Get(key); ok {
+		return v.AsString()
+	}
+	return ""
 }
 
 // outcomeOf renders what toolpair wrote on a record.
 func outcomeOf(attrs pcommon.Map) string {
 	var parts []string
-	for _, k := range []string{synth.AttrOutcome, synth.AttrInterruptReason, synth.AttrCallDurationMs, synth.AttrCallCounted, synth.AttrSynthetic} {
+	for _, k := range []string{synth.AttrOutcome, synth.AttrInterruptReason, synth.AttrCallDurationMs, synth.AttrSynthetic} {
 		if v, ok := attrs.Get(k); ok {
 			parts = append(parts, k+"="+v.AsString())
 		}
@@ -240,6 +264,7 @@ func TestOutcomesIndependentOfArrivalOrder(t *testing.T) {
 					_, ok := want.records[id]
 					require.True(t, ok, "%s: record %s (%v) did not come out traces first", order, id, g)
 				}
+				require.Equal(t, want.counted, got.counted, "%s: calls counted by the records", order)
 				require.Equal(t, want.stats, got.stats, "%s: counters", order)
 			}
 			check("logs_first", runOrder(t, orderOf(t, dir, "logs_first", nil)))

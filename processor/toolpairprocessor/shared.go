@@ -110,6 +110,7 @@ func newShared(cfg *Config, id component.ID, set component.TelemetrySettings, cl
 		ActivityRetention: max(cfg.TimeoutClassification.Retention, cfg.PairingTimeout+cfg.OrphanGrace),
 		MaxActivity:       cfg.TimeoutClassification.MaxTrackedOperations,
 		Clock:             clock,
+		MergePayload:      synth.MergeOrigins,
 	})
 	if err != nil {
 		return nil, err
@@ -390,8 +391,9 @@ func (s *shared) emit(ctx context.Context, res []pairing.Resolution, trigger sen
 type inBatch interface {
 	// markResult writes the outcome on the result record with Ref ref.
 	markResult(ref int32, r *pairing.Resolution)
-	// dropResult removes the result record with Ref ref from the batch.
-	dropResult(ref int32)
+	// dropResult removes the result record with Ref ref from the batch (unless another of its
+	// outcomes keeps it); r is the outcome that drops it.
+	dropResult(ref int32, r *pairing.Resolution)
 }
 
 // apply turns outcomes into records: it marks or drops result records of the current batch
@@ -407,7 +409,7 @@ func (s *shared) apply(res []pairing.Resolution, out *output, b inBatch) {
 			(r.Outcome == pairing.OutcomeOrphan && s.cfg.Orphans == DispositionDrop)
 		if r.ResultRef >= 0 && b != nil {
 			if drop {
-				b.dropResult(r.ResultRef)
+				b.dropResult(r.ResultRef, r)
 			} else {
 				b.markResult(r.ResultRef, r)
 			}
@@ -435,19 +437,28 @@ func (s *shared) apply(res []pairing.Resolution, out *output, b inBatch) {
 			if !ok {
 				continue
 			}
-			switch o.Signal {
-			case synth.Traces:
-				synth.AppendSpan(out.tracesFor(o.Next.(consumer.Traces)), r, o, metadata.ScopeName, "")
+			// A synthetic record in each signal that announced the call; the span counts the
+			// call when there is one (toolpair.call.counted), else the log record.
+			so, lo := o.ForSignal(synth.Traces), o.ForSignal(synth.Logs)
+			if so != nil {
+				synth.AppendSpan(out.tracesFor(so.Next.(consumer.Traces)), r, so, metadata.ScopeName, "").
+					Attributes().PutInt(synth.AttrCallCounted, 1)
 				s.tel.synthetic(synth.Traces)
-			case synth.Logs:
-				synth.AppendLog(out.logsFor(o.Next.(consumer.Logs)), r, o, metadata.ScopeName, "", now)
+			}
+			if lo != nil {
+				lr := synth.AppendLog(out.logsFor(lo.Next.(consumer.Logs)), r, lo, metadata.ScopeName, "", now)
 				s.tel.synthetic(synth.Logs)
+				if so != nil {
+					continue
+				}
+				lr.Attributes().PutInt(synth.AttrCallCounted, 1)
 				// Announced in logs only: also a span in the trace of the turn it happened
 				// in, when a traces pipeline has seen a span of that turn.
 				if t, ok := s.anchor(r.Key.ScopeKey(), r.UseTime); ok {
-					so := *o
-					so.TraceID, so.SpanID, so.ParentSpanID = t.traceID, t.spanID, pcommon.SpanID{}
-					synth.AppendSpan(out.tracesFor(t.next), r, &so, metadata.ScopeName, "").
+					as := *lo
+					as.Also = nil
+					as.TraceID, as.SpanID, as.ParentSpanID = t.traceID, t.spanID, pcommon.SpanID{}
+					synth.AppendSpan(out.tracesFor(t.next), r, &as, metadata.ScopeName, "").
 						Attributes().PutBool(synth.AttrSyntheticCompanion, true)
 					s.tel.synthetic(synth.Traces)
 				}

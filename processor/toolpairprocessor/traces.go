@@ -129,6 +129,8 @@ func (spanSignal) removeIf(td ptrace.Traces, m remover) {
 
 func (spanSignal) count(td ptrace.Traces) int { return td.SpanCount() }
 
+func (spanSignal) signal() synth.Signal { return synth.Traces }
+
 // spanRef locates a recognised span in the batch.
 type spanRef = recordRef[ptrace.Traces, ptrace.Span]
 

@@ -151,6 +151,12 @@ type Event struct {
 	// starts (a chat span's ID, a transcript message.id). Uses with an empty Step are never
 	// closed by an ungrouped boundary; see GroupStep for grouped steps.
 	Step string
+	// Signal is the signal the record came through (1 and 2: the caller's numbering, the
+	// processor's synth.Signal; 0 unknown). A result's duration is measured from the earliest
+	// use of its own signal when that signal announced the call, so that it does not depend
+	// on whether another signal's announcement, with a clock of other precision, came first
+	// (specification section 3).
+	Signal uint8
 	// Match, on a use, is a hash of the call's tool name and arguments (made by the dialect,
 	// never 0 when set) under which a KindMatch result can find the call; 0 when the
 	// dialect resolves the call by its ID alone. On a KindMatch, the hash it looks for.
@@ -270,6 +276,11 @@ type Config struct {
 	MaxActivity int
 	// Clock defaults to SystemClock.
 	Clock Clock
+	// MergePayload, when set, is called under the engine's lock when a repeated use with a
+	// Payload arrives for a pending call: it returns the payload the call keeps (the
+	// processor keeps the announcing record of each signal, so that a call announced in
+	// both gets its synthetic records in both whatever came first). It must be quick.
+	MergePayload func(kept, repeated any) any
 }
 
 // Validate returns an error when a limit is not positive.

@@ -67,6 +67,9 @@ type Engine struct {
 	// result (see reports.go). Both are rare and kept out of the entry for its size class.
 	reported    map[*entry]reportSet
 	heldReports map[*entry][]heldReport
+	// signalUses has, for calls announced through both signals, each signal's earliest use
+	// time (see useFor).
+	signalUses map[*entry][2]int64
 	// matches lists, by scope and Match, the pending and resolved calls whose use had a
 	// Match and the results held or settled under one; matchOf is each listed entry's place
 	// (see match.go). An entry is listed exactly when it has flagMatch.
@@ -108,6 +111,7 @@ func New(cfg Config) (*Engine, error) {
 		companions:  make(map[*entry]any),
 		reported:    make(map[*entry]reportSet),
 		heldReports: make(map[*entry][]heldReport),
+		signalUses:  make(map[*entry][2]int64),
 		matches:     make(map[matchKey]*matchList),
 		matchOf:     make(map[*entry]*matchNode),
 		usedScopes:  scopeMemory{max: cfg.MaxResolved},

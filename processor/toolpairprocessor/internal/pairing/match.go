@@ -297,7 +297,7 @@ func (e *Engine) useMatched(ev *Event, h uint64, now int64, out []Resolution) ([
 	// listed under the Match as a resolved call.
 	ent.callID = strings.Clone(ev.Key.CallID)
 	useTime := earliest(ent.useTime, ev.Time) // the held result's start, or the use
-	ent.useTime = ev.Time
+	ent.useTime, ent.useSig = ev.Time, ev.Signal
 	if ent.toolName == nil {
 		ent.toolName = e.name(ev.ToolName)
 	}

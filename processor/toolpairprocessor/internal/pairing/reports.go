@@ -23,6 +23,7 @@ type heldReport struct {
 	payload     any
 	time, start int64 // the record's time and the start it shows (Unix ns, 0 when none)
 	source      uint8
+	signal      uint8
 	aborted     bool // the record reports its call's abort (KindAbort)
 }
 
@@ -80,7 +81,7 @@ func (e *Engine) firstReport(ent *entry, src uint8, outcome Outcome) {
 func (e *Engine) report(ent *entry, ev *Event) Resolution {
 	ev.Verdict = VerdictResolved
 	e.addReporter(ent, ev.Source)
-	r := e.reportOf(ent, ev.Kind == KindAbort, ev.Time, ev.Start)
+	r := e.reportOf(ent, ev.Kind == KindAbort, ev.Time, ev.Start, ev.Signal)
 	r.Key = ev.Key
 	r.ToolName = firstNonEmpty(ent.tool(), ev.ToolName)
 	r.ResultRef = ev.Ref
@@ -89,14 +90,14 @@ func (e *Engine) report(ent *entry, ev *Event) Resolution {
 }
 
 // reportOf is the resolution of a further report of the call ent at record time t, showing
-// the start start, aborted when the record reports the call's abort.
-func (e *Engine) reportOf(ent *entry, aborted bool, t, start int64) Resolution {
+// the start start, of signal sig, aborted when the record reports the call's abort.
+func (e *Engine) reportOf(ent *entry, aborted bool, t, start int64, sig uint8) Resolution {
 	e.stats.Reports++
 	r := Resolution{
 		Outcome:    OutcomePaired,
 		Key:        ent.key(),
 		ToolName:   ent.tool(),
-		UseTime:    earliest(ent.useTime, start),
+		UseTime:    earliest(e.useFor(ent, sig), start),
 		ResultTime: t,
 		UseRef:     -1,
 		ResultRef:  -1,
@@ -120,7 +121,7 @@ func (e *Engine) holdReport(ent *entry, ev *Event, held any) {
 	e.addReporter(ent, ev.Source)
 	e.stats.HeldReports++
 	e.heldReports[ent] = append(e.heldReports[ent], heldReport{
-		payload: held, time: ev.Time, start: ev.Start, source: ev.Source, aborted: ev.Kind == KindAbort,
+		payload: held, time: ev.Time, start: ev.Start, source: ev.Source, signal: ev.Signal, aborted: ev.Kind == KindAbort,
 	})
 }
 
@@ -136,7 +137,7 @@ func (e *Engine) releaseReports(ent *entry, refused bool, out []Resolution) []Re
 	delete(e.heldReports, ent)
 	e.stats.HeldReports -= len(hs)
 	for _, h := range hs {
-		r := e.reportOf(ent, h.aborted, h.time, h.start)
+		r := e.reportOf(ent, h.aborted, h.time, h.start, h.signal)
 		if refused {
 			r = Resolution{Outcome: OutcomeDuplicate, Key: ent.key(), ToolName: ent.tool(), UseTime: ent.useTime,
 				ResultTime: h.time, UseRef: -1, ResultRef: -1, Report: true}
@@ -147,8 +148,35 @@ func (e *Engine) releaseReports(ent *entry, refused bool, out []Resolution) []Re
 	return out
 }
 
-// forgetReports drops what Engine.reported and Engine.heldReports keep of ent.
+// forgetReports drops what Engine.reported, Engine.heldReports and Engine.signalUses keep of
+// ent.
 func (e *Engine) forgetReports(ent *entry) {
 	delete(e.reported, ent)
 	delete(e.heldReports, ent)
+	delete(e.signalUses, ent)
+}
+
+// repeatUse records a repeated use ev of the call ent: the call starts at its earliest use,
+// and each signal's earliest use is kept once uses came through both.
+func (e *Engine) repeatUse(ent *entry, ev *Event) {
+	if s := ev.Signal; s >= 1 && s <= 2 && ent.useSig >= 1 && ent.useSig <= 2 && (s != ent.useSig || e.signalUses[ent] != [2]int64{}) {
+		su, ok := e.signalUses[ent]
+		if !ok {
+			su[ent.useSig-1] = ent.useTime
+		}
+		su[s-1] = earliest(su[s-1], ev.Time)
+		e.signalUses[ent] = su
+	}
+	ent.useTime = earliest(ent.useTime, ev.Time)
+}
+
+// useFor is the use time a result record of signal sig is measured from: the earliest use of
+// its own signal when the call was announced through it, else the call's earliest use.
+func (e *Engine) useFor(ent *entry, sig uint8) int64 {
+	if sig >= 1 && sig <= 2 {
+		if su, ok := e.signalUses[ent]; ok && su[sig-1] != 0 {
+			return su[sig-1]
+		}
+	}
+	return ent.useTime
 }

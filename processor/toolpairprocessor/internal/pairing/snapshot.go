@@ -52,6 +52,10 @@ type CallSnapshot struct {
 	Payload any
 	// Companion is the held companion result of a CallPendingHeld call.
 	Companion any
+	// UseSignal is the Signal of the call's uses while they came through one signal;
+	// SignalUseTimes, once they came through both, each signal's earliest use time (Unix ns).
+	UseSignal      uint8
+	SignalUseTimes [2]int64
 	// Reporters are the sources, besides Source, that reported the call (Resolution.Report):
 	// a later record of one of them is a duplicate.
 	Reporters []uint8
@@ -163,6 +167,7 @@ func (e *Engine) Snapshot(held func(any) any) *Snapshot {
 		if rs, ok := e.reported[ent]; ok {
 			c.Reporters = slices.Clone(rs.src[:rs.n])
 		}
+		c.UseSignal, c.SignalUseTimes = ent.useSig, e.signalUses[ent]
 		for _, h := range e.heldReports[ent] {
 			c.Reports = append(c.Reports, ReportSnapshot{Source: h.source, Aborted: h.aborted, Time: h.time, Start: h.start, Payload: conv(h.payload)})
 		}
@@ -355,6 +360,10 @@ func (e *Engine) Restore(snap *Snapshot, resolved []Key, released ...HeldRef) (R
 		}
 		for _, src := range c.Reporters {
 			e.addReporter(ent, src)
+		}
+		ent.useSig = c.UseSignal
+		if c.SignalUseTimes != [2]int64{} {
+			e.signalUses[ent] = c.SignalUseTimes
 		}
 		if ent.state == stateWaiting {
 			for _, h := range c.Reports {

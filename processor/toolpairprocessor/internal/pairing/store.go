@@ -39,6 +39,9 @@ type entry struct {
 	state      state
 	source     uint8 // Source of the result that resolved or is held, 0 when none
 	flags      entryFlags
+	// useSig is the Signal of the use useTime came from while every use came through one
+	// signal; once uses came through both, Engine.signalUses has each signal's earliest.
+	useSig uint8
 	// hash is the key's index hash (Engine.hash), kept so that dropping the entry does not
 	// read its key's strings again.
 	hash uint32

@@ -112,9 +112,14 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 			// A record of the call that arrives later may show an earlier time (the model's
 			// tool_use arriving after the agent's decision, or after its refusal or its
 			// result): the call starts at the earliest, whatever its state.
-			ent.useTime = earliest(ent.useTime, ev.Time)
-			if (ent.state == statePending || ent.state == statePendingHeld) && ent.has(flagMatch) {
-				e.relistMatch(ent)
+			e.repeatUse(ent, ev)
+			if ent.state == statePending || ent.state == statePendingHeld {
+				if ev.Payload != nil && e.cfg.MergePayload != nil {
+					ent.payload = e.cfg.MergePayload(ent.payload, ev.Payload)
+				}
+				if ent.has(flagMatch) {
+					e.relistMatch(ent)
+				}
 			}
 			return out
 		}
@@ -137,7 +142,7 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 			UsePayload:    ev.Payload,
 			ResultPayload: ent.payload,
 		}
-		ent.useTime = ev.Time
+		ent.useTime, ent.useSig = ev.Time, ev.Signal
 		e.waiting.remove(ent)
 		e.stats.Waiting--
 		if ent.has(flagAborted) {
@@ -167,6 +172,7 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 		toolName: e.name(ev.ToolName),
 		payload:  ev.Payload,
 		useTime:  ev.Time,
+		useSig:   ev.Signal,
 		deadline: now + int64(e.cfg.PairingTimeout),
 		state:    statePending,
 		step:     e.step(ev.Step),
@@ -310,7 +316,7 @@ func (e *Engine) pairPending(ent *entry, ev *Event, now int64) Resolution {
 		Outcome:    OutcomePaired,
 		Key:        ent.key(),
 		ToolName:   firstNonEmpty(ent.tool(), ev.ToolName),
-		UseTime:    earliest(ent.useTime, ev.Start),
+		UseTime:    earliest(e.useFor(ent, ev.Signal), ev.Start),
 		ResultTime: ev.Time,
 		UseRef:     -1,
 		UsePayload: ent.payload,

@@ -100,23 +100,109 @@ type Origin struct {
 	TraceID      pcommon.TraceID
 	SpanID       pcommon.SpanID
 	ParentSpanID pcommon.SpanID
+	// Also is the origin of the call's first announcing record of the other signal, when it
+	// was announced in both (its own Also is nil): an interrupted call then gets a synthetic
+	// record in each (specification section 3).
+	Also *Origin
 }
 
-// MarkResult writes the outcome of a result record on its attributes: toolpair.outcome,
-// and toolpair.call.duration_ms (ms) for a paired result or toolpair.interrupt.reason
-// (aborted) for a result that says its call was aborted.
-func MarkResult(attrs pcommon.Map, r *pairing.Resolution) {
-	// Room for both attributes in one exact allocation: appending the first would double a
+// ForSignal returns the origin of signal s among o and o.Also, or nil.
+func (o *Origin) ForSignal(s Signal) *Origin {
+	switch {
+	case o == nil:
+		return nil
+	case o.Signal == s:
+		return o
+	case o.Also != nil && o.Also.Signal == s:
+		return o.Also
+	}
+	return nil
+}
+
+// MergeOrigins is the engine's pairing.Config.MergePayload: a call announced by a record of
+// each signal keeps both origins (a copy of kept with Also set; kept itself, which other calls
+// of its record share, is not changed). Any other payload is kept as it is.
+func MergeOrigins(kept, repeated any) any {
+	k, ok := kept.(*Origin)
+	r, ok2 := repeated.(*Origin)
+	if !ok || !ok2 || k.Signal == r.Signal || k.Also != nil || r.Resource == nil {
+		return kept
+	}
+	c := *k
+	c.Also = r
+	return &c
+}
+
+// Mark gathers the outcomes of the calls one result record resolved, to write them on it once
+// (specification section 3): toolpair.outcome when every call the record resolved had the same
+// outcome (and reason), toolpair.call.duration_ms only when it resolved one call (a paired
+// one), toolpair.interrupt.reason with an aborted outcome, and toolpair.call.counted, the
+// number of calls this record counts (those whose first report it is), when not 0. The zero
+// Mark is empty.
+type Mark struct {
+	n          int
+	outcome    pairing.Outcome
+	reason     pairing.Reason
+	mixed      bool
+	durationMs int64
+	counted    int64
+}
+
+// Add adds the outcome r of one call the record resolved.
+func (m *Mark) Add(r *pairing.Resolution) {
+	if m.n > 0 && (r.Outcome != m.outcome || r.Reason != m.reason) {
+		m.mixed = true
+	}
+	m.n++
+	m.outcome, m.reason = r.Outcome, r.Reason
+	m.durationMs = r.DurationMs()
+	if Counts(r) {
+		m.counted++
+	}
+}
+
+// Empty reports whether no outcome was added.
+func (m *Mark) Empty() bool { return m.n == 0 }
+
+// Write writes the mark on a record's attributes.
+func (m *Mark) Write(attrs pcommon.Map) {
+	if m.n == 0 {
+		return
+	}
+	// Room for the attributes in one exact allocation: appending the first would double a
 	// record's attribute slice (most of the cost of marking, on records of 20 attributes).
-	attrs.EnsureCapacity(attrs.Len() + 2)
-	attrs.PutStr(AttrOutcome, r.Outcome.String())
-	switch r.Outcome {
+	attrs.EnsureCapacity(attrs.Len() + 3)
+	if m.counted > 0 {
+		attrs.PutInt(AttrCallCounted, m.counted)
+	}
+	if m.mixed {
+		return
+	}
+	attrs.PutStr(AttrOutcome, m.outcome.String())
+	switch m.outcome {
 	case pairing.OutcomePaired:
-		attrs.PutInt(AttrCallDurationMs, r.DurationMs())
+		if m.n == 1 {
+			attrs.PutInt(AttrCallDurationMs, m.durationMs)
+		}
 	case pairing.OutcomeInterrupted:
 		// Only an aborted result reaches here: the record says its call was aborted.
-		attrs.PutStr(AttrInterruptReason, r.Reason.String())
+		attrs.PutStr(AttrInterruptReason, m.reason.String())
 	}
+}
+
+// MarkResult writes the outcome r of the one call a result record resolved on its attributes
+// (see Mark).
+func MarkResult(attrs pcommon.Map, r *pairing.Resolution) {
+	var m Mark
+	m.Add(r)
+	m.Write(attrs)
+}
+
+// Counts reports whether the record of resolution r counts its call (toolpair.call.counted):
+// the call's first report (any outcome but a duplicate, on a result record), not a further
+// report of another source.
+func Counts(r *pairing.Resolution) bool {
+	return !r.Report && r.Outcome != pairing.OutcomeDuplicate
 }
 
 // SpanID returns the synthetic span ID of a call: the first 8 bytes of SHA-256 over the trace
@@ -168,8 +254,8 @@ func AppendSpan(td ptrace.Traces, r *pairing.Resolution, o *Origin, scopeName, s
 
 // AppendLog adds the synthetic log record of an interrupted call to ld, under a new resource
 // copied from the origin: event name toolpair.tool_call.interrupted, severity WARN, time the
-// interruption's EndTime, a one-line body without content.
-func AppendLog(ld plog.Logs, r *pairing.Resolution, o *Origin, scopeName, scopeVersion string, observed time.Time) {
+// interruption's EndTime, a one-line body without content. It returns the record added.
+func AppendLog(ld plog.Logs, r *pairing.Resolution, o *Origin, scopeName, scopeVersion string, observed time.Time) plog.LogRecord {
 	rl := ld.ResourceLogs().AppendEmpty()
 	o.Resource.Resource.CopyTo(rl.Resource())
 	sl := rl.ScopeLogs().AppendEmpty()
@@ -189,6 +275,7 @@ func AppendLog(ld plog.Logs, r *pairing.Resolution, o *Origin, scopeName, scopeV
 	}
 	lr.Body().SetStr(fmt.Sprintf("tool call %s (%s) interrupted: %s", r.Key.CallID, tool, r.Reason))
 	putSyntheticAttrs(lr.Attributes(), r, o)
+	return lr
 }
 
 func putSyntheticAttrs(attrs pcommon.Map, r *pairing.Resolution, o *Origin) {
