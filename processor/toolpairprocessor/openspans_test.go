@@ -126,6 +126,12 @@ func TestGoldenOpenInferenceAndOpenLLMetryCaptures(t *testing.T) {
 					}
 				}
 				want, ok := tt.calls[id]
+				if _, counted := s.Attributes().Get(synth.AttrCallCounted); !ok && !counted && outcome == "paired" {
+					// A chat span whose history repeats results the tool spans reported first:
+					// its source's first record of those calls, paired (specification
+					// section 2), without counting them.
+					continue
+				}
 				require.True(t, ok, "span %s marked %s for unknown call %q", s.Name(), outcome, id)
 				assert.Equal(t, want.resultSpan, s.Name(), id)
 				assert.Equal(t, want.outcome, outcome, id)
