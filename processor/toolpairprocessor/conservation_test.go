@@ -239,6 +239,13 @@ func consModel(sc *consScenario) consOut {
 		step    int // chat span record id for chat calls
 		// heldCompanion: the result held (st 2) is a companion record.
 		heldCompanion bool
+		// reported: the kinds of result record (sources) that reported the call; answered:
+		// the outcome of the report that resolved it ("" when closed without one); extra:
+		// the marks of further sources' records held with the held result (specification
+		// section 2: each source's first record of a call gets its own outcome).
+		reported map[consKind]bool
+		answered string
+		extra    []string
 	}
 	// suffix marks the outcome of a held companion record.
 	suffix := func(cs *callState) string {
@@ -282,9 +289,15 @@ func consModel(sc *consScenario) consOut {
 				case r.reject && (cs.st == 0 || cs.st == 2):
 					s.UsesSeen++
 					s.Rejected++
-					if cs.st == 2 { // its held result: a duplicate, as if it came after
+					if cs.st == 2 { // its held results: duplicates, as if they came after
 						out.results[c] = append(out.results[c], "duplicate"+suffix(cs))
 						s.Duplicate++
+						for _, m := range cs.extra {
+							out.results[c] = append(out.results[c], "duplicate"+m)
+							s.ResultsSeen++
+							s.Duplicate++
+						}
+						cs.extra = nil
 					}
 					cs.st = 3
 				case r.reject && cs.st == 1:
@@ -296,10 +309,15 @@ func consModel(sc *consScenario) consOut {
 					s.UsesSeen++
 					s.Paired++
 					out.results[c] = append(out.results[c], "paired"+suffix(cs))
-					cs.st = 3
+					for _, m := range cs.extra {
+						out.results[c] = append(out.results[c], "paired"+m)
+						s.Reports++
+					}
+					cs.extra = nil
+					cs.st, cs.answered = 3, "paired"
 				default:
 					s.UsesSeen++
-					*cs = callState{st: 1, useTime: useTime, step: r.id}
+					*cs = callState{st: 1, useTime: useTime, step: r.id, reported: map[consKind]bool{}}
 					if r.kind == consChat {
 						cs.step = int(binary.BigEndian.Uint64(r.spanID[:]))
 					}
@@ -309,20 +327,32 @@ func consModel(sc *consScenario) consOut {
 		for _, r := range append(results, companions...) {
 			c := r.calls[0]
 			cs := &st[c]
-			s.ResultsSeen++
+			if cs.reported == nil {
+				cs.reported = map[consKind]bool{}
+			}
 			mark := ""
 			if r.kind == consExecution {
 				mark = "/companion"
 			}
-			switch cs.st {
-			case 1:
+			first := !cs.reported[r.kind]
+			cs.reported[r.kind] = true
+			switch {
+			case cs.st == 1:
+				s.ResultsSeen++
 				s.Paired++
 				out.results[c] = append(out.results[c], "paired"+mark)
-				cs.st = 3
-			case 2, 3:
+				cs.st, cs.answered = 3, "paired"
+			case cs.st == 2 && first:
+				cs.extra = append(cs.extra, mark) // held with the held result
+			case cs.st == 3 && first && cs.answered != "":
+				s.Reports++
+				out.results[c] = append(out.results[c], cs.answered+mark)
+			case cs.st == 2, cs.st == 3:
+				s.ResultsSeen++
 				s.Duplicate++
 				out.results[c] = append(out.results[c], "duplicate"+mark)
 			default:
+				s.ResultsSeen++
 				cs.st = 2
 				cs.heldCompanion = r.kind == consExecution
 			}
@@ -358,13 +388,19 @@ func consModel(sc *consScenario) consOut {
 			for c := range st {
 				if st[c].st == 2 {
 					st[c].st = 3
+					outcome := "standalone"
 					if usesSeen[sc.calls[c].scope] {
-						out.results[c] = append(out.results[c], "orphan"+suffix(&st[c]))
+						outcome = "orphan"
 						s.Orphan++
 					} else {
-						out.results[c] = append(out.results[c], "standalone"+suffix(&st[c]))
 						s.Standalone++
 					}
+					out.results[c] = append(out.results[c], outcome+suffix(&st[c]))
+					for _, m := range st[c].extra {
+						out.results[c] = append(out.results[c], outcome+m)
+						s.Reports++
+					}
+					st[c].extra, st[c].answered = nil, outcome
 				}
 			}
 		}
@@ -377,7 +413,7 @@ func consModel(sc *consScenario) consOut {
 					out.synthetic[c] = append(out.synthetic[c], "expired")
 					s.Interrupted[pairing.ReasonExpired]++
 				case 3:
-					st[c].st = 0 // forgotten
+					st[c] = callState{} // forgotten
 				}
 			}
 		}
@@ -717,6 +753,7 @@ func (r *consRun) telemetryStats() (pairing.Stats, error) {
 		{"uses", func(v int64) { st.UsesSeen = uint64(v) }},
 		{"uses_repeated", func(v int64) { st.UsesRepeated = uint64(v) }},
 		{"results", func(v int64) { st.ResultsSeen = uint64(v) }},
+		{"reports", func(v int64) { st.Reports = uint64(v) }},
 		{"pending_calls", func(v int64) { st.Pending = int(v) }},
 		{"waiting_results", func(v int64) { st.Waiting = int(v) }},
 	} {

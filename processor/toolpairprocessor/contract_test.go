@@ -1262,6 +1262,7 @@ func TestContractS3SyntheticSpan(t *testing.T) {
 					"toolpair.synthetic":        true,
 					"toolpair.outcome":          "interrupted",
 					"toolpair.interrupt.reason": tt.reason,
+					"toolpair.call.counted":     int64(1),
 				}
 				if tt.scopeKey != "" {
 					v, _ := ctWith(ctChat(0, 0, 0, 0, 0), "gen_ai.conversation.id", "conv-1", "session.id", "s-9").attrs[tt.scopeKey].(string)
@@ -1339,6 +1340,7 @@ func TestContractS3SyntheticLogRecord(t *testing.T) {
 				"toolpair.synthetic":        true,
 				"toolpair.outcome":          "interrupted",
 				"toolpair.interrupt.reason": "expired",
+				"toolpair.call.counted":     int64(1),
 			}
 			for k, v := range tt.scope {
 				want[k] = v
@@ -1996,7 +1998,7 @@ func TestContractS8ClaudeCode(t *testing.T) {
 		assert.Equal(t, 2, n)
 		for _, s := range r.outSpans() {
 			if s.Name() == "claude_code.tool" {
-				assert.Equal(t, "duplicate", strAttr(s, "toolpair.outcome"), "the same result in the other signal, kept")
+				assert.Equal(t, "paired", strAttr(s, "toolpair.outcome"), "the same result in the other signal: its source's first record (section 2)")
 			}
 		}
 		r.checkConservation()

@@ -132,10 +132,9 @@ func TestGoldenGeminiCLISpans(t *testing.T) {
 
 // TestGeminiCLISpansAndLogs runs Gemini CLI's real normal capture, spans and logs, through one
 // component in both orders: the llm_call span and the operation details record announce the
-// same call (one use, the other a repeated use); it is paired once, on the first result
-// record to arrive (the tool_call span, or the next request's details record whose input
-// messages answer the call); the other is kept, marked duplicate when it is a result of its
-// own. Nothing is added or dropped.
+// same call (one use, the other a repeated use); it is counted once, and each source's first
+// record of its result (the tool_call span, the next request's history in the llm_call span and
+// in the details record) is paired. Nothing is added or dropped.
 func TestGeminiCLISpansAndLogs(t *testing.T) {
 	for _, logsFirst := range []bool{false, true} {
 		t.Run(map[bool]string{false: "traces_first", true: "logs_first"}[logsFirst], func(t *testing.T) {
@@ -164,10 +163,10 @@ func TestGeminiCLISpansAndLogs(t *testing.T) {
 					outcomes["log "+logAttr(lr, "event.name")] = o
 				}
 			}
-			want := map[string]string{"span tool_call": "paired"}
-			if logsFirst {
-				want = map[string]string{"log gen_ai.client.inference.operation.details": "paired", "span tool_call": "duplicate"}
-			}
+			// Each source's first record of the call is paired, in both orders (specification
+			// section 2): the tool_call span, and the next request's history in the llm_call
+			// span and in the details record.
+			want := map[string]string{"span tool_call": "paired", "span llm_call": "paired", "log gen_ai.client.inference.operation.details": "paired"}
 			assert.Equal(t, want, outcomes)
 		})
 	}
@@ -208,11 +207,13 @@ func TestGeminiCLIKilledCallGetsSpan(t *testing.T) {
 			// the call and every other record of the session; not the collector's clock.
 			assert.Equal(t, llm[0].EndTimestamp(), s.EndTimestamp())
 			assert.Greater(t, llm[0].EndTimestamp(), latestLogTime(ld))
-			if logsFirst {
-				assert.Len(t, syntheticLogs(b), 1)
-			} else {
-				assert.Empty(t, syntheticLogs(b))
-			}
+			// Announced in both signals: a synthetic record in each, in either order
+			// (section 3); the span counts the call.
+			require.Len(t, syntheticLogs(b), 1)
+			_, counted := syntheticLogs(b)[0].Attributes().Get(synth.AttrCallCounted)
+			assert.False(t, counted)
+			n, _ := s.Attributes().Get(synth.AttrCallCounted)
+			assert.Equal(t, int64(1), n.Int())
 		})
 	}
 }

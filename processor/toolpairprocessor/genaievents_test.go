@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
 
 // TestGeminiInferenceDetailsPair runs Gemini CLI's real normal capture (logs): the call
@@ -60,7 +62,8 @@ func TestGeminiInterruptedCall(t *testing.T) {
 
 // TestSemconvEventsEchoDoesNotDropTheToolSpan: a gen_ai.choice announces a call, its
 // execute_tool span resolves it, and the gen_ai.tool.message of the next request (history)
-// is an echo: ignored, never marked or dropped; the span is paired.
+// is its source's first record of the result: paired too, never dropped, and not counting
+// the call (specification section 2); the choice is not marked.
 func TestSemconvEventsEchoDoesNotDropTheToolSpan(t *testing.T) {
 	b := newBothPipelines(t, nil)
 	events := func(recs ...func(plog.LogRecord)) plog.Logs {
@@ -101,6 +104,9 @@ func TestSemconvEventsEchoDoesNotDropTheToolSpan(t *testing.T) {
 	logs := allLogs(b.lsink)
 	require.Len(t, logs, 2)
 	for _, lr := range logs {
-		assert.Empty(t, logAttr(lr, "toolpair.outcome"), lr.EventName())
+		want := map[string]string{"gen_ai.tool.message": "paired"}[lr.EventName()]
+		assert.Equal(t, want, logAttr(lr, "toolpair.outcome"), lr.EventName())
+		_, counted := lr.Attributes().Get(synth.AttrCallCounted)
+		assert.False(t, counted, "the span counts the call")
 	}
 }

@@ -261,5 +261,5 @@ func TestCrossSignalPairing(t *testing.T) {
 		}
 	}
 	require.Len(t, resultLogs, 1)
-	assert.Equal(t, "duplicate", logAttr(resultLogs[0], "toolpair.outcome"), "kept: it is the logs pipeline's only result record")
+	assert.Equal(t, "paired", logAttr(resultLogs[0], "toolpair.outcome"), "its source's first record of the call (section 2)")
 }

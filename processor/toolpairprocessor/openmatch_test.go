@@ -77,24 +77,24 @@ func TestOpenLLMetryToolSpanOrder(t *testing.T) {
 		{
 			name:    "each span in its own export, in the order they ended",
 			batches: func(s olSpans) []ptrace.Traces { return []ptrace.Traces{s.chat1, s.tool, s.chat2, s.agent} },
-			want:    map[string]string{"run_shell.tool": "paired"},
+			want:    map[string]string{"chat gpt-4.1-mini": "paired", "run_shell.tool": "paired"},
 		},
 		{
 			name: "all in one export",
 			batches: func(s olSpans) []ptrace.Traces {
 				return []ptrace.Traces{merge(s.chat1, s.tool, s.chat2, s.agent)}
 			},
-			want: map[string]string{"run_shell.tool": "paired"},
+			want: map[string]string{"chat gpt-4.1-mini": "paired", "run_shell.tool": "paired"},
 		},
 		{
 			name:    "the tool span before the chat span announcing its call",
 			batches: func(s olSpans) []ptrace.Traces { return []ptrace.Traces{s.tool, s.chat1, s.chat2, s.agent} },
-			want:    map[string]string{"run_shell.tool": "paired"},
+			want:    map[string]string{"chat gpt-4.1-mini": "paired", "run_shell.tool": "paired"},
 		},
 		{
 			name:    "the echoing chat span before the tool span",
 			batches: func(s olSpans) []ptrace.Traces { return []ptrace.Traces{s.chat1, s.chat2, s.tool, s.agent} },
-			want:    map[string]string{"chat gpt-4.1-mini": "paired", "run_shell.tool": "duplicate"},
+			want:    map[string]string{"chat gpt-4.1-mini": "paired", "run_shell.tool": "paired"},
 		},
 		{
 			name: "an export retry of the tool span",
@@ -103,7 +103,7 @@ func TestOpenLLMetryToolSpanOrder(t *testing.T) {
 				s.tool.CopyTo(retry)
 				return []ptrace.Traces{s.chat1, s.tool, retry, s.chat2, s.agent}
 			},
-			want: map[string]string{"run_shell.tool": "paired"},
+			want: map[string]string{"chat gpt-4.1-mini": "paired", "run_shell.tool": "paired"},
 		},
 	}
 	for _, tt := range tests {
@@ -445,7 +445,7 @@ func TestOpenLLMetryBeforeGenAI(t *testing.T) {
 		dialects []string
 		want     map[string]string
 	}{
-		{nil, map[string]string{"run_shell.tool": "paired"}},
+		{nil, map[string]string{"chat gpt-4.1-mini": "paired", "run_shell.tool": "paired"}},
 		{[]string{"genai"}, map[string]string{"chat gpt-4.1-mini": "paired"}},
 	} {
 		t.Run(strings.Join(append([]string{"dialects"}, tt.dialects...), "_"), func(t *testing.T) {

@@ -7,6 +7,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
 
 // TestEveryPairedCallMarked runs every real agent capture of testdata (traces, logs and
@@ -28,19 +31,25 @@ func TestEveryPairedCallMarked(t *testing.T) {
 			b.consumeCapture(t, dir)
 			b.advance(time.Minute)
 			b.shutdown()
+			// Section 3: the record that counts each paired call is marked paired with
+			// toolpair.call.counted; further sources' records are paired without it.
 			marked := 0
-			for _, s := range tracesOut(b) {
-				if strAttr(s, "toolpair.outcome") == "paired" {
-					marked++
+			count := func(attrs pcommon.Map) {
+				if o, _ := attrs.Get(synth.AttrOutcome); o.Str() != "paired" {
+					return
 				}
+				if n, ok := attrs.Get(synth.AttrCallCounted); ok {
+					marked += int(n.Int())
+				}
+			}
+			for _, s := range tracesOut(b) {
+				count(s.Attributes())
 			}
 			for _, lr := range allLogs(b.lsink) {
-				if logAttr(lr, "toolpair.outcome") == "paired" {
-					marked++
-				}
+				count(lr.Attributes())
 			}
 			paired := b.shared.engine.Stats().Paired
-			assert.Equal(t, int(paired), marked, "paired calls against records marked paired")
+			assert.Equal(t, int(paired), marked, "paired calls against the calls counted by records marked paired")
 			total += marked
 		})
 	}

@@ -50,7 +50,7 @@ import (
 const (
 	stateMagic = "TPST"
 	// stateVersion is the format version written. A blob of a newer version is discarded.
-	stateVersion = 2
+	stateVersion = 3
 )
 
 // Kinds of the activity section's items.

@@ -223,15 +223,34 @@ func decodeState(blob []byte, fp [8]byte, next nexts) (*savedState, error) {
 		}
 		switch c.State {
 		case pairing.CallPending:
-			c.Payload = decodeOrigin(r, resources, next)
+			c.Payload = withAlso(decodeOrigin(r, resources, next), decodeOrigin(r, resources, next))
 		case pairing.CallPendingHeld:
-			c.Payload = decodeOrigin(r, resources, next)
+			c.Payload = withAlso(decodeOrigin(r, resources, next), decodeOrigin(r, resources, next))
 			c.Companion = decodeHeld(r, next)
 		case pairing.CallWaiting:
 			c.Payload = decodeHeld(r, next)
 		case pairing.CallResolved:
 		default:
 			r.fail("call state")
+		}
+		c.UseSignal = r.byte()
+		c.SignalUseTimes = [2]int64{r.int(), r.int()}
+		if n := r.count(1); n > 0 {
+			c.Reporters = make([]uint8, n)
+		}
+		for j := range c.Reporters {
+			c.Reporters[j] = r.byte()
+		}
+		if n := r.count(4); n > 0 {
+			c.Reports = make([]pairing.ReportSnapshot, n)
+		}
+		for j := range c.Reports {
+			h := &c.Reports[j]
+			h.Source, h.Aborted, h.Time, h.Start = r.byte(), r.byte() == 1, r.int(), r.int()
+			h.Payload = decodeHeld(r, next)
+		}
+		if r.err != nil {
+			break
 		}
 	}
 	n := r.count(8)
@@ -325,6 +344,19 @@ func decodeNewOrigin(r *decoder, resources []*synth.Resource, next nexts) *synth
 		return nil // no pipeline of that signal any more: no synthetic record can be sent
 	}
 	return o
+}
+
+// withAlso returns the origin p with the other signal's origin also (Origin.Also), as a copy
+// (an origin is shared by the calls of its record); p when also is none or of p's signal.
+func withAlso(p, also any) any {
+	o, ok := p.(*synth.Origin)
+	a, ok2 := also.(*synth.Origin)
+	if !ok || !ok2 || a.Signal == o.Signal {
+		return p
+	}
+	c := *o
+	c.Also = a
+	return &c
 }
 
 func decodeHeld(r *decoder, next nexts) any {

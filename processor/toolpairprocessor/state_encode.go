@@ -62,10 +62,13 @@ func encodeState(st *savedState, fp [8]byte) ([]byte, error) {
 	resIdx := map[*synth.Resource]int{}
 	var resources []*synth.Resource
 	for i := range snap.Calls {
-		if o, ok := snap.Calls[i].Payload.(*synth.Origin); ok && o.Resource != nil {
-			if _, seen := resIdx[o.Resource]; !seen {
-				resIdx[o.Resource] = len(resources)
-				resources = append(resources, o.Resource)
+		o, _ := snap.Calls[i].Payload.(*synth.Origin)
+		for _, o := range []*synth.Origin{o, o.ForSignal(synth.Logs), o.ForSignal(synth.Traces)} {
+			if o != nil && o.Resource != nil {
+				if _, seen := resIdx[o.Resource]; !seen {
+					resIdx[o.Resource] = len(resources)
+					resources = append(resources, o.Resource)
+				}
 			}
 		}
 	}
@@ -136,11 +139,30 @@ func encodeState(st *savedState, fp [8]byte) ([]byte, error) {
 		switch c.State {
 		case pairing.CallPending:
 			encodeOrigin(w, c.Payload, resIdx)
+			encodeAlso(w, c.Payload, resIdx)
 		case pairing.CallPendingHeld:
 			encodeOrigin(w, c.Payload, resIdx)
+			encodeAlso(w, c.Payload, resIdx)
 			encodeHeld(w, c.Companion)
 		case pairing.CallWaiting:
 			encodeHeld(w, c.Payload)
+		}
+		// The call's sources and signals (specification section 2): its use signal, each
+		// signal's earliest use, further sources that reported it, records held with it.
+		w.byte(c.UseSignal)
+		w.int(c.SignalUseTimes[0])
+		w.int(c.SignalUseTimes[1])
+		w.uint(uint64(len(c.Reporters)))
+		for _, src := range c.Reporters {
+			w.byte(src)
+		}
+		w.uint(uint64(len(c.Reports)))
+		for _, h := range c.Reports {
+			w.byte(h.Source)
+			w.byte(boolByte(h.Aborted))
+			w.int(h.Time)
+			w.int(h.Start)
+			encodeHeld(w, h.Payload)
 		}
 	}
 	w.uint(uint64(len(snap.Activity)))
@@ -200,6 +222,16 @@ func encodeOrigin(w *encoder, p any, resIdx map[*synth.Resource]int) {
 	w.raw(o.TraceID[:])
 	w.raw(o.SpanID[:])
 	w.raw(o.ParentSpanID[:])
+}
+
+// encodeAlso writes the origin of the other signal of a call announced in both (Origin.Also),
+// or none.
+func encodeAlso(w *encoder, p any, resIdx map[*synth.Resource]int) {
+	var also any
+	if o, ok := p.(*synth.Origin); ok && o.Also != nil {
+		also = o.Also
+	}
+	encodeOrigin(w, also, resIdx)
 }
 
 func encodeHeld(w *encoder, p any) {

@@ -109,6 +109,7 @@ func newTelemetry(set component.TelemetrySettings, engine *pairing.Engine) (*tel
 		tb.RegisterProcessorToolpairUsesCallback(observe(func(s pairing.Stats) int64 { return int64(s.UsesSeen) })),
 		tb.RegisterProcessorToolpairUsesRepeatedCallback(observe(func(s pairing.Stats) int64 { return int64(s.UsesRepeated) })),
 		tb.RegisterProcessorToolpairResultsCallback(observe(func(s pairing.Stats) int64 { return int64(s.ResultsSeen) })),
+		tb.RegisterProcessorToolpairReportsCallback(observe(func(s pairing.Stats) int64 { return int64(s.Reports) })),
 		tb.RegisterProcessorToolpairPendingCallsCallback(observe(func(s pairing.Stats) int64 { return int64(s.Pending) })),
 		tb.RegisterProcessorToolpairWaitingResultsCallback(observe(func(s pairing.Stats) int64 { return int64(s.Waiting) })),
 		tb.RegisterProcessorToolpairOutcomesCallback(func(_ context.Context, o metric.Int64Observer) error {

@@ -32,6 +32,7 @@ type TelemetryBuilder struct {
 	ProcessorToolpairOutcomes                metric.Int64ObservableCounter
 	ProcessorToolpairPendingCalls            metric.Int64ObservableGauge
 	ProcessorToolpairRecordsUnrecognized     metric.Int64Counter
+	ProcessorToolpairReports                 metric.Int64ObservableCounter
 	ProcessorToolpairResults                 metric.Int64ObservableCounter
 	ProcessorToolpairSendFailed              metric.Int64Counter
 	ProcessorToolpairStateCheckpointDuration metric.Float64Histogram
@@ -78,6 +79,21 @@ func (builder *TelemetryBuilder) RegisterProcessorToolpairPendingCallsCallback(c
 		cb(ctx, &observerInt64{inst: builder.ProcessorToolpairPendingCalls, obs: o})
 		return nil
 	}, builder.ProcessorToolpairPendingCalls)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorToolpairReportsCallback sets callback for observable ProcessorToolpairReports metric.
+func (builder *TelemetryBuilder) RegisterProcessorToolpairReportsCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorToolpairReports, obs: o})
+		return nil
+	}, builder.ProcessorToolpairReports)
 	if err != nil {
 		return err
 	}
@@ -196,6 +212,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	builder.ProcessorToolpairRecordsUnrecognized, err = builder.meter.Int64Counter(
 		"otelcol_processor_toolpair_records_unrecognized",
 		metric.WithDescription("Records that no enabled dialect recognised as tool records, by `otel.signal` (passed through untouched). [Development]"),
+		metric.WithUnit("{records}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorToolpairReports, err = builder.meter.Int64ObservableCounter(
+		"otelcol_processor_toolpair_reports",
+		metric.WithDescription("Further reports (specification section 2), the result records of a source that had not reported a call already counted by another source's record (a tool span after its tool_result event, a request's history after the tool span), and the records of further sources held with a waiting result once released. Each is marked with its own outcome; none is counted in results or outcomes, so every call counts once. [Development]"),
 		metric.WithUnit("{records}"),
 	)
 	errs = errors.Join(errs, err)

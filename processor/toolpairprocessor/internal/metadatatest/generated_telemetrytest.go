@@ -83,6 +83,22 @@ func AssertEqualProcessorToolpairRecordsUnrecognized(t *testing.T, tt *component
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
+func AssertEqualProcessorToolpairReports(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_toolpair_reports",
+		Description: "Further reports (specification section 2), the result records of a source that had not reported a call already counted by another source's record (a tool span after its tool_result event, a request's history after the tool span), and the records of further sources held with a waiting result once released. Each is marked with its own outcome; none is counted in results or outcomes, so every call counts once. [Development]",
+		Unit:        "{records}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_toolpair_reports")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualProcessorToolpairResults(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_toolpair_results",

@@ -207,8 +207,7 @@ type Resolution struct {
 	// another source's record answered first (specification section 2). It carries its own
 	// outcome (paired, with ResultTime and its own UseTime; interrupted/aborted; or the
 	// orphan or standalone outcome of a call whose use was never seen) but the call was
-	// counted by the first report, not by this one. Also set on the records of further
-	// sources released as kept duplicates of a refused call.
+	// counted by the first report, not by this one.
 	Report bool
 }
 

@@ -793,10 +793,6 @@ func (r *propRun) report(res *Resolution) error {
 	}
 	switch res.Outcome {
 	case OutcomePaired, OutcomeOrphan, OutcomeStandalone:
-	case OutcomeDuplicate: // released with the held result of a refused call
-		if res.ResultPayload == nil || res.SameSource {
-			return fmt.Errorf("a duplicate further report that is not a released, kept record")
-		}
 	default:
 		return fmt.Errorf("a further report with outcome %s", res.Outcome)
 	}
@@ -1114,7 +1110,7 @@ func propModel(sc *propScenario) ([]Verdict, map[propOutcome]int) {
 				out[propOutcome{Key: k, Outcome: OutcomeRejected}]++
 				out[propOutcome{Key: k, Outcome: OutcomeDuplicate}]++
 				if n := heldReports[k]; n > 0 {
-					out[propOutcome{Key: k, Outcome: OutcomeDuplicate, Report: true}] += n
+					out[propOutcome{Key: k, Outcome: OutcomeDuplicate}] += n
 					delete(heldReports, k)
 				}
 			default:

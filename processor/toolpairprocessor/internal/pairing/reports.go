@@ -127,8 +127,9 @@ func (e *Engine) holdReport(ent *entry, ev *Event, held any) {
 
 // releaseReports releases the records held with ent (heldReports), whose call has just been
 // resolved by its held result: as further reports of the call (their own outcome when the use
-// arrived, at useTime; the held result's orphan or standalone otherwise), or as kept
-// duplicates when refused is set (the call was refused: see KindReject).
+// arrived, at useTime; the held result's orphan or standalone otherwise), or, when refused is
+// set (the call was refused: see KindReject), as kept duplicates counted as a result arriving
+// after the refusal would be.
 func (e *Engine) releaseReports(ent *entry, refused bool, out []Resolution) []Resolution {
 	hs, ok := e.heldReports[ent]
 	if !ok {
@@ -137,10 +138,15 @@ func (e *Engine) releaseReports(ent *entry, refused bool, out []Resolution) []Re
 	delete(e.heldReports, ent)
 	e.stats.HeldReports -= len(hs)
 	for _, h := range hs {
-		r := e.reportOf(ent, h.aborted, h.time, h.start, h.signal)
+		var r Resolution
 		if refused {
+			// As the record would be had it come after the refusal: a kept duplicate.
+			e.stats.ResultsSeen++
+			e.stats.Duplicate++
 			r = Resolution{Outcome: OutcomeDuplicate, Key: ent.key(), ToolName: ent.tool(), UseTime: ent.useTime,
-				ResultTime: h.time, UseRef: -1, ResultRef: -1, Report: true}
+				ResultTime: h.time, UseRef: -1, ResultRef: -1}
+		} else {
+			r = e.reportOf(ent, h.aborted, h.time, h.start, h.signal)
 		}
 		r.ResultPayload = h.payload
 		out = append(out, r)
