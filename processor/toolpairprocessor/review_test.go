@@ -73,7 +73,7 @@ func TestEchoThenToolSpanKeepsTheToolSpan(t *testing.T) {
 	pl.consume(batch(toolSpan(1, "c1", 1300))) // the tool span, exported late
 	got := toolSpans(pl.output())["c1"]
 	require.Len(t, got, 1, "the real result record is never dropped behind an echo")
-	assert.Equal(t, "duplicate", strAttr(got[0], "toolpair.outcome"))
+	assert.Equal(t, "paired", strAttr(got[0], "toolpair.outcome"), "its source's first record of the call (section 2)")
 }
 
 func TestRecordsAfterTheFirstPipelineShutdownAreReleased(t *testing.T) {

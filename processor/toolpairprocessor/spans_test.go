@@ -49,10 +49,8 @@ func TestClaudeCodeSpansAndLogs(t *testing.T) {
 					outcomes["tool_result"] = logAttr(lr, "toolpair.outcome")
 				}
 			}
-			want := map[string]string{"claude_code.tool": "paired", "claude_code.tool.execution": "duplicate", "tool_result": "duplicate"}
-			if logsFirst {
-				want = map[string]string{"claude_code.tool": "duplicate", "claude_code.tool.execution": "duplicate", "tool_result": "paired"}
-			}
+			// Section 2: each source's first record is paired, in either order.
+			want := map[string]string{"claude_code.tool": "paired", "claude_code.tool.execution": "paired", "tool_result": "paired"}
 			assert.Equal(t, want, outcomes)
 		})
 	}
@@ -109,7 +107,7 @@ func TestCodexToolSpanAndLogs(t *testing.T) {
 			marked[s.Name()] = o
 		}
 	}
-	assert.Equal(t, map[string]string{"exec_command": "duplicate"}, marked)
+	assert.Equal(t, map[string]string{"exec_command": "paired"}, marked, "its source's first record of the call (section 2)")
 	for _, lr := range logs {
 		if logAttr(lr, "event.name") == "codex.tool_result" {
 			assert.Equal(t, "paired", logAttr(lr, "toolpair.outcome"))

@@ -287,6 +287,7 @@ func TestInterruptedCallSyntheticSpan(t *testing.T) {
 			"toolpair.synthetic":        true,
 			"toolpair.outcome":          "interrupted",
 			"toolpair.interrupt.reason": "expired",
+			"toolpair.call.counted":     int64(1),
 		}, s.Attributes().AsRaw(), "no content is copied")
 		ids = append(ids, s.SpanID())
 		pl.shutdown()
