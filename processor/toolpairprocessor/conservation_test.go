@@ -222,6 +222,11 @@ type consOut struct {
 	// announced it, sorted.
 	synthetic map[int][]string
 	stats     pairing.Stats
+	// records: what each input record left with (outcome, reason and duration), by its id;
+	// counted: the calls the records count (toolpair.call.counted), by outcome. Filled by
+	// observe only.
+	records map[int64]string
+	counted map[string]int64
 }
 
 // consModel is the reference model: windows applied as sets. In a window, uses and
@@ -449,6 +454,12 @@ type consRun struct {
 }
 
 func consStart(t *testing.T, sc *consScenario) *consRun {
+	return consStartDelivery(t, sc, 0)
+}
+
+// consStartDelivery is consStart with the delivery order drawn from salt: the same scenario
+// delivered in another order (the records of each window shuffled and split otherwise).
+func consStartDelivery(t *testing.T, sc *consScenario, salt uint64) *consRun {
 	clock := newTestClock()
 	f := newFactoryWithClock(clock)
 	cfg := f.CreateDefaultConfig().(*Config)
@@ -456,7 +467,7 @@ func consStart(t *testing.T, sc *consScenario) *consRun {
 	cfg.PairingTimeout = consTimeout
 	cfg.Orphans, cfg.Duplicates = DispositionMark, DispositionMark
 	r := &consRun{
-		sc: sc, rng: rand.New(rand.NewPCG(sc.seed, 0xde11)), clock: clock,
+		sc: sc, rng: rand.New(rand.NewPCG(sc.seed, 0xde11^salt)), clock: clock,
 		tsink: new(consumertest.TracesSink), lsink: new(consumertest.LogsSink),
 		tel: componenttest.NewTelemetry(),
 	}
@@ -609,7 +620,8 @@ func (r *consRun) deliver() error {
 // observe reads what left the component and checks that every input record left exactly
 // once.
 func (r *consRun) observe() (consOut, error) {
-	out := consOut{results: map[int][]string{}, synthetic: map[int][]string{}, stats: r.shared.engine.Stats()}
+	out := consOut{results: map[int][]string{}, synthetic: map[int][]string{}, stats: r.shared.engine.Stats(),
+		records: map[int64]string{}, counted: map[string]int64{}}
 	callOf := map[string]int{}
 	for i, c := range r.sc.calls {
 		callOf[c.id] = i
@@ -618,6 +630,9 @@ func (r *consRun) observe() (consOut, error) {
 	var crossSignal []string
 	// visit reads one output record; companion says it is a claude_code.tool.execution span.
 	visit := func(a pcommon.Map, isTraces, companion bool) error {
+		if n, ok := a.Get(synth.AttrCallCounted); ok {
+			out.counted[attrString(a, synth.AttrOutcome)+"/"+attrString(a, synth.AttrInterruptReason)] += n.Int()
+		}
 		if v, ok := a.Get(synth.AttrSynthetic); ok && v.Bool() {
 			id, _ := a.Get("gen_ai.tool.call.id")
 			c, ok := callOf[id.Str()]
@@ -638,6 +653,7 @@ func (r *consRun) observe() (consOut, error) {
 			return fmt.Errorf("a record without %s", consRecAttr)
 		}
 		seen[rec.Int()]++
+		out.records[rec.Int()] = outcomeOf(a)
 		if o, ok := a.Get(synth.AttrOutcome); ok {
 			id, ok1 := a.Get("gen_ai.tool.call.id")
 			if !ok1 {
@@ -902,6 +918,43 @@ func TestConservationProperty(t *testing.T) {
 		sc := consGenerate(seed)
 		if err := consCheck(t, sc); err != nil {
 			t.Fatalf("%v\nrerun alone with: go test -run '^TestConservationProperty$' . -toolpair.seed=%d\n%s", err, seed, sc)
+		}
+	}
+}
+
+// TestOrderPropertyRandomSequences: each random sequence of the conservation property test is
+// delivered in three orders (its windows' records shuffled and split into batches differently,
+// spans and log records interleaved otherwise): every record leaves with the same outcome,
+// reason and duration, the records count the same calls (toolpair.call.counted), and the
+// counters end the same (specification section 2, arrival order).
+func TestOrderPropertyRandomSequences(t *testing.T) {
+	n := 2_000
+	if *toolpairLong {
+		n = 100_000
+	}
+	for i := range n {
+		seed := consBase + uint64(i)
+		sc := consGenerate(seed)
+		var first consOut
+		for salt := range uint64(3) {
+			r := consStartDelivery(t, sc, salt)
+			if err := r.deliver(); err != nil {
+				t.Fatal(err)
+			}
+			require.NoError(t, r.traces.Shutdown(context.Background()))
+			require.NoError(t, r.logs.Shutdown(context.Background()))
+			got, err := r.observe()
+			require.NoError(t, err)
+			_ = r.tel.Shutdown(context.Background())
+			if salt == 0 {
+				first = got
+				continue
+			}
+			msg := fmt.Sprintf("seed %d, delivery %d\n%s", seed, salt, sc)
+			require.Equal(t, first.records, got.records, msg)
+			require.Equal(t, first.counted, got.counted, msg)
+			got.stats.EchoesIgnored, first.stats.EchoesIgnored = 0, 0
+			require.Equal(t, first.stats, got.stats, msg)
 		}
 	}
 }
