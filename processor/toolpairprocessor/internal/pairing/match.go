@@ -186,46 +186,53 @@ func (e *Engine) unlistMatch(ent *entry) {
 }
 
 // matchResult applies a KindMatch result. It pairs the pending call of its scope with the
-// same Match whose use is the earliest. Without one, a resolved call listed under the Match
-// (the most recently resolved) makes it a duplicate: an export retry of a tool span, or the
-// tool span of a call that the next model request's history already resolved. Otherwise it
-// is held (the hold callback) for orphan_grace under its scope and Match, waiting for its
-// use, and settled as orphan or standalone when it cannot be held or its Match is 0 (then
-// nothing is remembered of it: a Match of 0 finds nothing).
+// same Match whose use is the earliest. Without one, the resolved call listed under the Match
+// (the most recently resolved) takes it as a further report when its source has not reported
+// that call (the tool span of a call that the next model request's history resolved), and as a
+// duplicate otherwise (an export retry of a tool span). Otherwise it is held (the hold
+// callback) for orphan_grace under its scope and Match, waiting for its use, and settled as
+// orphan or standalone when it cannot be held or its Match is 0 (then nothing is remembered of
+// it: a Match of 0 finds nothing).
 func (e *Engine) matchResult(ev *Event, now int64, hold func(*Event) any, out []Resolution) []Resolution {
-	e.stats.ResultsSeen++
 	ev.Verdict = VerdictResolved
 	sc := e.scopes[ev.Key.ScopeKey()]
+	var l *matchList
 	if sc != nil {
 		sc.saw(now, ev.Time)
-		if l := e.matches[matchKey{scope: sc, match: ev.Match}]; l != nil && ev.Match != 0 {
-			if n := l.pending.head; n != nil {
-				ent := n.ent
-				own(ev, ent)
-				dup, held := e.takeCompanion(ent)
-				r := e.pairPending(ent, ev, now)
-				r.ResultRef = ev.Ref
-				r.Matched = true
-				out = append(out, r)
-				if held {
-					out = append(out, dup)
-				}
-				return out
-			}
-			n := l.resolved.tail
-			if n == nil {
-				n = l.settled.tail
-			}
-			if n != nil {
-				own(ev, n.ent)
-				if n.ent.answered() && !e.reportedBy(n.ent, ev.Source) {
-					e.stats.ResultsSeen--
-					return append(out, e.report(n.ent, ev))
-				}
-				return append(out, e.duplicate(n.ent, ev))
-			}
+		if ev.Match != 0 {
+			l = e.matches[matchKey{scope: sc, match: ev.Match}]
 		}
 	}
+	if l != nil {
+		if n := l.pending.head; n != nil {
+			e.stats.ResultsSeen++
+			ent := n.ent
+			own(ev, ent)
+			dup, held := e.takeCompanion(ent)
+			r := e.pairPending(ent, ev, now)
+			r.ResultRef = ev.Ref
+			r.Matched = true
+			out = append(out, r)
+			if held {
+				out = append(out, dup)
+			}
+			return out
+		}
+		n := l.resolved.tail
+		if n != nil && n.ent.answered() && !e.reportedBy(n.ent, ev.Source) {
+			own(ev, n.ent)
+			return append(out, e.report(n.ent, ev))
+		}
+		if n == nil {
+			n = l.settled.tail
+		}
+		if n != nil {
+			e.stats.ResultsSeen++
+			own(ev, n.ent)
+			return append(out, e.duplicate(n.ent, ev))
+		}
+	}
+	e.stats.ResultsSeen++
 	var held any
 	if ev.Match != 0 {
 		held = callHold(hold, ev)
