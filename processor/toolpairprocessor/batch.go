@@ -160,7 +160,7 @@ func (b *recordBatch[D, R, N, S]) appendEvents(dst []pairing.Event, ref int32, k
 		case pairing.KindEcho:
 			// An echo is not a result record: a later result record of the same call is
 			// kept, marked duplicate, never dropped.
-			ev.Source = sourceGenAIEcho
+			ev.Source = dialect.SourceEcho
 		case pairing.KindUse, pairing.KindReject:
 			ev.Payload = origin
 		}

@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/registry"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/timeout"
@@ -132,13 +133,23 @@ func logStart(lr plog.LogRecord) int64 {
 	return end - ms*int64(time.Millisecond)
 }
 
-// transcriptFileScope is the scope of a transcript line that names no session (pi, OpenClaw):
-// the file it came from, log.file.path else log.file.name as the filelog receiver sets them
-// (specification section 8); "" when neither is set.
-func transcriptFileScope(attrs pcommon.Map) string {
-	for _, k := range [...]string{"log.file.path", "log.file.name"} {
-		if v, ok := fields.Get(attrs, k); ok && v.Str() != "" {
-			return v.Str()
+// fileScopes are the FileScope functions of the built-in dialects, in trial order.
+var fileScopes = func() []func(pcommon.Map) string {
+	var out []func(pcommon.Map) string
+	for _, e := range registry.Entries() {
+		if e.FileScope != nil {
+			out = append(out, e.FileScope)
+		}
+	}
+	return out
+}()
+
+// fileScope is the scope of a transcript timeout line that names none itself: the first a
+// built-in dialect's FileScope finds in attrs (the file the line came from); "" when none does.
+func fileScope(attrs pcommon.Map) string {
+	for _, fs := range fileScopes {
+		if scope := fs(attrs); scope != "" {
+			return scope
 		}
 	}
 	return ""

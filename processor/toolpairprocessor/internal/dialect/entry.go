@@ -1,0 +1,98 @@
+package dialect
+
+import (
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// Entry describes one built-in dialect: everything the processor knows of a source format
+// outside the dialect's own package. Each dialect package declares its Entry (entry.go), and
+// package registry lists them in the order they are tried. The processor names no agent
+// itself: its dialect tables, the anchor spans and the timeout classifier's vocabulary are
+// built from the entries.
+type Entry struct {
+	// Name is the dialect's configuration name, a value of the dialects key ("claude_code").
+	Name string
+	// Spans are the dialect's span rules, in the order they are tried (nil: no spans read).
+	Spans []Rule[ptrace.Span]
+	// Logs are the dialect's log record rules, in the order they are tried (nil: no log
+	// records read).
+	Logs []Rule[plog.LogRecord]
+	// Anchors are the names of the dialect's turn and model-call spans, under which a
+	// synthetic span of a call announced only in logs is put.
+	Anchors Anchors
+	// Operations are the names of the dialect's tool and model call records, for timeout
+	// classification (specification section 4).
+	Operations Operations
+	// LineScope, when not nil, returns the scope of a log record the dialect reads whatever
+	// its items (a transcript line's session or file) and the attribute it is reported
+	// under; ok is false when the record has none. Route mode routes a record without items
+	// by it.
+	LineScope func(lr plog.LogRecord) (attr, scope string, ok bool)
+	// FileScope, when not nil, returns the scope of a timeout line that names no scope
+	// itself (a pi or OpenClaw transcript line): the file it came from, read from the
+	// record's attributes; "" when they do not name one.
+	FileScope func(attrs pcommon.Map) string
+}
+
+// Rule is one way a dialect reads records of type R (ptrace.Span, plog.LogRecord): a
+// separate stream of results to the pairing engine, with a Source of its own.
+type Rule[R any] struct {
+	// Source tells the pairing engine which stream a result came from (pairing.Event.Source):
+	// a duplicate from another source than the result that resolved its call is kept. It is
+	// unique among the built-in rules, between 1 and SourceCustom-1, and never changes: the
+	// stored state (specification section 9) keeps it.
+	Source uint8
+	// Extract appends the tool calls of one record to f and reports whether the record
+	// belongs to the dialect (even when nothing usable was found).
+	Extract func(r R, f *Found) bool
+	// Late (spans): the record's events go to the engine after the other events of its
+	// batch (a companion result record, pairing.KindCompanion: handed over after its call's
+	// main result record of the same batch, it is settled at once instead of being held).
+	Late bool
+	// OwnScope: the rule gives its items a scope of their own (Item.Scope), which replaces the
+	// scope_attributes lookup.
+	OwnScope bool
+}
+
+// Anchors names the anchor spans of a dialect.
+type Anchors struct {
+	// TurnSpans are exact names of spans of one turn (Claude Code's claude_code.interaction).
+	TurnSpans []string
+	// TurnSpanPrefixes start the names of turn spans: the whole name, or the prefix followed
+	// by a space and more ("invoke_agent {gen_ai.agent.name}").
+	TurnSpanPrefixes []string
+	// ModelSpans are exact names of spans of one model request.
+	ModelSpans []string
+}
+
+// Operations names the tool and model call records of a dialect, for timeout classification.
+type Operations struct {
+	// ModelSpans are exact names of model call spans that carry no GenAI operation name.
+	ModelSpans []string
+	// ToolSpans are exact names of tool call spans that carry no GenAI operation name.
+	ToolSpans []string
+	// ToolSpanPrefixes start the names of tool call spans (a tool span and its children).
+	ToolSpanPrefixes []string
+	// ModelOperations are values of gen_ai.operation.name, outside the semantic conventions,
+	// that name a model call.
+	ModelOperations []string
+	// ModelEvents and ToolEvents are log event names (OTLP EventName, event.name or a string
+	// body) of model call and tool call records.
+	ModelEvents, ToolEvents []string
+	// CompactionSpans and CompactionEvents are names of context compaction spans and log
+	// events: the defaults of timeout_classification.compaction_span_names and
+	// compaction_event_names, each matched as the whole name.
+	CompactionSpans, CompactionEvents []string
+}
+
+// Sources shared by every dialect.
+const (
+	// SourceEcho is the Source of every echo item (pairing.KindEcho), whatever its dialect: a
+	// result repeated as history in a later model request.
+	SourceEcho uint8 = 5
+	// SourceCustom is the first Source above the built-in ones: custom dialects take theirs
+	// from it up.
+	SourceCustom uint8 = 128
+)

@@ -1,0 +1,16 @@
+package openinference
+
+import (
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+)
+
+// SourceSpan is the Source of OpenInference's result stream, its spans (dialect.Rule.Source).
+const SourceSpan uint8 = 13
+
+// Entry describes the openinference dialect for package registry: its spans.
+var Entry = dialect.Entry{
+	Name:  Name,
+	Spans: []dialect.Rule[ptrace.Span]{{Source: SourceSpan, Extract: ExtractSpan}},
+}

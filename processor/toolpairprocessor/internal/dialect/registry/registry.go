@@ -1,0 +1,58 @@
+// Package registry lists the built-in dialects (specification section 8), each described by
+// the dialect.Entry its own package declares, in the order the processor tries them on a
+// record: the first dialect whose rule claims a record reads it.
+package registry
+
+import (
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/aisdk"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/claudecode"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/codex"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/geminicli"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/genai"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/genaievents"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/openinference"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/openllmetry"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/transcript"
+)
+
+// builtin lists the built-in dialects in trial order. Spans: the vendor dialects before
+// genai, whose execute_tool and invoke_agent rules would also match Claude Code's spans, whose
+// chat history rule would also match Gemini CLI's, and whose chat span rule would read
+// OpenLLMetry's chat spans without the match hashes its tool spans need. Log records:
+// gemini_cli before genai_events, which would also read Gemini CLI's operation details events.
+var builtin = []*dialect.Entry{
+	&claudecode.Entry,
+	&codex.Entry,
+	&geminicli.Entry,
+	&aisdk.Entry,
+	&openinference.Entry,
+	&openllmetry.Entry,
+	&genai.Entry,
+	&genaievents.Entry,
+	&transcript.Entry,
+}
+
+// Entries returns the built-in dialects in trial order. The entries are shared: callers must
+// not change them.
+func Entries() []*dialect.Entry { return builtin }
+
+// Names returns the configuration names of the built-in dialects, in trial order: the values
+// the dialects key accepts.
+func Names() []string {
+	names := make([]string, len(builtin))
+	for i, e := range builtin {
+		names[i] = e.Name
+	}
+	return names
+}
+
+// Lookup returns the built-in dialect of configuration name name, or nil when there is none.
+func Lookup(name string) *dialect.Entry {
+	for _, e := range builtin {
+		if e.Name == name {
+			return e
+		}
+	}
+	return nil
+}
