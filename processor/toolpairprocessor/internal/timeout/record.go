@@ -10,6 +10,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/registry"
 )
 
 // Record is what classification needs of one span or log record.
@@ -218,46 +219,39 @@ func (n *Names) Span(s ptrace.Span) Record {
 	return r
 }
 
-// toolSpanNames are spans of one tool call that carry no GenAI operation name: the Vercel
-// AI SDK v6 ai.toolCall, OpenClaw's diagnostics spans (docs/gateway/opentelemetry of
-// OpenClaw 2026.9).
-var toolSpanNames = map[string]bool{
-	"ai.toolCall":             true,
-	"openclaw.tool.execution": true,
-	"openclaw.exec":           true,
-}
+// builtin are the operation names of the built-in dialects (dialect.Entry.Operations).
+var builtin = registry.Operations()
 
-// modelSpanNames are model call spans that carry no GenAI operation name: Claude Code's
-// claude_code.llm_request (beta tracing), Codex's codex.sampling, Gemini CLI's llm_call
-// (its gen_ai.operation.name is llm_call), the Vercel AI SDK v6 provider-call spans, and
-// OpenClaw's openclaw.model.call.
-var modelSpanNames = map[string]bool{
-	"claude_code.llm_request":      true,
-	"codex.sampling":               true,
-	"llm_call":                     true,
-	"ai.generateText.doGenerate":   true,
-	"ai.streamText.doStream":       true,
-	"ai.generateObject.doGenerate": true,
-	"ai.streamObject.doStream":     true,
-	"openclaw.model.call":          true,
-}
+// toolSpanNames are spans of one tool call that carry no GenAI operation name (the Vercel AI
+// SDK v6's, OpenClaw's diagnostics spans, ...), and toolSpanPrefixes start the names of tool
+// spans and their children (Claude Code's).
+var (
+	toolSpanNames    = nameSet(builtin.ToolSpans)
+	toolSpanPrefixes = builtin.ToolSpanPrefixes
+)
 
-// modelOperation reports whether op is the GenAI operation name of a model call (semconv
-// v1.37.0 gen_ai.operation.name, and Gemini CLI's llm_call).
-func modelOperation(op string) bool {
-	switch op {
-	case "chat", "text_completion", "generate_content", "embeddings", "llm_call":
-		return true
+// modelSpanNames are model call spans that carry no GenAI operation name (Claude Code's,
+// Codex's, Gemini CLI's, the Vercel AI SDK v6 provider-call spans, OpenClaw's, ...).
+var modelSpanNames = nameSet(builtin.ModelSpans)
+
+// modelOperations are the GenAI operation names of a model call: semconv v1.37.0
+// gen_ai.operation.name, and those the built-in dialects add.
+var modelOperations = nameSet(append([]string{"chat", "text_completion", "generate_content", "embeddings"}, builtin.ModelOperations...))
+
+// modelOperation reports whether op is the GenAI operation name of a model call.
+func modelOperation(op string) bool { return modelOperations[op] }
+
+// nameSet is the set of names.
+func nameSet(names []string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
 	}
-	return false
+	return m
 }
-
-// claudeToolPrefix starts the names of Claude Code's tool spans (claude_code.tool and its
-// children).
-const claudeToolPrefix = "claude_code.tool"
 
 func (n *Names) spanKind(name string, sc *scan) Kind {
-	nk := n.spanKinds.kind(name) // compaction, modelSpanNames, toolSpanNames, claudeToolPrefix
+	nk := n.spanKinds.kind(name) // compaction, modelSpanNames, toolSpanNames, toolSpanPrefixes
 	switch {
 	case nk == KindCompaction:
 		return KindCompaction
@@ -280,32 +274,12 @@ func (n *Names) spanKind(name string, sc *scan) Kind {
 	return KindOther
 }
 
-// Log event names by kind. Claude Code's events also arrive as event.name without the
-// claude_code. prefix; the body or EventName then carries the prefixed form, which is what
-// is matched.
+// Log event names by kind, of the built-in dialects (dialect.Operations.ModelEvents and
+// ToolEvents). Claude Code's events also arrive as event.name without their prefix; the body
+// or EventName then carries the prefixed form, which is what is matched.
 var (
-	modelEvents = map[string]bool{
-		"claude_code.api_request":                   true,
-		"claude_code.api_error":                     true,
-		"claude_code.api_retries_exhausted":         true,
-		"codex.api_request":                         true,
-		"codex.sse_event":                           true,
-		"codex.websocket_request":                   true,
-		"codex.websocket_event":                     true,
-		"gemini_cli.api_request":                    true,
-		"gemini_cli.api_response":                   true,
-		"gemini_cli.api_error":                      true,
-		"gen_ai.client.inference.operation.details": true,
-		"gen_ai.choice":                             true,
-	}
-	toolEvents = map[string]bool{
-		"claude_code.tool_result":   true,
-		"claude_code.tool_decision": true,
-		"codex.tool_result":         true,
-		"codex.tool_decision":       true,
-		"gemini_cli.tool_call":      true,
-		"gen_ai.tool.message":       true,
-	}
+	modelEvents = nameSet(builtin.ModelEvents)
+	toolEvents  = nameSet(builtin.ToolEvents)
 )
 
 // eventKind is the kind a log event name says: a compaction event (configured), else a

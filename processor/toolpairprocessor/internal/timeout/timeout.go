@@ -174,7 +174,7 @@ func Classify(k Kind, f pairing.InFlight) Phase {
 type Names struct {
 	spans, events patterns
 	// spanKinds and eventKinds say what a span name (compaction, modelSpanNames,
-	// toolSpanNames, the claude_code.tool prefix) and a log event name (compaction,
+	// toolSpanNames, toolSpanPrefixes) and a log event name (compaction,
 	// modelEvents, toolEvents) make of a record, a compaction name first.
 	spanKinds, eventKinds *nameKinds
 }
@@ -195,8 +195,8 @@ func NewNames(spanPatterns, eventPatterns []string) (*Names, error) {
 	if n.events, err = compile(eventPatterns); err != nil {
 		return nil, err
 	}
-	n.spanKinds = newNameKinds(n.spans, kinds(modelSpanNames, toolSpanNames), claudeToolPrefix)
-	n.eventKinds = newNameKinds(n.events, kinds(modelEvents, toolEvents), "")
+	n.spanKinds = newNameKinds(n.spans, kinds(modelSpanNames, toolSpanNames), toolSpanPrefixes)
+	n.eventKinds = newNameKinds(n.events, kinds(modelEvents, toolEvents), nil)
 	return n, nil
 }
 

@@ -56,3 +56,22 @@ func Lookup(name string) *dialect.Entry {
 	}
 	return nil
 }
+
+// Operations returns the operation names of every built-in dialect (dialect.Entry.Operations)
+// together, each list in trial order: what timeout classification knows of the agents'
+// records.
+func Operations() dialect.Operations {
+	var ops dialect.Operations
+	for _, e := range builtin {
+		o := &e.Operations
+		ops.ModelSpans = append(ops.ModelSpans, o.ModelSpans...)
+		ops.ToolSpans = append(ops.ToolSpans, o.ToolSpans...)
+		ops.ToolSpanPrefixes = append(ops.ToolSpanPrefixes, o.ToolSpanPrefixes...)
+		ops.ModelOperations = append(ops.ModelOperations, o.ModelOperations...)
+		ops.ModelEvents = append(ops.ModelEvents, o.ModelEvents...)
+		ops.ToolEvents = append(ops.ToolEvents, o.ToolEvents...)
+		ops.CompactionSpans = append(ops.CompactionSpans, o.CompactionSpans...)
+		ops.CompactionEvents = append(ops.CompactionEvents, o.CompactionEvents...)
+	}
+	return ops
+}
