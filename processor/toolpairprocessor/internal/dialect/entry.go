@@ -81,10 +81,31 @@ type Operations struct {
 	// ModelEvents and ToolEvents are log event names (OTLP EventName, event.name or a string
 	// body) of model call and tool call records.
 	ModelEvents, ToolEvents []string
+	// KindAttribute, when its Key is set, is a span attribute whose value says what operation
+	// a span is, ranked with gen_ai.operation.name (above the span's name).
+	KindAttribute KindAttribute
+	// ToolKindAttribute, when its Key is set, is a span attribute whose value (one of its
+	// Tool values) says a span is a tool call, ranked below KindAttribute and above
+	// ModelAttributes and the span's name.
+	ToolKindAttribute KindAttribute
+	// ModelAttributes are span attributes whose presence says a span is a model call, ranked
+	// with ModelSpans.
+	ModelAttributes []string
+	// CallIDAttributes are span attributes that carry a tool call ID: a span carrying one,
+	// that nothing else says the kind of, is part of running a tool call.
+	CallIDAttributes []string
 	// CompactionSpans and CompactionEvents are names of context compaction spans and log
 	// events: the defaults of timeout_classification.compaction_span_names and
 	// compaction_event_names, each matched as the whole name.
 	CompactionSpans, CompactionEvents []string
+}
+
+// KindAttribute is a span attribute whose string value says what operation a span is.
+type KindAttribute struct {
+	// Key is the attribute's name.
+	Key string
+	// Tool and Model are the values that say a tool call and a model call.
+	Tool, Model []string
 }
 
 // Sources shared by every dialect.

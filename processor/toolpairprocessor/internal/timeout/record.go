@@ -51,16 +51,9 @@ const (
 	keyError = "error"
 	// keyErrorClass is Claude Code's error_class (api_timeout, server_overload, ShellError).
 	keyErrorClass = "error_class"
-	// keyOpenInferenceKind is OpenInference's span kind (TOOL, LLM, ...).
-	keyOpenInferenceKind = "openinference.span.kind"
 	// keyDurationMs is the duration_ms of Claude Code, Codex and Gemini CLI events (ms, an
 	// int or a decimal string).
 	keyDurationMs = "duration_ms"
-	// keyTraceloopKind is OpenLLMetry's span kind (workflow, task, agent, tool).
-	keyTraceloopKind = "traceloop.span.kind"
-	// keyLLMRequestType is OpenLLMetry's llm.request.type (chat, completion, embedding), set
-	// on its model call spans.
-	keyLLMRequestType = "llm.request.type"
 	// keyEventName is the event.name attribute (Claude Code, Codex, Gemini CLI).
 	keyEventName = "event.name"
 	// eventException is the span event name of a recorded exception (semconv).
@@ -73,7 +66,10 @@ type scan struct {
 	// timeouts has bit timeoutBit(k) set when the last occurrence of key k says the record
 	// timed out.
 	timeouts uint16
-	// kind hints of spans
+	// kind hints of spans: gen_ai.operation.name; the value of a dialect's kind attribute
+	// (dialect.Operations.KindAttribute: OpenInference's span kind); whether a tool kind
+	// attribute says tool (ToolKindAttribute: OpenLLMetry's span kind); whether a model
+	// attribute (OpenLLMetry's llm.request.type) or a call ID attribute is present.
 	op, openInference string
 	traceloopTool     bool
 	llmRequest        bool
@@ -108,21 +104,64 @@ func (sc *scan) setTimeout(k string, timedOut bool) {
 	}
 }
 
-// scannedKeys are the attribute keys scanAttrs reads: those scan.read has a case for
-// (TestScannedKeysMatchRead checks that the two lists agree).
+// scannedKeys are the attribute keys scanAttrs reads by name: those scan.read has a case for
+// (TestScannedKeysMatchRead checks that the two lists agree). It also reads the keys of
+// dialectKeys, in the switch's default case.
 var scannedKeys = []string{
 	keyErrorType, keyExceptionType, keyHTTPStatus, keyHTTPStatusOld, keyStatusCode,
 	keyErrorMessage, keyError, keyErrorClass, keyExceptionMessage, keyOperation,
-	keyOpenInferenceKind, keyTraceloopKind, keyLLMRequestType, keyToolCallID,
-	"gen_ai.tool.call_id", "call_id", "tool_use_id", "ai.toolCall.id", keyEventName, keyDurationMs,
+	keyToolCallID, keyEventName, keyDurationMs,
 }
 
-// keyFilter has, at index l, bit b&31 set for each first byte b of a scanned key of length l:
-// most keys of a record are told apart from the scanned ones by their length and first byte,
-// without comparing strings.
+// Roles of the span attributes the built-in dialects declare (dialect.Operations).
+const (
+	roleKind     uint8 = iota + 1 // KindAttribute: its value, in scan.openInference
+	roleToolKind                  // ToolKindAttribute: whether its value is a Tool value
+	roleModel                     // ModelAttributes: present
+	roleCallID                    // CallIDAttributes: present
+)
+
+// dialectKeys maps the span attributes the built-in dialects declare to their role; kindTools,
+// kindModels and toolKinds are the values of their kind attributes that say a tool or a model
+// call. A key scan.read has a case for keeps that case.
+var dialectKeys, kindTools, kindModels, toolKinds = func() (keys map[string]uint8, tools, models, toolKind map[string]bool) {
+	keys = map[string]uint8{}
+	tools, models, toolKind = map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, a := range builtinKinds {
+		keys[a.Key] = roleKind
+		for _, v := range a.Tool {
+			tools[v] = true
+		}
+		for _, v := range a.Model {
+			models[v] = true
+		}
+	}
+	for _, a := range builtinToolKinds {
+		keys[a.Key] = roleToolKind
+		for _, v := range a.Tool {
+			toolKind[v] = true
+		}
+	}
+	for _, k := range builtin.ModelAttributes {
+		keys[k] = roleModel
+	}
+	for _, k := range builtin.CallIDAttributes {
+		keys[k] = roleCallID
+	}
+	return keys, tools, models, toolKind
+}()
+
+// keyFilter has, at index l, bit b&31 set for each first byte b of a scanned key or dialect
+// key of length l: most keys of a record are told apart from the scanned ones by their length
+// and first byte, without comparing strings.
 var keyFilter = func() (f [32]uint32) {
 	for _, k := range scannedKeys {
 		f[len(k)] |= 1 << (k[0] & 31)
+	}
+	for k := range dialectKeys {
+		if k != "" && len(k) < len(f) {
+			f[len(k)] |= 1 << (k[0] & 31)
+		}
 	}
 	return f
 }()
@@ -155,13 +194,7 @@ func (sc *scan) read(k string, v pcommon.Value) {
 		sc.setTimeout(k, v.Type() == pcommon.ValueTypeStr && Message(v.Str()))
 	case keyOperation:
 		sc.op = str(v)
-	case keyOpenInferenceKind:
-		sc.openInference = str(v)
-	case keyTraceloopKind:
-		sc.traceloopTool = str(v) == "tool"
-	case keyLLMRequestType:
-		sc.llmRequest = true
-	case keyToolCallID, "gen_ai.tool.call_id", "call_id", "tool_use_id", "ai.toolCall.id":
+	case keyToolCallID:
 		sc.callID = true
 	case keyEventName:
 		if v.Type() == pcommon.ValueTypeStr {
@@ -169,6 +202,22 @@ func (sc *scan) read(k string, v pcommon.Value) {
 		}
 	case keyDurationMs:
 		sc.durationMs, sc.hasDur = v, true
+	default:
+		sc.readDialectKey(k, v)
+	}
+}
+
+// readDialectKey notes what attribute k, v says when k is a dialect key (dialectKeys).
+func (sc *scan) readDialectKey(k string, v pcommon.Value) {
+	switch dialectKeys[k] {
+	case roleKind:
+		sc.openInference = str(v)
+	case roleToolKind:
+		sc.traceloopTool = toolKinds[str(v)]
+	case roleModel:
+		sc.llmRequest = true
+	case roleCallID:
+		sc.callID = true
 	}
 }
 
@@ -219,8 +268,9 @@ func (n *Names) Span(s ptrace.Span) Record {
 	return r
 }
 
-// builtin are the operation names of the built-in dialects (dialect.Entry.Operations).
-var builtin = registry.Operations()
+// builtin are the operation names of the built-in dialects (dialect.Entry.Operations), and
+// their kind and tool kind attributes.
+var builtin, builtinKinds, builtinToolKinds = registry.Operations()
 
 // toolSpanNames are spans of one tool call that carry no GenAI operation name (the Vercel AI
 // SDK v6's, OpenClaw's diagnostics spans, ...), and toolSpanPrefixes start the names of tool
@@ -255,9 +305,9 @@ func (n *Names) spanKind(name string, sc *scan) Kind {
 	switch {
 	case nk == KindCompaction:
 		return KindCompaction
-	case sc.op == "execute_tool", sc.openInference == "TOOL":
+	case sc.op == "execute_tool", kindTools[sc.openInference]:
 		return KindTool
-	case modelOperation(sc.op), sc.openInference == "LLM", sc.openInference == "EMBEDDING":
+	case modelOperation(sc.op), kindModels[sc.openInference]:
 		return KindModel
 	case sc.traceloopTool:
 		return KindTool

@@ -16,7 +16,8 @@ var Entry = dialect.Entry{
 	Name:  Name,
 	Spans: []dialect.Rule[ptrace.Span]{{Source: SourceSpan, Extract: ExtractSpan}},
 	Operations: dialect.Operations{
-		ModelSpans: []string{opDoGenerate, opDoStream, "ai.generateObject.doGenerate", "ai.streamObject.doStream"},
-		ToolSpans:  []string{opToolCall},
+		ModelSpans:       []string{opDoGenerate, opDoStream, "ai.generateObject.doGenerate", "ai.streamObject.doStream"},
+		ToolSpans:        []string{opToolCall},
+		CallIDAttributes: []string{attrToolCallID},
 	},
 }

@@ -28,7 +28,8 @@ var Entry = dialect.Entry{
 		ModelSpans: []string{SpanLLMRequest},
 	},
 	Operations: dialect.Operations{
-		ModelSpans: []string{SpanLLMRequest},
+		ModelSpans:       []string{SpanLLMRequest},
+		CallIDAttributes: []string{attrToolUseID},
 		// SpanTool and its children (SpanToolExecution, claude_code.tool.blocked_on_user).
 		ToolSpanPrefixes: []string{SpanTool},
 		// The events also arrive as event.name without the prefix; the body or EventName then

@@ -26,8 +26,10 @@ var Entry = dialect.Entry{
 	Logs:    []dialect.Rule[plog.LogRecord]{{Source: SourceLog, Extract: ExtractLog}},
 	Anchors: dialect.Anchors{ModelSpans: []string{spanSampling}},
 	Operations: dialect.Operations{
-		ModelSpans:  []string{spanSampling},
-		ModelEvents: []string{"codex.api_request", "codex.sse_event", "codex.websocket_request", "codex.websocket_event"},
-		ToolEvents:  []string{"codex.tool_result", "codex.tool_decision"},
+		ModelSpans: []string{spanSampling},
+		// The span named after the tool, and its children, carry call_id.
+		CallIDAttributes: []string{"call_id"},
+		ModelEvents:      []string{"codex.api_request", "codex.sse_event", "codex.websocket_request", "codex.websocket_event"},
+		ToolEvents:       []string{"codex.tool_result", "codex.tool_decision"},
 	},
 }

@@ -40,6 +40,8 @@ var Entry = dialect.Entry{
 		ModelSpans:      []string{opLLMCall},
 		ToolSpans:       []string{qwenSpanToolExecution},
 		ModelOperations: []string{opLLMCall},
+		// Gemini CLI's tool_call span.
+		CallIDAttributes: []string{attrToolCallID},
 		ModelEvents: []string{eventAPIRequest, "gemini_cli.api_response", "gemini_cli.api_error",
 			qwenEventAPIRequest, qwenPrefix + "api_response", qwenPrefix + "api_error"},
 		ToolEvents: []string{"gemini_cli.tool_call", qwenEventToolCall},

@@ -59,11 +59,19 @@ func Lookup(name string) *dialect.Entry {
 
 // Operations returns the operation names of every built-in dialect (dialect.Entry.Operations)
 // together, each list in trial order: what timeout classification knows of the agents'
-// records.
-func Operations() dialect.Operations {
-	var ops dialect.Operations
+// records. KindAttributes and ToolKindAttributes are the dialects' KindAttribute and
+// ToolKindAttribute that are set.
+func Operations() (ops dialect.Operations, kindAttributes, toolKindAttributes []dialect.KindAttribute) {
 	for _, e := range builtin {
 		o := &e.Operations
+		if o.KindAttribute.Key != "" {
+			kindAttributes = append(kindAttributes, o.KindAttribute)
+		}
+		if o.ToolKindAttribute.Key != "" {
+			toolKindAttributes = append(toolKindAttributes, o.ToolKindAttribute)
+		}
+		ops.ModelAttributes = append(ops.ModelAttributes, o.ModelAttributes...)
+		ops.CallIDAttributes = append(ops.CallIDAttributes, o.CallIDAttributes...)
 		ops.ModelSpans = append(ops.ModelSpans, o.ModelSpans...)
 		ops.ToolSpans = append(ops.ToolSpans, o.ToolSpans...)
 		ops.ToolSpanPrefixes = append(ops.ToolSpanPrefixes, o.ToolSpanPrefixes...)
@@ -73,5 +81,5 @@ func Operations() dialect.Operations {
 		ops.CompactionSpans = append(ops.CompactionSpans, o.CompactionSpans...)
 		ops.CompactionEvents = append(ops.CompactionEvents, o.CompactionEvents...)
 	}
-	return ops
+	return ops, kindAttributes, toolKindAttributes
 }
