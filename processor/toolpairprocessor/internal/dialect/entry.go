@@ -94,6 +94,12 @@ type Operations struct {
 	// CallIDAttributes are span attributes that carry a tool call ID: a span carrying one,
 	// that nothing else says the kind of, is part of running a tool call.
 	CallIDAttributes []string
+	// StatusAttributes are attributes holding an HTTP status code (an int or its decimal
+	// string): 408 or 504 says the record timed out.
+	StatusAttributes []string
+	// ErrorAttributes are attributes holding an error text: one matching the timeout message
+	// pattern says the record timed out.
+	ErrorAttributes []string
 	// CompactionSpans and CompactionEvents are names of context compaction spans and log
 	// events: the defaults of timeout_classification.compaction_span_names and
 	// compaction_event_names, each matched as the whole name.

@@ -37,10 +37,37 @@ func TestDialectKeys(t *testing.T) {
 		case roleCallID:
 			m.PutStr(k, "c1")
 			want = KindTool
+		case roleStatus, roleError:
+			continue // TestTimeoutKeys
 		default:
 			t.Fatalf("%s has no role", k)
 		}
 		sc := scanAttrs(m)
 		assert.Equal(t, want, n.spanKind("span", &sc), k)
+	}
+}
+
+// TestTimeoutKeys: each timeout key has a bit of scan.timeouts of its own, and a dialect's
+// status and error attributes say timeout as the conventions' do.
+func TestTimeoutKeys(t *testing.T) {
+	assert.LessOrEqual(t, len(timeoutKeys), 16)
+	for i, k := range timeoutKeys {
+		assert.Equal(t, i, slices.Index(timeoutKeys, k), k)
+	}
+	for k, role := range dialectKeys {
+		m := pcommon.NewMap()
+		switch role {
+		case roleStatus:
+			m.PutInt(k, 504)
+		case roleError:
+			m.PutStr(k, "request timed out")
+		default:
+			continue
+		}
+		sc := scanAttrs(m)
+		assert.True(t, sc.timedOut(), k)
+		m.PutStr(k, "overloaded")
+		sc = scanAttrs(m)
+		assert.False(t, sc.timedOut(), k)
 	}
 }

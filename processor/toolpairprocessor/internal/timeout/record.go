@@ -1,6 +1,7 @@
 package timeout
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -43,14 +44,8 @@ var (
 const (
 	// keyHTTPStatusOld is http.status_code, the name before semconv v1.21 (Gemini CLI).
 	keyHTTPStatusOld = "http.status_code"
-	// keyStatusCode is Claude Code's and Gemini CLI's status_code.
-	keyStatusCode = "status_code"
 	// keyErrorMessage is error.message (Codex, Gemini CLI).
 	keyErrorMessage = "error.message"
-	// keyError is Claude Code's error (the error text).
-	keyError = "error"
-	// keyErrorClass is Claude Code's error_class (api_timeout, server_overload, ShellError).
-	keyErrorClass = "error_class"
 	// keyDurationMs is the duration_ms of Claude Code, Codex and Gemini CLI events (ms, an
 	// int or a decimal string).
 	keyDurationMs = "duration_ms"
@@ -81,11 +76,17 @@ type scan struct {
 }
 
 // timeoutKeys are the keys whose value may say a record timed out, in the order of their bits
-// in scan.timeouts.
-var timeoutKeys = [...]string{
-	keyErrorType, keyExceptionType, keyHTTPStatus, keyHTTPStatusOld, keyStatusCode,
-	keyErrorMessage, keyError, keyErrorClass, keyExceptionMessage,
-}
+// in scan.timeouts: the conventions' and the built-in dialects' (dialect.Operations
+// StatusAttributes and ErrorAttributes), each once, 16 at most (TestTimeoutKeys).
+var timeoutKeys = func() []string {
+	keys := []string{keyErrorType, keyExceptionType, keyHTTPStatus, keyHTTPStatusOld, keyErrorMessage, keyExceptionMessage}
+	for _, k := range append(slices.Clone(builtin.StatusAttributes), builtin.ErrorAttributes...) {
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}()
 
 // timedOut reports whether the last occurrence of any timeout key says the record timed out.
 func (sc *scan) timedOut() bool { return sc.timeouts != 0 }
@@ -108,9 +109,8 @@ func (sc *scan) setTimeout(k string, timedOut bool) {
 // (TestScannedKeysMatchRead checks that the two lists agree). It also reads the keys of
 // dialectKeys, in the switch's default case.
 var scannedKeys = []string{
-	keyErrorType, keyExceptionType, keyHTTPStatus, keyHTTPStatusOld, keyStatusCode,
-	keyErrorMessage, keyError, keyErrorClass, keyExceptionMessage, keyOperation,
-	keyToolCallID, keyEventName, keyDurationMs,
+	keyErrorType, keyExceptionType, keyHTTPStatus, keyHTTPStatusOld,
+	keyErrorMessage, keyExceptionMessage, keyOperation, keyToolCallID, keyEventName, keyDurationMs,
 }
 
 // Roles of the span attributes the built-in dialects declare (dialect.Operations).
@@ -119,6 +119,8 @@ const (
 	roleToolKind                  // ToolKindAttribute: whether its value is a Tool value
 	roleModel                     // ModelAttributes: present
 	roleCallID                    // CallIDAttributes: present
+	roleStatus                    // StatusAttributes: a timeout status code
+	roleError                     // ErrorAttributes: a timeout message
 )
 
 // dialectKeys maps the span attributes the built-in dialects declare to their role; kindTools,
@@ -147,6 +149,12 @@ var dialectKeys, kindTools, kindModels, toolKinds = func() (keys map[string]uint
 	}
 	for _, k := range builtin.CallIDAttributes {
 		keys[k] = roleCallID
+	}
+	for _, k := range builtin.StatusAttributes {
+		keys[k] = roleStatus
+	}
+	for _, k := range builtin.ErrorAttributes {
+		keys[k] = roleError
 	}
 	return keys, tools, models, toolKind
 }()
@@ -188,10 +196,10 @@ func (sc *scan) read(k string, v pcommon.Value) {
 	switch k {
 	case keyErrorType, keyExceptionType:
 		sc.setTimeout(k, ErrorType(str(v)))
-	case keyHTTPStatus, keyHTTPStatusOld, keyStatusCode:
+	case keyHTTPStatus, keyHTTPStatusOld:
 		sc.setTimeout(k, statusValue(v))
-	case keyErrorMessage, keyError, keyErrorClass, keyExceptionMessage:
-		sc.setTimeout(k, v.Type() == pcommon.ValueTypeStr && Message(v.Str()))
+	case keyErrorMessage, keyExceptionMessage:
+		sc.setTimeout(k, messageValue(v))
 	case keyOperation:
 		sc.op = str(v)
 	case keyToolCallID:
@@ -218,6 +226,10 @@ func (sc *scan) readDialectKey(k string, v pcommon.Value) {
 		sc.llmRequest = true
 	case roleCallID:
 		sc.callID = true
+	case roleStatus:
+		sc.setTimeout(k, statusValue(v))
+	case roleError:
+		sc.setTimeout(k, messageValue(v))
 	}
 }
 
@@ -228,6 +240,9 @@ func statusValue(v pcommon.Value) bool {
 	}
 	return StatusCode(str(v))
 }
+
+// messageValue reports whether a value is a string that says timeout (Message).
+func messageValue(v pcommon.Value) bool { return v.Type() == pcommon.ValueTypeStr && Message(v.Str()) }
 
 // intValue is an integer value, or a string value parsed as a decimal integer.
 func intValue(v pcommon.Value) (int64, error) {

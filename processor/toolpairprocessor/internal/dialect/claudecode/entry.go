@@ -30,6 +30,10 @@ var Entry = dialect.Entry{
 	Operations: dialect.Operations{
 		ModelSpans:       []string{SpanLLMRequest},
 		CallIDAttributes: []string{attrToolUseID},
+		StatusAttributes: []string{"status_code"},
+		// error is the error text, error_class its class (api_timeout, server_overload,
+		// ShellError).
+		ErrorAttributes: []string{"error", "error_class"},
 		// SpanTool and its children (SpanToolExecution, claude_code.tool.blocked_on_user).
 		ToolSpanPrefixes: []string{SpanTool},
 		// The events also arrive as event.name without the prefix; the body or EventName then

@@ -42,6 +42,7 @@ var Entry = dialect.Entry{
 		ModelOperations: []string{opLLMCall},
 		// Gemini CLI's tool_call span.
 		CallIDAttributes: []string{attrToolCallID},
+		StatusAttributes: []string{"status_code"},
 		ModelEvents: []string{eventAPIRequest, "gemini_cli.api_response", "gemini_cli.api_error",
 			qwenEventAPIRequest, qwenPrefix + "api_response", qwenPrefix + "api_error"},
 		ToolEvents: []string{"gemini_cli.tool_call", qwenEventToolCall},

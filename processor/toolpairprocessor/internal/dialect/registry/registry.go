@@ -71,6 +71,8 @@ func Operations() (ops dialect.Operations, kindAttributes, toolKindAttributes []
 			toolKindAttributes = append(toolKindAttributes, o.ToolKindAttribute)
 		}
 		ops.ModelAttributes = append(ops.ModelAttributes, o.ModelAttributes...)
+		ops.StatusAttributes = append(ops.StatusAttributes, o.StatusAttributes...)
+		ops.ErrorAttributes = append(ops.ErrorAttributes, o.ErrorAttributes...)
 		ops.CallIDAttributes = append(ops.CallIDAttributes, o.CallIDAttributes...)
 		ops.ModelSpans = append(ops.ModelSpans, o.ModelSpans...)
 		ops.ToolSpans = append(ops.ToolSpans, o.ToolSpans...)
