@@ -1,6 +1,7 @@
 package toolpairprocessor
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 	"time"
@@ -8,9 +9,11 @@ import (
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
 
@@ -143,4 +146,74 @@ func TestQwenSpansAndLogs(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestQwenLogsCloseAbandonedCall: the interrupted capture's call, its tool span and tool_call
+// event lost (the process killed during the tool), stays pending after the llm_request span
+// announced it; a later qwen-code.api_request of a sub-agent closes nothing, one of the main
+// agent interrupts it (next_step, at the request's time); in another run session.end does
+// (session_end, at its time). Each closing gives the call one synthetic span.
+func TestQwenLogsCloseAbandonedCall(t *testing.T) {
+	td, ld := readQwen(t, "interrupt_sigterm")
+	removeSpans(td, func(s ptrace.Span) bool { return s.Name() != "qwen-code.llm_request" })
+	var session string
+	var last pcommon.Timestamp
+	for _, lr := range dialecttest.LogRecordsOf(ld) {
+		last = max(last, lr.Timestamp())
+		if s := logAttr(lr, "session.id"); s != "" {
+			session = s
+		}
+	}
+	require.NotEmpty(t, session)
+	event := func(name string, after time.Duration, attrs map[string]any) plog.Logs {
+		out := plog.NewLogs()
+		rl := out.ResourceLogs().AppendEmpty()
+		ld.ResourceLogs().At(0).Resource().CopyTo(rl.Resource())
+		lr := rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+		lr.SetTimestamp(last + pcommon.Timestamp(after))
+		lr.Attributes().PutStr("event.name", name)
+		lr.Attributes().PutStr("session.id", session)
+		for k, v := range attrs {
+			lr.Attributes().PutStr(k, v.(string))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name, reason string
+		closing      plog.Logs
+	}{
+		{"api_request", "next_step", event("qwen-code.api_request", 3*time.Second, map[string]any{"subagent_name": ""})},
+		{"session.end", "session_end", event("session.end", 3*time.Second, nil)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBothPipelines(t, nil)
+			require.NoError(t, b.traces.ConsumeTraces(context.Background(), td))
+			require.NoError(t, b.logs.ConsumeLogs(context.Background(), event("qwen-code.api_request", time.Second, map[string]any{"subagent_name": "reviewer"})))
+			b.advance(time.Minute)
+			assert.Zero(t, b.shared.engine.Stats().InterruptedTotal(), "a sub-agent's request closes nothing")
+			require.NoError(t, b.logs.ConsumeLogs(context.Background(), tc.closing))
+			b.advance(time.Minute)
+			var synthetic []ptrace.Span
+			for _, s := range tracesOut(b) {
+				if v, _ := s.Attributes().Get(synth.AttrSynthetic); v.Bool() {
+					synthetic = append(synthetic, s)
+				}
+			}
+			require.Len(t, synthetic, 1)
+			assert.Equal(t, "call_mock_interrupt_01", strAttr(synthetic[0], "gen_ai.tool.call.id"))
+			assert.Equal(t, tc.reason, strAttr(synthetic[0], "toolpair.interrupt.reason"))
+			assert.Equal(t, last+pcommon.Timestamp(3*time.Second), synthetic[0].EndTimestamp())
+		})
+	}
+}
+
+// removeSpans removes the spans of td for which drop is true.
+func removeSpans(td ptrace.Traces, drop func(ptrace.Span) bool) {
+	td.ResourceSpans().RemoveIf(func(rs ptrace.ResourceSpans) bool {
+		rs.ScopeSpans().RemoveIf(func(ss ptrace.ScopeSpans) bool {
+			ss.Spans().RemoveIf(drop)
+			return ss.Spans().Len() == 0
+		})
+		return rs.ScopeSpans().Len() == 0
+	})
 }
