@@ -89,7 +89,7 @@ func TestOnlyDialectsNameAgents(t *testing.T) {
 		for _, list := range [][]string{
 			a.TurnSpans, a.TurnSpanPrefixes, a.ModelSpans, o.ModelSpans, o.ToolSpans, o.ToolSpanPrefixes,
 			o.ModelOperations, o.ModelEvents, o.ToolEvents, o.CompactionSpans, o.CompactionEvents,
-			o.ModelAttributes, o.CallIDAttributes, {o.KindAttribute.Key, o.ToolKindAttribute.Key},
+			o.ModelAttributes, o.CallIDAttributes, o.DurationAttributes, {o.KindAttribute.Key, o.ToolKindAttribute.Key},
 		} {
 			for _, n := range list {
 				if n != "" {

@@ -2,6 +2,7 @@ package toolpairprocessor
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"time"
 
@@ -106,10 +107,30 @@ func writeTimeout(attrs pcommon.Map, phase timeout.Phase, snap pairing.InFlight,
 	attrs.PutInt(AttrTimeoutActiveToolElapsed, (end-snap.Latest.Start)/int64(time.Millisecond))
 }
 
+// durationKeys are the duration attributes of the built-in dialects
+// (dialect.Operations.DurationAttributes), each once, in trial order.
+var durationKeys = func() []string {
+	var keys []string
+	for _, e := range registry.Entries() {
+		for _, k := range e.Operations.DurationAttributes {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	return keys
+}()
+
 // logStart is the start of the tool call a result log record reports: its time minus its
-// duration_ms (Claude Code and Codex tool_result events, an int or a decimal string), else 0.
+// duration (the first of durationKeys it has, an int or a decimal string, in ms), else 0.
 func logStart(lr plog.LogRecord) int64 {
-	v, ok := fields.Get(lr.Attributes(), "duration_ms")
+	var v pcommon.Value
+	ok := false
+	for _, k := range durationKeys {
+		if v, ok = fields.Get(lr.Attributes(), k); ok {
+			break
+		}
+	}
 	if !ok {
 		return 0
 	}

@@ -94,6 +94,9 @@ type Operations struct {
 	// CallIDAttributes are span attributes that carry a tool call ID: a span carrying one,
 	// that nothing else says the kind of, is part of running a tool call.
 	CallIDAttributes []string
+	// DurationAttributes are log attributes holding the duration in ms (an int or a decimal
+	// string) of the operation a record reports, which ends at the record's time.
+	DurationAttributes []string
 	// StatusAttributes are attributes holding an HTTP status code (an int or its decimal
 	// string): 408 or 504 says the record timed out.
 	StatusAttributes []string

@@ -46,9 +46,6 @@ const (
 	keyHTTPStatusOld = "http.status_code"
 	// keyErrorMessage is error.message (Codex, Gemini CLI).
 	keyErrorMessage = "error.message"
-	// keyDurationMs is the duration_ms of Claude Code, Codex and Gemini CLI events (ms, an
-	// int or a decimal string).
-	keyDurationMs = "duration_ms"
 	// keyEventName is the event.name attribute (Claude Code, Codex, Gemini CLI).
 	keyEventName = "event.name"
 	// eventException is the span event name of a recorded exception (semconv).
@@ -110,7 +107,7 @@ func (sc *scan) setTimeout(k string, timedOut bool) {
 // dialectKeys, in the switch's default case.
 var scannedKeys = []string{
 	keyErrorType, keyExceptionType, keyHTTPStatus, keyHTTPStatusOld,
-	keyErrorMessage, keyExceptionMessage, keyOperation, keyToolCallID, keyEventName, keyDurationMs,
+	keyErrorMessage, keyExceptionMessage, keyOperation, keyToolCallID, keyEventName,
 }
 
 // Roles of the span attributes the built-in dialects declare (dialect.Operations).
@@ -121,6 +118,7 @@ const (
 	roleCallID                    // CallIDAttributes: present
 	roleStatus                    // StatusAttributes: a timeout status code
 	roleError                     // ErrorAttributes: a timeout message
+	roleDuration                  // DurationAttributes: the record's duration
 )
 
 // dialectKeys maps the span attributes the built-in dialects declare to their role; kindTools,
@@ -155,6 +153,9 @@ var dialectKeys, kindTools, kindModels, toolKinds = func() (keys map[string]uint
 	}
 	for _, k := range builtin.ErrorAttributes {
 		keys[k] = roleError
+	}
+	for _, k := range builtin.DurationAttributes {
+		keys[k] = roleDuration
 	}
 	return keys, tools, models, toolKind
 }()
@@ -208,8 +209,6 @@ func (sc *scan) read(k string, v pcommon.Value) {
 		if v.Type() == pcommon.ValueTypeStr {
 			sc.eventName = v.Str()
 		}
-	case keyDurationMs:
-		sc.durationMs, sc.hasDur = v, true
 	default:
 		sc.readDialectKey(k, v)
 	}
@@ -230,6 +229,8 @@ func (sc *scan) readDialectKey(k string, v pcommon.Value) {
 		sc.setTimeout(k, statusValue(v))
 	case roleError:
 		sc.setTimeout(k, messageValue(v))
+	case roleDuration:
+		sc.durationMs, sc.hasDur = v, true
 	}
 }
 

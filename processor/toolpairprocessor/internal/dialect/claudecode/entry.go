@@ -31,6 +31,8 @@ var Entry = dialect.Entry{
 		ModelSpans:       []string{SpanLLMRequest},
 		CallIDAttributes: []string{attrToolUseID},
 		StatusAttributes: []string{"status_code"},
+		// Of its tool_result events (a string).
+		DurationAttributes: []string{"duration_ms"},
 		// error is the error text, error_class its class (api_timeout, server_overload,
 		// ShellError).
 		ErrorAttributes: []string{"error", "error_class"},

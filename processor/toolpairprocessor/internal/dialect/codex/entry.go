@@ -29,7 +29,9 @@ var Entry = dialect.Entry{
 		ModelSpans: []string{spanSampling},
 		// The span named after the tool, and its children, carry call_id.
 		CallIDAttributes: []string{"call_id"},
-		ModelEvents:      []string{"codex.api_request", "codex.sse_event", "codex.websocket_request", "codex.websocket_event"},
-		ToolEvents:       []string{"codex.tool_result", "codex.tool_decision"},
+		// Of its tool_result events (a string).
+		DurationAttributes: []string{"duration_ms"},
+		ModelEvents:        []string{"codex.api_request", "codex.sse_event", "codex.websocket_request", "codex.websocket_event"},
+		ToolEvents:         []string{"codex.tool_result", "codex.tool_decision"},
 	},
 }

@@ -43,6 +43,8 @@ var Entry = dialect.Entry{
 		// Gemini CLI's tool_call span.
 		CallIDAttributes: []string{attrToolCallID},
 		StatusAttributes: []string{"status_code"},
+		// Of Gemini CLI's and Qwen Code's events (Qwen Code's tool_call among them).
+		DurationAttributes: []string{"duration_ms"},
 		ModelEvents: []string{eventAPIRequest, "gemini_cli.api_response", "gemini_cli.api_error",
 			qwenEventAPIRequest, qwenPrefix + "api_response", qwenPrefix + "api_error"},
 		ToolEvents: []string{"gemini_cli.tool_call", qwenEventToolCall},

@@ -71,6 +71,7 @@ func Operations() (ops dialect.Operations, kindAttributes, toolKindAttributes []
 			toolKindAttributes = append(toolKindAttributes, o.ToolKindAttribute)
 		}
 		ops.ModelAttributes = append(ops.ModelAttributes, o.ModelAttributes...)
+		ops.DurationAttributes = append(ops.DurationAttributes, o.DurationAttributes...)
 		ops.StatusAttributes = append(ops.StatusAttributes, o.StatusAttributes...)
 		ops.ErrorAttributes = append(ops.ErrorAttributes, o.ErrorAttributes...)
 		ops.CallIDAttributes = append(ops.CallIDAttributes, o.CallIDAttributes...)
