@@ -148,7 +148,7 @@ var _ confmap.Validator = (*Config)(nil)
 
 func createDefaultConfig() component.Config {
 	return &Config{
-		ScopeAttributes:  []string{"gen_ai.conversation.id", "session.id", "conversation.id"},
+		ScopeAttributes:  registry.ScopeAttributes(),
 		TenantAttributes: []string{},
 		PairingTimeout:   10 * time.Minute,
 		OrphanGrace:      30 * time.Second,

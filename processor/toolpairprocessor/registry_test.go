@@ -15,7 +15,6 @@ import (
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/genai"
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/genaievents"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/registry"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/transcript"
 )
@@ -76,13 +75,13 @@ var vendorMarks = []string{
 // TestOnlyDialectsNameAgents: no string literal of a non-test Go file of the component outside
 // internal/dialect (generated files aside) names an agent's event, span or field: neither one
 // of vendorMarks nor a name a built-in agent dialect declares (its anchors, operations and
-// attributes, but not their status and error attributes, words as common as "error"; the genai
-// and genai_events dialects are the OTel conventions, which the rest of the component may
-// name). Those names belong in the dialects' registry entries.
+// attributes, but not their status and error attributes, words as common as "error"; the
+// dialects of the OTel conventions are left out, the rest of the component may name them).
+// Those names belong in the dialects' registry entries.
 func TestOnlyDialectsNameAgents(t *testing.T) {
 	declared := map[string]string{}
 	for _, e := range registry.Entries() {
-		if e.Name == genai.Name || e.Name == genaievents.Name {
+		if e.Convention {
 			continue
 		}
 		a, o := e.Anchors, e.Operations

@@ -14,6 +14,13 @@ import (
 type Entry struct {
 	// Name is the dialect's configuration name, a value of the dialects key ("claude_code").
 	Name string
+	// Convention: the dialect reads an OpenTelemetry semantic convention, which any agent or
+	// library may write, rather than one agent's own records.
+	Convention bool
+	// ScopeAttributes are the record or resource attributes the dialect's sources give the
+	// session (the conversation) in: the defaults of scope_attributes (registry
+	// ScopeAttributes orders them).
+	ScopeAttributes []string
 	// Spans are the dialect's span rules, in the order they are tried (nil: no spans read).
 	Spans []Rule[ptrace.Span]
 	// Logs are the dialect's log record rules, in the order they are tried (nil: no log

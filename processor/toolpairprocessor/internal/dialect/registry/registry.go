@@ -4,6 +4,8 @@
 package registry
 
 import (
+	"slices"
+
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/aisdk"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/claudecode"
@@ -55,6 +57,26 @@ func Lookup(name string) *dialect.Entry {
 		}
 	}
 	return nil
+}
+
+// ScopeAttributes returns the scope attributes of the built-in dialects, each once: the
+// conventions' first (they name a conversation wherever they are set), then the agents', in
+// trial order. They are the default of scope_attributes, where the first present wins.
+func ScopeAttributes() []string {
+	var out []string
+	for _, convention := range []bool{true, false} {
+		for _, e := range builtin {
+			if e.Convention != convention {
+				continue
+			}
+			for _, a := range e.ScopeAttributes {
+				if !slices.Contains(out, a) {
+					out = append(out, a)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // Operations returns the operation names of every built-in dialect (dialect.Entry.Operations)

@@ -29,3 +29,14 @@ func TestEntries(t *testing.T) {
 	}
 	assert.Nil(t, Lookup("langchain"))
 }
+
+// TestScopeAttributes: the conventions' scope attributes come first, then the agents' in
+// trial order, each once.
+func TestScopeAttributes(t *testing.T) {
+	assert.Equal(t, []string{"gen_ai.conversation.id", "session.id", "conversation.id"}, ScopeAttributes())
+	for _, e := range Entries() {
+		for _, a := range e.ScopeAttributes {
+			assert.Contains(t, ScopeAttributes(), a, e.Name)
+		}
+	}
+}
