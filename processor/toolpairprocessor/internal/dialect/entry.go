@@ -37,6 +37,11 @@ type Entry struct {
 	// under; ok is false when the record has none. Route mode routes a record without items
 	// by it.
 	LineScope func(lr plog.LogRecord) (attr, scope string, ok bool)
+	// TimeoutLine, when not nil, reads a log body (a JSON object's text) as a timeout line of
+	// the dialect's (a transcript line saying a tool or model call timed out) and reports
+	// whether it is one. The timeout classifier calls it only on bodies that mention a timeout
+	// or hold a timeout status code.
+	TimeoutLine func(data []byte) (TimeoutLine, bool)
 	// FileScope, when not nil, returns the scope of a timeout line that names no scope
 	// itself (a pi or OpenClaw transcript line): the file it came from, read from the
 	// record's attributes; "" when they do not name one.
