@@ -7,38 +7,44 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/registry"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
 // Anchor spans: the spans a synthetic span of a call announced only in logs can be put
-// under.
-const (
-	// spanClaudeCodeInteraction is Claude Code's beta span of one user interaction, a turn
-	// (https://docs.anthropic.com/en/docs/claude-code/monitoring-usage, enhanced telemetry).
-	spanClaudeCodeInteraction = "claude_code.interaction"
-	// spanClaudeCodeLLMRequest is Claude Code's beta span of one model request.
-	spanClaudeCodeLLMRequest = "claude_code.llm_request"
-	// spanCodexSampling is Codex's span of one model request; it carries conversation.id.
-	spanCodexSampling = "codex.sampling"
-	// spanGeminiLLMCall is Gemini CLI's span of one model request (a root span, a trace of
-	// its own); it carries gen_ai.conversation.id, the session.
-	spanGeminiLLMCall = "llm_call"
-	// spanPrefixInvokeAgent starts the name of a GenAI agent span, "invoke_agent
-	// {gen_ai.agent.name}" (semantic conventions v1.37.0, gen-ai-agent-spans): a turn.
-	spanPrefixInvokeAgent = "invoke_agent"
+// under, the turn and model-call spans the built-in dialects name (dialect.Anchors).
+var (
+	// anchorNames maps the exact name of an anchor span to true for a turn span, false for a
+	// model-call span.
+	anchorNames = map[string]bool{}
+	// turnPrefixes start the names of turn spans: the whole name, or the prefix and a space.
+	turnPrefixes []string
 )
+
+func init() {
+	for _, e := range registry.Entries() {
+		for _, n := range e.Anchors.ModelSpans {
+			anchorNames[n] = false
+		}
+		for _, n := range e.Anchors.TurnSpans {
+			anchorNames[n] = true
+		}
+		turnPrefixes = append(turnPrefixes, e.Anchors.TurnSpanPrefixes...)
+	}
+}
 
 // anchorKind says whether a span is a turn span, a model-call span, or neither.
 func anchorKind(s ptrace.Span) (turn, model bool) {
-	switch name := s.Name(); name {
-	case spanClaudeCodeInteraction:
-		return true, false
-	case spanClaudeCodeLLMRequest, spanCodexSampling, spanGeminiLLMCall:
-		return false, true
-	default:
-		return strings.HasPrefix(name, spanPrefixInvokeAgent) &&
-			(len(name) == len(spanPrefixInvokeAgent) || name[len(spanPrefixInvokeAgent)] == ' '), false
+	name := s.Name()
+	if turn, ok := anchorNames[name]; ok {
+		return turn, !turn
 	}
+	for _, p := range turnPrefixes {
+		if strings.HasPrefix(name, p) && (len(name) == len(p) || name[len(p)] == ' ') {
+			return true, false
+		}
+	}
+	return false, false
 }
 
 // anchor is a span seen in a traces pipeline of the component, the Activity.Anchor of an

@@ -163,11 +163,11 @@ func (b *recordBatch[D, R, N, S]) appendEvents(dst []pairing.Event, ref int32, k
 			// field): that time may come before the record that announced the call.
 			ev.Start = start
 		case pairing.KindEcho:
-			// An echo is not a result record: a later result record of the same call is
-			// kept, marked duplicate, never dropped.
-			ev.Source = sourceGenAIEcho
+			// An echo is not a result record: the history of each signal is a source of
+			// its own (specification section 2).
+			ev.Source = dialect.SourceEcho
 			if b.sig.signal() == synth.Logs {
-				ev.Source = sourceGenAIEchoLog
+				ev.Source = dialect.SourceEchoLog
 			}
 		case pairing.KindUse, pairing.KindReject:
 			ev.Payload = origin

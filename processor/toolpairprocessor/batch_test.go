@@ -147,7 +147,7 @@ func checkBatchRules[D, R, N any, S recordSignal[D, R, N]](t *testing.T, b *reco
 	assert.Same(t, origin, evs[0].Payload)
 	assert.Same(t, origin, evs[1].Payload)
 	assert.Nil(t, evs[2].Payload)
-	assert.Equal(t, b.sig.signal() == synth.Logs, evs[2].Source == sourceGenAIEchoLog, "an echo's source is its signal's history")
+	assert.Equal(t, b.sig.signal() == synth.Logs, evs[2].Source == dialect.SourceEchoLog, "an echo's source is its signal's history")
 	assert.Equal(t, uint64(42), evs[3].Match)
 	assert.Equal(t, int64(99), evs[3].Start)
 	assert.Equal(t, int64(99), evs[4].Start)

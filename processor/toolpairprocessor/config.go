@@ -11,34 +11,14 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/custom"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/registry"
 )
 
-// Dialect names (specification section 8): the source formats the processor recognises.
-const (
-	// DialectGenAI: OTel GenAI semantic-convention spans (chat, execute_tool, invoke_agent).
-	DialectGenAI = "genai"
-	// DialectGenAIEvents: OTel GenAI semantic-convention log events.
-	DialectGenAIEvents = "genai_events"
-	// DialectClaudeCode: Claude Code log events and beta spans.
-	DialectClaudeCode = "claude_code"
-	// DialectCodex: OpenAI Codex CLI log events and spans.
-	DialectCodex = "codex"
-	// DialectTranscript: agent session transcripts (JSONL lines as log bodies).
-	DialectTranscript = "transcript"
-	// DialectGeminiCLI: Gemini CLI spans and log events.
-	DialectGeminiCLI = "gemini_cli"
-	// DialectAISDK: Vercel AI SDK v4-v6 experimental_telemetry spans (ai.*).
-	DialectAISDK = "ai_sdk"
-	// DialectOpenInference: OpenInference spans (LLM, TOOL, root AGENT/CHAIN).
-	DialectOpenInference = "openinference"
-	// DialectOpenLLMetry: Traceloop OpenLLMetry spans (chat, tool, agent/workflow).
-	DialectOpenLLMetry = "openllmetry"
-)
-
-// knownDialects lists every dialect name the configuration accepts.
-var knownDialects = []string{DialectGenAI, DialectGenAIEvents, DialectClaudeCode, DialectCodex, DialectTranscript,
-	DialectGeminiCLI, DialectAISDK, DialectOpenInference, DialectOpenLLMetry}
+// knownDialects lists every dialect name the configuration accepts: the built-in dialects
+// (specification section 8), in the order they are tried.
+var knownDialects = registry.Names()
 
 // Mode is what the processor does with the records it receives.
 type Mode string
@@ -135,15 +115,24 @@ type TimeoutClassificationConfig struct {
 	MaxTrackedOperations int `mapstructure:"max_tracked_operations"`
 }
 
-// Default compaction name patterns: the compaction records of Claude Code (the
-// claude_code.compaction event, Claude Code monitoring docs, and the span of the same name)
-// and of OpenClaw (the openclaw.compaction span of its diagnostics-otel plugin). Codex's
-// run_pre_sampling_compact span is deliberately absent: it runs before every model request,
-// whether or not anything is compacted.
+// Default compaction name patterns: the compaction span and event names the built-in
+// dialects declare (dialect.Operations), each matched as the whole name.
 var (
-	defaultCompactionSpanNames  = []string{`^claude_code\.compaction$`, `^openclaw\.compaction$`}
-	defaultCompactionEventNames = []string{`^claude_code\.compaction$`, `^openclaw\.compaction$`}
+	defaultCompactionSpanNames  = compactionPatterns(func(o *dialect.Operations) []string { return o.CompactionSpans })
+	defaultCompactionEventNames = compactionPatterns(func(o *dialect.Operations) []string { return o.CompactionEvents })
 )
+
+// compactionPatterns returns ^name$ (name quoted) for each name of the built-in dialects'
+// operations that names picks, in trial order.
+func compactionPatterns(names func(*dialect.Operations) []string) []string {
+	var out []string
+	for _, e := range registry.Entries() {
+		for _, n := range names(&e.Operations) {
+			out = append(out, "^"+regexp.QuoteMeta(n)+"$")
+		}
+	}
+	return out
+}
 
 // DurationNormalizationConfig configures duration normalization (specification section 5).
 type DurationNormalizationConfig struct {
@@ -159,7 +148,7 @@ var _ confmap.Validator = (*Config)(nil)
 
 func createDefaultConfig() component.Config {
 	return &Config{
-		ScopeAttributes:  []string{"gen_ai.conversation.id", "session.id", "conversation.id"},
+		ScopeAttributes:  registry.ScopeAttributes(),
 		TenantAttributes: []string{},
 		PairingTimeout:   10 * time.Minute,
 		OrphanGrace:      30 * time.Second,

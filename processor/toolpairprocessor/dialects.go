@@ -5,12 +5,14 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/registry"
 )
 
 // recordDialect is a dialect of records of type R (ptrace.Span, plog.LogRecord): extract
 // appends the tool calls of one record to f and reports whether the record belongs to the
-// dialect (even when nothing usable was found). The built-in ones are listed in spanDialects
-// and logDialects; a custom dialect has one of its own (customDialect).
+// dialect (even when nothing usable was found). The built-in ones, spanDialects and
+// logDialects, are the rules of the registry's entries (builtinDialects); a custom dialect
+// has one of its own (customDialect).
 type recordDialect[R any] struct {
 	name    string
 	source  uint8
@@ -46,4 +48,17 @@ func claim[R any](ds []recordDialect[R], r R, f *dialect.Found, custom func() *r
 		return custom()
 	}
 	return nil
+}
+
+// builtinDialects returns the rules of signal R of the built-in dialects (package registry),
+// in the order they are tried: the entries in trial order, the rules of each entry in its own
+// order. rules picks an entry's rules of the signal.
+func builtinDialects[R any](rules func(*dialect.Entry) []dialect.Rule[R]) []recordDialect[R] {
+	var ds []recordDialect[R]
+	for _, e := range registry.Entries() {
+		for _, r := range rules(e) {
+			ds = append(ds, recordDialect[R]{name: e.Name, source: r.Source, extract: r.Extract, late: r.Late, ownScope: r.OwnScope})
+		}
+	}
+	return ds
 }

@@ -10,48 +10,15 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/processor/processorhelper"
 
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/claudecode"
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/codex"
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/geminicli"
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/genaievents"
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/transcript"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/timeout"
 )
 
-// Sources tell the engine which dialect a result came from: a duplicate from another source
-// than the result that resolved its call is kept (see README, Dialects).
-const (
-	sourceGenAI uint8 = iota + 1
-	sourceClaudeCode
-	sourceTranscript
-	sourceCodex
-	sourceGenAIEcho
-	sourceClaudeCodeSpan
-	sourceClaudeCodeExecution
-	sourceCodexSpan
-	sourceGenAIEvents
-	sourceGeminiCLISpan
-	sourceGeminiCLI
-	sourceAISDK
-	sourceOpenInference
-	sourceOpenLLMetry
-	// sourceGenAIEchoLog: results repeated in the history of a log record (a model request
-	// event); each signal's history is a source of its own, since a span and an event of one
-	// request both repeat it.
-	sourceGenAIEchoLog
-)
-
-// logDialects lists the log dialects built in, in the order they are tried: gemini_cli
-// before genai_events, which would also read Gemini CLI's operation details events.
-var logDialects = []logDialect{
-	{name: claudecode.Name, source: sourceClaudeCode, extract: claudecode.ExtractLog},
-	{name: codex.Name, source: sourceCodex, extract: codex.ExtractLog},
-	{name: geminicli.Name, source: sourceGeminiCLI, extract: geminicli.ExtractLog},
-	{name: genaievents.Name, source: sourceGenAIEvents, extract: genaievents.ExtractLog},
-	{name: transcript.Name, source: sourceTranscript, extract: transcript.ExtractLog, ownScope: true},
-}
+// logDialects lists the log dialects built in, in the order they are tried (package registry
+// says why).
+var logDialects = builtinDialects(func(e *dialect.Entry) []dialect.Rule[plog.LogRecord] { return e.Logs })
 
 // logsProcessor is the toolpair processor of one logs pipeline. It shares its engine with
 // the traces pipelines of the same component, and also delivers the synthetic log records and
@@ -197,7 +164,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 				case itemScope != "":
 					scope = itemScope // the scope of the record's calls (a transcript line's session)
 				case scope == "" && rec.Transcript:
-					scope = transcriptFileScope(lr.Attributes())
+					scope = fileScope(lr.Attributes())
 				}
 				if scope == "" {
 					_, scope = p.keys.scope(lr.Attributes(), rscope, lr.TraceID())

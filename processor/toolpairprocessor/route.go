@@ -11,7 +11,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/transcript"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/registry"
 )
 
 // router is the toolpair processor in route mode (specification section 10), for the front
@@ -39,8 +39,10 @@ type router struct {
 	// (ownScope), so spans (log records) are read by the dialects; otherwise keyer.callScope
 	// gives every record of the signal its own scope (scope_attributes or trace ID), items or not.
 	spanItems, logItems bool
-	transcript          bool      // the transcript dialect is configured (LineScope applies)
-	pool                sync.Pool // *routeScratch
+	// lineScopes are the dialect.Entry.LineScope functions of the dialects configured: the
+	// scope of a log record their dialect reads even when it has no items.
+	lineScopes []func(plog.LogRecord) (attr, scope string, ok bool)
+	pool       sync.Pool // *routeScratch
 }
 
 // routeMemo is the latest route computed, for the tenant and scope it was computed from: the
@@ -64,7 +66,7 @@ func newRouter(cfg *Config, set component.TelemetrySettings) (*router, error) {
 		attr:         cfg.RouteAttribute,
 		spanDialects: enabledSpanDialects(cfg),
 		logDialects:  enabledLogDialects(cfg),
-		transcript:   cfg.dialectEnabled(transcript.Name),
+		lineScopes:   enabledLineScopes(cfg),
 		pool:         sync.Pool{New: func() any { return &routeScratch{} }},
 	}
 	var err error
@@ -72,7 +74,7 @@ func newRouter(cfg *Config, set component.TelemetrySettings) (*router, error) {
 		return nil, err
 	}
 	r.spanItems = len(r.custom.spans) > 0 || slices.ContainsFunc(r.spanDialects, func(d spanDialect) bool { return d.ownScope })
-	r.logItems = len(r.custom.logs) > 0 || r.transcript || slices.ContainsFunc(r.logDialects, func(d logDialect) bool { return d.ownScope })
+	r.logItems = len(r.custom.logs) > 0 || len(r.lineScopes) > 0 || slices.ContainsFunc(r.logDialects, func(d logDialect) bool { return d.ownScope })
 	return r, nil
 }
 
@@ -188,9 +190,10 @@ func splitByRoute(rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, routes []string
 
 // processLogs writes the route of every log record: the tenant of its resource and the scope
 // pairing keys its tool items under (keyer.callScope over the items its first recognising
-// dialect finds, built-in or custom). A record without items gets the scope the timeout classifier tracks it
-// under: its transcript line's session or file (transcript.LineScope), else its scope
-// attribute, its resource's, or its trace ID.
+// dialect finds, built-in or custom). A record without items gets the scope the timeout
+// classifier tracks it under: the scope a configured dialect's LineScope gives it (a
+// transcript line's session or file), else its scope attribute, its resource's, or its trace
+// ID.
 func (r *router) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
 	s := r.pool.Get().(*routeScratch)
 	defer func() { s.found.Reset(); s.memo = routeMemo{}; r.pool.Put(s) }()
@@ -231,11 +234,23 @@ func (r *router) logScope(ctx context.Context, rl plog.ResourceLogs, sl plog.Sco
 		_, scope := r.keys.callScope(d.ownScope, f.Items, lr.Attributes(), rscope, lr.TraceID(), nil)
 		return scope
 	}
-	if r.transcript {
-		if _, scope, ok := transcript.LineScope(lr); ok {
+	for _, lineScope := range r.lineScopes {
+		if _, scope, ok := lineScope(lr); ok {
 			return scope
 		}
 	}
 	_, scope := r.keys.scope(lr.Attributes(), rscope, lr.TraceID())
 	return scope
+}
+
+// enabledLineScopes returns the LineScope functions of the built-in dialects cfg enables, in
+// trial order.
+func enabledLineScopes(cfg *Config) []func(plog.LogRecord) (attr, scope string, ok bool) {
+	var out []func(plog.LogRecord) (attr, scope string, ok bool)
+	for _, e := range registry.Entries() {
+		if e.LineScope != nil && cfg.dialectEnabled(e.Name) {
+			out = append(out, e.LineScope)
+		}
+	}
+	return out
 }

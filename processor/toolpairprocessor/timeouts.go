@@ -2,6 +2,7 @@ package toolpairprocessor
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/registry"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/timeout"
@@ -105,10 +107,30 @@ func writeTimeout(attrs pcommon.Map, phase timeout.Phase, snap pairing.InFlight,
 	attrs.PutInt(AttrTimeoutActiveToolElapsed, (end-snap.Latest.Start)/int64(time.Millisecond))
 }
 
+// durationKeys are the duration attributes of the built-in dialects
+// (dialect.Operations.DurationAttributes), each once, in trial order.
+var durationKeys = func() []string {
+	var keys []string
+	for _, e := range registry.Entries() {
+		for _, k := range e.Operations.DurationAttributes {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	return keys
+}()
+
 // logStart is the start of the tool call a result log record reports: its time minus its
-// duration_ms (Claude Code and Codex tool_result events, an int or a decimal string), else 0.
+// duration (the first of durationKeys it has, an int or a decimal string, in ms), else 0.
 func logStart(lr plog.LogRecord) int64 {
-	v, ok := fields.Get(lr.Attributes(), "duration_ms")
+	var v pcommon.Value
+	ok := false
+	for _, k := range durationKeys {
+		if v, ok = fields.Get(lr.Attributes(), k); ok {
+			break
+		}
+	}
 	if !ok {
 		return 0
 	}
@@ -132,13 +154,23 @@ func logStart(lr plog.LogRecord) int64 {
 	return end - ms*int64(time.Millisecond)
 }
 
-// transcriptFileScope is the scope of a transcript line that names no session (pi, OpenClaw):
-// the file it came from, log.file.path else log.file.name as the filelog receiver sets them
-// (specification section 8); "" when neither is set.
-func transcriptFileScope(attrs pcommon.Map) string {
-	for _, k := range [...]string{"log.file.path", "log.file.name"} {
-		if v, ok := fields.Get(attrs, k); ok && v.Str() != "" {
-			return v.Str()
+// fileScopes are the FileScope functions of the built-in dialects, in trial order.
+var fileScopes = func() []func(pcommon.Map) string {
+	var out []func(pcommon.Map) string
+	for _, e := range registry.Entries() {
+		if e.FileScope != nil {
+			out = append(out, e.FileScope)
+		}
+	}
+	return out
+}()
+
+// fileScope is the scope of a transcript timeout line that names none itself: the first a
+// built-in dialect's FileScope finds in attrs (the file the line came from); "" when none does.
+func fileScope(attrs pcommon.Map) string {
+	for _, fs := range fileScopes {
+		if scope := fs(attrs); scope != "" {
+			return scope
 		}
 	}
 	return ""

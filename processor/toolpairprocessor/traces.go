@@ -11,34 +11,14 @@ import (
 	"go.opentelemetry.io/collector/processor/processorhelper"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/aisdk"
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/claudecode"
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/codex"
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/geminicli"
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/genai"
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/openinference"
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/openllmetry"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/timeout"
 )
 
-// spanDialects lists the span dialects built in, in the order they are tried: the vendor
-// dialects before genai, whose execute_tool and invoke_agent rules would also match Claude
-// Code's spans, whose chat history rule would also match Gemini CLI's, and whose chat span
-// rule would read OpenLLMetry's chat spans without the match hashes its tool spans need.
-var spanDialects = []spanDialect{
-	{name: claudecode.Name, source: sourceClaudeCodeSpan, extract: claudecode.ExtractSpan},
-	{name: claudecode.Name, source: sourceClaudeCodeExecution, extract: claudecode.ExtractExecutionSpan, late: true},
-	{name: codex.Name, source: sourceCodexSpan, extract: codex.ExtractSpan},
-	{name: geminicli.Name, source: sourceGeminiCLISpan, extract: geminicli.ExtractSpan},
-	{name: aisdk.Name, source: sourceAISDK, extract: aisdk.ExtractSpan},
-	{name: openinference.Name, source: sourceOpenInference, extract: openinference.ExtractSpan},
-	{name: openllmetry.Name, source: sourceOpenLLMetry, extract: openllmetry.ExtractSpan},
-	{name: genai.Name, source: sourceGenAI, extract: func(span ptrace.Span, f *dialect.Found) bool {
-		return genai.ExtractSpan(span, f) != genai.Other
-	}},
-}
+// spanDialects lists the span dialects built in, in the order they are tried (package
+// registry says why).
+var spanDialects = builtinDialects(func(e *dialect.Entry) []dialect.Rule[ptrace.Span] { return e.Spans })
 
 // tracesProcessor is the toolpair processor of one traces pipeline.
 type tracesProcessor struct {

@@ -14,7 +14,7 @@ const maxCachedNames = 256
 
 // nameKinds answers the kind a span or event name says by itself: KindCompaction when a
 // compaction pattern matches it, else the kind of a known name (modelSpanNames, modelEvents,
-// ...), else KindTool when it starts with toolPrefix (when set), else KindOther.
+// ...), else KindTool when it starts with one of toolPrefixes, else KindOther.
 //
 // Known names and exact compaction patterns are one map lookup, skipped when no known name
 // has the name's length. Names the compaction regular expressions must be run on are matched
@@ -28,19 +28,19 @@ type nameKinds struct {
 	lens uint64
 	// res are the compaction patterns that are not exact.
 	res []*regexp.Regexp
-	// toolPrefix, when not "", is the prefix of tool names that are not exact.
-	toolPrefix string
+	// toolPrefixes are the prefixes of tool names that are not exact.
+	toolPrefixes []string
 
 	mu    sync.Mutex // serialises writers of cache
 	cache atomic.Pointer[map[string]Kind]
 }
 
 // newNameKinds builds the verdicts of the known names (known) and the compaction patterns p.
-func newNameKinds(p patterns, known map[string]Kind, toolPrefix string) *nameKinds {
+func newNameKinds(p patterns, known map[string]Kind, toolPrefixes []string) *nameKinds {
 	k := &nameKinds{
-		exact:      make(map[string]Kind, len(known)+len(p.exact)),
-		res:        p.res,
-		toolPrefix: toolPrefix,
+		exact:        make(map[string]Kind, len(known)+len(p.exact)),
+		res:          p.res,
+		toolPrefixes: toolPrefixes,
 	}
 	for name, kind := range known {
 		k.exact[name] = kind
@@ -99,8 +99,10 @@ func (k *nameKinds) lookup(name string, keep bool) Kind {
 
 // rest is the kind of a name that is neither known nor a compaction name.
 func (k *nameKinds) rest(name string) Kind {
-	if k.toolPrefix != "" && len(name) >= len(k.toolPrefix) && name[:len(k.toolPrefix)] == k.toolPrefix {
-		return KindTool
+	for _, p := range k.toolPrefixes {
+		if len(name) >= len(p) && name[:len(p)] == p {
+			return KindTool
+		}
 	}
 	return KindOther
 }

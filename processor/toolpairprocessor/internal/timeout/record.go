@@ -1,6 +1,7 @@
 package timeout
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/registry"
 )
 
 // Record is what classification needs of one span or log record.
@@ -42,24 +44,8 @@ var (
 const (
 	// keyHTTPStatusOld is http.status_code, the name before semconv v1.21 (Gemini CLI).
 	keyHTTPStatusOld = "http.status_code"
-	// keyStatusCode is Claude Code's and Gemini CLI's status_code.
-	keyStatusCode = "status_code"
 	// keyErrorMessage is error.message (Codex, Gemini CLI).
 	keyErrorMessage = "error.message"
-	// keyError is Claude Code's error (the error text).
-	keyError = "error"
-	// keyErrorClass is Claude Code's error_class (api_timeout, server_overload, ShellError).
-	keyErrorClass = "error_class"
-	// keyOpenInferenceKind is OpenInference's span kind (TOOL, LLM, ...).
-	keyOpenInferenceKind = "openinference.span.kind"
-	// keyDurationMs is the duration_ms of Claude Code, Codex and Gemini CLI events (ms, an
-	// int or a decimal string).
-	keyDurationMs = "duration_ms"
-	// keyTraceloopKind is OpenLLMetry's span kind (workflow, task, agent, tool).
-	keyTraceloopKind = "traceloop.span.kind"
-	// keyLLMRequestType is OpenLLMetry's llm.request.type (chat, completion, embedding), set
-	// on its model call spans.
-	keyLLMRequestType = "llm.request.type"
 	// keyEventName is the event.name attribute (Claude Code, Codex, Gemini CLI).
 	keyEventName = "event.name"
 	// eventException is the span event name of a recorded exception (semconv).
@@ -72,7 +58,10 @@ type scan struct {
 	// timeouts has bit timeoutBit(k) set when the last occurrence of key k says the record
 	// timed out.
 	timeouts uint16
-	// kind hints of spans
+	// kind hints of spans: gen_ai.operation.name; the value of a dialect's kind attribute
+	// (dialect.Operations.KindAttribute: OpenInference's span kind); whether a tool kind
+	// attribute says tool (ToolKindAttribute: OpenLLMetry's span kind); whether a model
+	// attribute (OpenLLMetry's llm.request.type) or a call ID attribute is present.
 	op, openInference string
 	traceloopTool     bool
 	llmRequest        bool
@@ -84,11 +73,17 @@ type scan struct {
 }
 
 // timeoutKeys are the keys whose value may say a record timed out, in the order of their bits
-// in scan.timeouts.
-var timeoutKeys = [...]string{
-	keyErrorType, keyExceptionType, keyHTTPStatus, keyHTTPStatusOld, keyStatusCode,
-	keyErrorMessage, keyError, keyErrorClass, keyExceptionMessage,
-}
+// in scan.timeouts: the conventions' and the built-in dialects' (dialect.Operations
+// StatusAttributes and ErrorAttributes), each once, 16 at most (TestTimeoutKeys).
+var timeoutKeys = func() []string {
+	keys := []string{keyErrorType, keyExceptionType, keyHTTPStatus, keyHTTPStatusOld, keyErrorMessage, keyExceptionMessage}
+	for _, k := range append(slices.Clone(builtin.StatusAttributes), builtin.ErrorAttributes...) {
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}()
 
 // timedOut reports whether the last occurrence of any timeout key says the record timed out.
 func (sc *scan) timedOut() bool { return sc.timeouts != 0 }
@@ -107,21 +102,75 @@ func (sc *scan) setTimeout(k string, timedOut bool) {
 	}
 }
 
-// scannedKeys are the attribute keys scanAttrs reads: those scan.read has a case for
-// (TestScannedKeysMatchRead checks that the two lists agree).
+// scannedKeys are the attribute keys scanAttrs reads by name: those scan.read has a case for
+// (TestScannedKeysMatchRead checks that the two lists agree). It also reads the keys of
+// dialectKeys, in the switch's default case.
 var scannedKeys = []string{
-	keyErrorType, keyExceptionType, keyHTTPStatus, keyHTTPStatusOld, keyStatusCode,
-	keyErrorMessage, keyError, keyErrorClass, keyExceptionMessage, keyOperation,
-	keyOpenInferenceKind, keyTraceloopKind, keyLLMRequestType, keyToolCallID,
-	"gen_ai.tool.call_id", "call_id", "tool_use_id", "ai.toolCall.id", keyEventName, keyDurationMs,
+	keyErrorType, keyExceptionType, keyHTTPStatus, keyHTTPStatusOld,
+	keyErrorMessage, keyExceptionMessage, keyOperation, keyToolCallID, keyEventName,
 }
 
-// keyFilter has, at index l, bit b&31 set for each first byte b of a scanned key of length l:
-// most keys of a record are told apart from the scanned ones by their length and first byte,
-// without comparing strings.
+// Roles of the span attributes the built-in dialects declare (dialect.Operations).
+const (
+	roleKind     uint8 = iota + 1 // KindAttribute: its value, in scan.openInference
+	roleToolKind                  // ToolKindAttribute: whether its value is a Tool value
+	roleModel                     // ModelAttributes: present
+	roleCallID                    // CallIDAttributes: present
+	roleStatus                    // StatusAttributes: a timeout status code
+	roleError                     // ErrorAttributes: a timeout message
+	roleDuration                  // DurationAttributes: the record's duration
+)
+
+// dialectKeys maps the span attributes the built-in dialects declare to their role; kindTools,
+// kindModels and toolKinds are the values of their kind attributes that say a tool or a model
+// call. A key scan.read has a case for keeps that case.
+var dialectKeys, kindTools, kindModels, toolKinds = func() (keys map[string]uint8, tools, models, toolKind map[string]bool) {
+	keys = map[string]uint8{}
+	tools, models, toolKind = map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, a := range builtinKinds {
+		keys[a.Key] = roleKind
+		for _, v := range a.Tool {
+			tools[v] = true
+		}
+		for _, v := range a.Model {
+			models[v] = true
+		}
+	}
+	for _, a := range builtinToolKinds {
+		keys[a.Key] = roleToolKind
+		for _, v := range a.Tool {
+			toolKind[v] = true
+		}
+	}
+	for _, k := range builtin.ModelAttributes {
+		keys[k] = roleModel
+	}
+	for _, k := range builtin.CallIDAttributes {
+		keys[k] = roleCallID
+	}
+	for _, k := range builtin.StatusAttributes {
+		keys[k] = roleStatus
+	}
+	for _, k := range builtin.ErrorAttributes {
+		keys[k] = roleError
+	}
+	for _, k := range builtin.DurationAttributes {
+		keys[k] = roleDuration
+	}
+	return keys, tools, models, toolKind
+}()
+
+// keyFilter has, at index l, bit b&31 set for each first byte b of a scanned key or dialect
+// key of length l: most keys of a record are told apart from the scanned ones by their length
+// and first byte, without comparing strings.
 var keyFilter = func() (f [32]uint32) {
 	for _, k := range scannedKeys {
 		f[len(k)] |= 1 << (k[0] & 31)
+	}
+	for k := range dialectKeys {
+		if k != "" && len(k) < len(f) {
+			f[len(k)] |= 1 << (k[0] & 31)
+		}
 	}
 	return f
 }()
@@ -148,25 +197,39 @@ func (sc *scan) read(k string, v pcommon.Value) {
 	switch k {
 	case keyErrorType, keyExceptionType:
 		sc.setTimeout(k, ErrorType(str(v)))
-	case keyHTTPStatus, keyHTTPStatusOld, keyStatusCode:
+	case keyHTTPStatus, keyHTTPStatusOld:
 		sc.setTimeout(k, statusValue(v))
-	case keyErrorMessage, keyError, keyErrorClass, keyExceptionMessage:
-		sc.setTimeout(k, v.Type() == pcommon.ValueTypeStr && Message(v.Str()))
+	case keyErrorMessage, keyExceptionMessage:
+		sc.setTimeout(k, messageValue(v))
 	case keyOperation:
 		sc.op = str(v)
-	case keyOpenInferenceKind:
-		sc.openInference = str(v)
-	case keyTraceloopKind:
-		sc.traceloopTool = str(v) == "tool"
-	case keyLLMRequestType:
-		sc.llmRequest = true
-	case keyToolCallID, "gen_ai.tool.call_id", "call_id", "tool_use_id", "ai.toolCall.id":
+	case keyToolCallID:
 		sc.callID = true
 	case keyEventName:
 		if v.Type() == pcommon.ValueTypeStr {
 			sc.eventName = v.Str()
 		}
-	case keyDurationMs:
+	default:
+		sc.readDialectKey(k, v)
+	}
+}
+
+// readDialectKey notes what attribute k, v says when k is a dialect key (dialectKeys).
+func (sc *scan) readDialectKey(k string, v pcommon.Value) {
+	switch dialectKeys[k] {
+	case roleKind:
+		sc.openInference = str(v)
+	case roleToolKind:
+		sc.traceloopTool = toolKinds[str(v)]
+	case roleModel:
+		sc.llmRequest = true
+	case roleCallID:
+		sc.callID = true
+	case roleStatus:
+		sc.setTimeout(k, statusValue(v))
+	case roleError:
+		sc.setTimeout(k, messageValue(v))
+	case roleDuration:
 		sc.durationMs, sc.hasDur = v, true
 	}
 }
@@ -178,6 +241,9 @@ func statusValue(v pcommon.Value) bool {
 	}
 	return StatusCode(str(v))
 }
+
+// messageValue reports whether a value is a string that says timeout (Message).
+func messageValue(v pcommon.Value) bool { return v.Type() == pcommon.ValueTypeStr && Message(v.Str()) }
 
 // intValue is an integer value, or a string value parsed as a decimal integer.
 func intValue(v pcommon.Value) (int64, error) {
@@ -218,52 +284,46 @@ func (n *Names) Span(s ptrace.Span) Record {
 	return r
 }
 
-// toolSpanNames are spans of one tool call that carry no GenAI operation name: the Vercel
-// AI SDK v6 ai.toolCall, OpenClaw's diagnostics spans (docs/gateway/opentelemetry of
-// OpenClaw 2026.9).
-var toolSpanNames = map[string]bool{
-	"ai.toolCall":             true,
-	"openclaw.tool.execution": true,
-	"openclaw.exec":           true,
-}
+// builtin are the operation names of the built-in dialects (dialect.Entry.Operations), and
+// their kind and tool kind attributes.
+var builtin, builtinKinds, builtinToolKinds = registry.Operations()
 
-// modelSpanNames are model call spans that carry no GenAI operation name: Claude Code's
-// claude_code.llm_request (beta tracing), Codex's codex.sampling, Gemini CLI's llm_call
-// (its gen_ai.operation.name is llm_call), the Vercel AI SDK v6 provider-call spans, and
-// OpenClaw's openclaw.model.call.
-var modelSpanNames = map[string]bool{
-	"claude_code.llm_request":      true,
-	"codex.sampling":               true,
-	"llm_call":                     true,
-	"ai.generateText.doGenerate":   true,
-	"ai.streamText.doStream":       true,
-	"ai.generateObject.doGenerate": true,
-	"ai.streamObject.doStream":     true,
-	"openclaw.model.call":          true,
-}
+// toolSpanNames are spans of one tool call that carry no GenAI operation name (the Vercel AI
+// SDK v6's, OpenClaw's diagnostics spans, ...), and toolSpanPrefixes start the names of tool
+// spans and their children (Claude Code's).
+var (
+	toolSpanNames    = nameSet(builtin.ToolSpans)
+	toolSpanPrefixes = builtin.ToolSpanPrefixes
+)
 
-// modelOperation reports whether op is the GenAI operation name of a model call (semconv
-// v1.37.0 gen_ai.operation.name, and Gemini CLI's llm_call).
-func modelOperation(op string) bool {
-	switch op {
-	case "chat", "text_completion", "generate_content", "embeddings", "llm_call":
-		return true
+// modelSpanNames are model call spans that carry no GenAI operation name (Claude Code's,
+// Codex's, Gemini CLI's, the Vercel AI SDK v6 provider-call spans, OpenClaw's, ...).
+var modelSpanNames = nameSet(builtin.ModelSpans)
+
+// modelOperations are the GenAI operation names of a model call: semconv v1.37.0
+// gen_ai.operation.name, and those the built-in dialects add.
+var modelOperations = nameSet(append([]string{"chat", "text_completion", "generate_content", "embeddings"}, builtin.ModelOperations...))
+
+// modelOperation reports whether op is the GenAI operation name of a model call.
+func modelOperation(op string) bool { return modelOperations[op] }
+
+// nameSet is the set of names.
+func nameSet(names []string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
 	}
-	return false
+	return m
 }
-
-// claudeToolPrefix starts the names of Claude Code's tool spans (claude_code.tool and its
-// children).
-const claudeToolPrefix = "claude_code.tool"
 
 func (n *Names) spanKind(name string, sc *scan) Kind {
-	nk := n.spanKinds.kind(name) // compaction, modelSpanNames, toolSpanNames, claudeToolPrefix
+	nk := n.spanKinds.kind(name) // compaction, modelSpanNames, toolSpanNames, toolSpanPrefixes
 	switch {
 	case nk == KindCompaction:
 		return KindCompaction
-	case sc.op == "execute_tool", sc.openInference == "TOOL":
+	case sc.op == "execute_tool", kindTools[sc.openInference]:
 		return KindTool
-	case modelOperation(sc.op), sc.openInference == "LLM", sc.openInference == "EMBEDDING":
+	case modelOperation(sc.op), kindModels[sc.openInference]:
 		return KindModel
 	case sc.traceloopTool:
 		return KindTool
@@ -280,32 +340,12 @@ func (n *Names) spanKind(name string, sc *scan) Kind {
 	return KindOther
 }
 
-// Log event names by kind. Claude Code's events also arrive as event.name without the
-// claude_code. prefix; the body or EventName then carries the prefixed form, which is what
-// is matched.
+// Log event names by kind, of the built-in dialects (dialect.Operations.ModelEvents and
+// ToolEvents). Claude Code's events also arrive as event.name without their prefix; the body
+// or EventName then carries the prefixed form, which is what is matched.
 var (
-	modelEvents = map[string]bool{
-		"claude_code.api_request":                   true,
-		"claude_code.api_error":                     true,
-		"claude_code.api_retries_exhausted":         true,
-		"codex.api_request":                         true,
-		"codex.sse_event":                           true,
-		"codex.websocket_request":                   true,
-		"codex.websocket_event":                     true,
-		"gemini_cli.api_request":                    true,
-		"gemini_cli.api_response":                   true,
-		"gemini_cli.api_error":                      true,
-		"gen_ai.client.inference.operation.details": true,
-		"gen_ai.choice":                             true,
-	}
-	toolEvents = map[string]bool{
-		"claude_code.tool_result":   true,
-		"claude_code.tool_decision": true,
-		"codex.tool_result":         true,
-		"codex.tool_decision":       true,
-		"gemini_cli.tool_call":      true,
-		"gen_ai.tool.message":       true,
-	}
+	modelEvents = nameSet(builtin.ModelEvents)
+	toolEvents  = nameSet(builtin.ToolEvents)
 )
 
 // eventKind is the kind a log event name says: a compaction event (configured), else a

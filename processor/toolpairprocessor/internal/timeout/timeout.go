@@ -31,19 +31,14 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strconv"
-	"strings"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
 // MessagePattern is the specification section 4 pattern of a timeout message, case-insensitive:
-// "timed out", "timeout", "time out", "Timeout", "deadline exceeded".
-var MessagePattern = regexp.MustCompile(`(?i)timed? ?out|deadline exceeded`)
-
-// commandTimedOut matches the line the shell tools of Claude Code ("Command timed out after
-// 2s"), pi ("Command timed out after 2 seconds") and OpenClaw write into a tool result whose
-// command was killed by its own timeout.
-var commandTimedOut = regexp.MustCompile(`(?m)^Command timed out\b`)
+// "timed out", "timeout", "time out", "Timeout", "deadline exceeded" (dialect.TimeoutMessage).
+var MessagePattern = dialect.TimeoutMessage
 
 // errorTypes are the error.type / exception.type values that name a timeout.
 var errorTypes = map[string]bool{
@@ -59,20 +54,17 @@ var errorTypes = map[string]bool{
 func ErrorType(v string) bool { return errorTypes[v] }
 
 // StatusCode reports whether an HTTP status code (an int, or its decimal string form) is a
-// timeout: 408 Request Timeout or 504 Gateway Timeout.
-func StatusCode(v string) bool {
-	v = strings.TrimSpace(v)
-	return v == "408" || v == "504"
-}
+// timeout: 408 Request Timeout or 504 Gateway Timeout (dialect.TimeoutStatus).
+func StatusCode(v string) bool { return dialect.TimeoutStatus(v) }
 
-// Message reports whether an error, status or exception message says timeout.
-func Message(s string) bool { return s != "" && MessagePattern.MatchString(s) }
+// Message reports whether an error, status or exception message says timeout
+// (dialect.TimeoutText).
+func Message(s string) bool { return dialect.TimeoutText(s) }
 
 // ToolOutput reports whether the content of a tool result marked as an error says that the
-// tool's command was killed by its timeout: a line starting with "Command timed out". The
-// rest of a tool's output is the command's own and is not read (a failed test run that
-// prints "timeout" is not a timeout of the tool).
-func ToolOutput(s string) bool { return s != "" && commandTimedOut.MatchString(s) }
+// tool's command was killed by its timeout (dialect.CommandTimedOut): a line starting with
+// "Command timed out"; the rest of a tool's output is the command's own and is not read.
+func ToolOutput(s string) bool { return dialect.CommandTimedOut(s) }
 
 // Kind is what operation a record is, for classification.
 type Kind uint8
@@ -174,7 +166,7 @@ func Classify(k Kind, f pairing.InFlight) Phase {
 type Names struct {
 	spans, events patterns
 	// spanKinds and eventKinds say what a span name (compaction, modelSpanNames,
-	// toolSpanNames, the claude_code.tool prefix) and a log event name (compaction,
+	// toolSpanNames, toolSpanPrefixes) and a log event name (compaction,
 	// modelEvents, toolEvents) make of a record, a compaction name first.
 	spanKinds, eventKinds *nameKinds
 }
@@ -195,8 +187,8 @@ func NewNames(spanPatterns, eventPatterns []string) (*Names, error) {
 	if n.events, err = compile(eventPatterns); err != nil {
 		return nil, err
 	}
-	n.spanKinds = newNameKinds(n.spans, kinds(modelSpanNames, toolSpanNames), claudeToolPrefix)
-	n.eventKinds = newNameKinds(n.events, kinds(modelEvents, toolEvents), "")
+	n.spanKinds = newNameKinds(n.spans, kinds(modelSpanNames, toolSpanNames), toolSpanPrefixes)
+	n.eventKinds = newNameKinds(n.events, kinds(modelEvents, toolEvents), nil)
 	return n, nil
 }
 

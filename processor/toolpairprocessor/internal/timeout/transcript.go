@@ -2,29 +2,19 @@ package timeout
 
 import (
 	"bytes"
-	"time"
 
-	"github.com/buger/jsonparser"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/registry"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/readonly"
 )
 
 // TranscriptLine reads a log body holding one transcript line (a JSONL string, or a map the
 // filelog receiver parsed) and reports whether the line is a timeout, with its kind, time
-// and, for Claude Code lines, scope. Lines read:
-//
-//   - Claude Code (2.1): a "user" line's tool_result blocks with is_error true and a content
-//     line starting with "Command timed out" (the Bash tool's timeout) are a tool timeout; a
-//     "system" line with subtype "api_error" whose error.status is 408/504 or whose
-//     error.message matches MessagePattern, and an "assistant" line with isApiErrorMessage
-//     true whose text matches, are a model call timeout. Time: the line's timestamp.
-//   - pi (0.73) and OpenClaw (2026.9), "message" entries: a toolResult message with isError
-//     true whose text has a line starting with "Command timed out", or whose details say
-//     timedOut true or failureKind/exitReason "overall-timeout" (OpenClaw exec), is a tool
-//     timeout; an assistant message with stopReason "error" or "aborted" and an errorMessage
-//     matching MessagePattern is a model call timeout. Time: the message's timestamp (ms),
-//     else the entry's.
+// and scope: the first built-in dialect whose TimeoutLine (dialect.Entry) reads it as a
+// timeout line says so (the transcript dialect reads Claude Code's, pi's and OpenClaw's
+// lines). A map body is read as its JSON text, and only when it has a "type" member.
 //
 // Only lines containing one of a few timeout spellings (see mayMention) or the digits of a
 // timeout status code (see mayStatus) are decoded at all.
@@ -48,8 +38,29 @@ func TranscriptLine(body pcommon.Value) (Record, bool) {
 	if !mayMention(data) && !mayStatus(data) {
 		return Record{}, false
 	}
-	return transcriptJSON(data)
+	for _, read := range timeoutLines {
+		if l, ok := read(data); ok {
+			r := Record{Timeout: true, Kind: KindTool, End: l.End, Scope: l.Scope, ScopeAttr: l.ScopeAttr, Transcript: true}
+			if l.Model {
+				r.Kind = KindModel
+			}
+			return r, true
+		}
+	}
+	return Record{}, false
 }
+
+// timeoutLines are the TimeoutLine readers of the built-in dialects (dialect.Entry), in
+// trial order.
+var timeoutLines = func() []func([]byte) (dialect.TimeoutLine, bool) {
+	var out []func([]byte) (dialect.TimeoutLine, bool)
+	for _, e := range registry.Entries() {
+		if e.TimeoutLine != nil {
+			out = append(out, e.TimeoutLine)
+		}
+	}
+	return out
+}()
 
 // Status digits mayStatus looks for.
 var (
@@ -131,135 +142,4 @@ func deadlineAt(data []byte, i int) bool {
 		}
 	}
 	return true
-}
-
-func transcriptJSON(data []byte) (Record, bool) {
-	typ, _ := jsonparser.GetString(data, "type")
-	// The time is read once the line is known to be a timeout: most lines that mention one
-	// are not, and "timestamp" comes after the message, at the end of a long line.
-	r := Record{Transcript: true}
-	switch typ {
-	case "user":
-		r.Kind = KindTool
-		r.Timeout = claudeToolTimeout(data)
-	case "system":
-		if sub, _ := jsonparser.GetString(data, "subtype"); sub != "api_error" {
-			return Record{}, false
-		}
-		r.Kind = KindModel
-		status, _, _, _ := jsonparser.Get(data, "error", "status")
-		msg, _ := jsonparser.GetString(data, "error", "message")
-		r.Timeout = StatusCode(string(status)) || Message(msg)
-	case "assistant":
-		if apiErr, _ := jsonparser.GetBoolean(data, "isApiErrorMessage"); !apiErr {
-			return Record{}, false
-		}
-		r.Kind = KindModel
-		r.Timeout = anyText(data, Message, "message", "content")
-	case "message":
-		// pi and OpenClaw: the message's own time (ms) first, as the transcript dialect times
-		// the entry (specification section 8).
-		if ms, err := jsonparser.GetInt(data, "message", "timestamp"); err == nil && ms > 0 {
-			r.End = ms * int64(time.Millisecond) // else the entry's timestamp, below
-		}
-		role, _ := jsonparser.GetString(data, "message", "role")
-		switch role {
-		case "toolResult":
-			r.Kind = KindTool
-			r.Timeout = piToolTimeout(data)
-		case "assistant":
-			r.Kind = KindModel
-			stop, _ := jsonparser.GetString(data, "message", "stopReason")
-			msg, _ := jsonparser.GetString(data, "message", "errorMessage")
-			r.Timeout = (stop == "error" || stop == "aborted") && Message(msg)
-		}
-	}
-	if !r.Timeout {
-		return Record{}, false
-	}
-	if r.End == 0 {
-		r.End = isoTime(data, "timestamp")
-	}
-	if sid, _ := jsonparser.GetString(data, "sessionId"); sid != "" {
-		r.Scope, r.ScopeAttr = sid, "session.id"
-		if aid, _ := jsonparser.GetString(data, "agentId"); aid != "" {
-			r.Scope = sid + "/" + aid
-		}
-	}
-	return r, true
-}
-
-// claudeToolTimeout reports whether a Claude Code user line holds a tool_result block marked
-// is_error whose content says the command timed out.
-func claudeToolTimeout(data []byte) bool {
-	found := false
-	_, _ = jsonparser.ArrayEach(data, func(block []byte, dt jsonparser.ValueType, _ int, err error) {
-		if found || err != nil || dt != jsonparser.Object {
-			return
-		}
-		if bt, _ := jsonparser.GetString(block, "type"); bt != "tool_result" {
-			return
-		}
-		if isErr, _ := jsonparser.GetBoolean(block, "is_error"); !isErr {
-			return
-		}
-		found = anyText(block, ToolOutput, "content")
-	}, "message", "content")
-	return found
-}
-
-// piToolTimeout reports whether a pi or OpenClaw toolResult message says its command timed
-// out.
-func piToolTimeout(data []byte) bool {
-	if timedOut, _ := jsonparser.GetBoolean(data, "message", "details", "timedOut"); timedOut {
-		return true
-	}
-	for _, k := range [...]string{"failureKind", "exitReason"} {
-		if v, _ := jsonparser.GetString(data, "message", "details", k); v == "overall-timeout" {
-			return true
-		}
-	}
-	if isErr, _ := jsonparser.GetBoolean(data, "message", "isError"); !isErr {
-		return false
-	}
-	return anyText(data, ToolOutput, "message", "content")
-}
-
-// anyText applies match to the text at path: a string, or an array of {"type":"text","text"}
-// parts (each part's text).
-func anyText(data []byte, match func(string) bool, path ...string) bool {
-	v, dt, _, err := jsonparser.Get(data, path...)
-	if err != nil {
-		return false
-	}
-	switch dt {
-	case jsonparser.String:
-		s, err := jsonparser.ParseString(v)
-		return err == nil && match(s)
-	case jsonparser.Array:
-		found := false
-		_, _ = jsonparser.ArrayEach(v, func(part []byte, pt jsonparser.ValueType, _ int, err error) {
-			if found || err != nil || pt != jsonparser.Object {
-				return
-			}
-			if s, err := jsonparser.GetString(part, "text"); err == nil {
-				found = match(s)
-			}
-		})
-		return found
-	}
-	return false
-}
-
-// isoTime reads an ISO 8601 timestamp at key, in Unix nanoseconds, or 0.
-func isoTime(data []byte, key string) int64 {
-	s, err := jsonparser.GetString(data, key)
-	if err != nil {
-		return 0
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return 0
-	}
-	return t.UnixNano()
 }

@@ -5,6 +5,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
@@ -65,4 +66,27 @@ func cutStep(n int) int {
 		return 1
 	}
 	return 7
+}
+
+// FuzzExtractQwenSpan feeds OTLP traces requests, seeded with every span shape of the Qwen
+// Code captures, to ExtractQwenSpan and ExtractQwenExecutionSpan: they must never panic,
+// report only well-formed items (a tool or execution span is at most one result and nothing
+// else), find nothing in a span they do not claim, and find the same items when run twice.
+func FuzzExtractQwenSpan(f *testing.F) {
+	dialecttest.SeedSpans(f, "qwen/*/traces.json")
+	dialecttest.FuzzSpans(f, func(t *testing.T, s ptrace.Span, inputLen int) {
+		for _, extract := range []func(ptrace.Span, *dialect.Found) bool{ExtractQwenSpan, ExtractQwenExecutionSpan} {
+			_, found := dialecttest.Extract(t, s, extract, inputLen)
+			if results := found.Results(); results > 1 || (results == 1 && len(found.Items) != 1) {
+				t.Fatalf("a tool span is one result and nothing else, got %v", found.Items)
+			}
+		}
+	})
+}
+
+// FuzzExtractQwenLog feeds OTLP logs requests, seeded with every log record shape of the Qwen
+// Code captures, to ExtractQwenLog, with the checks of dialecttest.FuzzLogs.
+func FuzzExtractQwenLog(f *testing.F) {
+	dialecttest.SeedLogs(f, "qwen/*/logs.json")
+	dialecttest.FuzzLogs(f, ExtractQwenLog)
 }

@@ -62,3 +62,15 @@ func LineScope(lr plog.LogRecord) (attr, scope string, ok bool) {
 	}
 	return attr, scope, scope != ""
 }
+
+// FileScope is the scope of a transcript line that names no session (pi, OpenClaw): the file
+// it came from, log.file.path else log.file.name as the filelog receiver sets them
+// (specification section 8); "" when neither is set.
+func FileScope(attrs pcommon.Map) string {
+	for _, k := range [...]string{AttrFilePath, AttrFileName} {
+		if v, ok := fields.Get(attrs, k); ok && v.Str() != "" {
+			return v.Str()
+		}
+	}
+	return ""
+}

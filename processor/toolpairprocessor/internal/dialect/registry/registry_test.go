@@ -1,0 +1,65 @@
+package registry
+
+import (
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestEntries: every built-in dialect has a name of its own, reads spans or log records, and
+// is found by its name; Names lists them in trial order.
+func TestEntries(t *testing.T) {
+	names := Names()
+	require.Len(t, names, len(Entries()))
+	seen := map[string]bool{}
+	for i, e := range Entries() {
+		assert.NotEmpty(t, e.Name)
+		assert.False(t, seen[e.Name], "%s is listed twice", e.Name)
+		seen[e.Name] = true
+		assert.Equal(t, e.Name, names[i])
+		assert.NotEmpty(t, len(e.Spans)+len(e.Logs), "%s reads nothing", e.Name)
+		for _, r := range e.Spans {
+			assert.NotNil(t, r.Extract, e.Name)
+		}
+		for _, r := range e.Logs {
+			assert.NotNil(t, r.Extract, e.Name)
+		}
+		assert.Same(t, e, Lookup(e.Name))
+	}
+	assert.Nil(t, Lookup("langchain"))
+}
+
+// TestSourcesUnique: every rule of every entry has a Source of its own, none of them an
+// echo's (each signal's history is a source of its own) nor a custom dialect's.
+func TestSourcesUnique(t *testing.T) {
+	seen := map[uint8]string{dialect.SourceEcho: "span history", dialect.SourceEchoLog: "log history"}
+	check := func(name string, src uint8) {
+		prev, dup := seen[src]
+		assert.False(t, dup, "%s and %s share source %d", name, prev, src)
+		assert.NotZero(t, src, name)
+		assert.Less(t, src, dialect.SourceCustom, name)
+		seen[src] = name
+	}
+	for _, e := range Entries() {
+		for _, r := range e.Spans {
+			check(e.Name, r.Source)
+		}
+		for _, r := range e.Logs {
+			check(e.Name, r.Source)
+		}
+	}
+}
+
+// TestScopeAttributes: the conventions' scope attributes come first, then the agents' in
+// trial order, each once.
+func TestScopeAttributes(t *testing.T) {
+	assert.Equal(t, []string{"gen_ai.conversation.id", "session.id", "conversation.id"}, ScopeAttributes())
+	for _, e := range Entries() {
+		for _, a := range e.ScopeAttributes {
+			assert.Contains(t, ScopeAttributes(), a, e.Name)
+		}
+	}
+}
