@@ -57,14 +57,15 @@ func qwenOutcomes(spans []ptrace.Span, logs []plog.LogRecord) (outcomes map[stri
 
 // TestGoldenQwenSpans runs Qwen Code's real spans alone. In normal, the call the first
 // qwen-code.llm_request announced is paired on its qwen-code.tool span, with the time from the
-// llm_request's end to the tool span's end, and its qwen-code.tool.execution span is a kept
-// duplicate; in interrupt_sigterm (SIGTERM 4 s into the tool) the tool span says
-// tool.failure_kind cancelled: the call is interrupted, aborted, on it, and no synthetic span
-// is made.
+// llm_request's end to the tool span's end; its qwen-code.tool.execution span and the next
+// llm_request's history, sources of their own, are paired too (specification section 2). In
+// interrupt_sigterm (SIGTERM 4 s into the tool) the tool span says tool.failure_kind cancelled
+// and the execution span execution_status cancelled: both are interrupted, aborted, and no
+// synthetic span is made.
 func TestGoldenQwenSpans(t *testing.T) {
 	for scenario, want := range map[string]map[string]string{
-		"normal":            {"span qwen-code.tool": "paired", "span qwen-code.tool.execution": "duplicate"},
-		"interrupt_sigterm": {"span qwen-code.tool": "interrupted/aborted", "span qwen-code.tool.execution": "duplicate"},
+		"normal":            {"span qwen-code.tool": "paired", "span qwen-code.tool.execution": "paired", "span qwen-code.llm_request": "paired"},
+		"interrupt_sigterm": {"span qwen-code.tool": "interrupted/aborted", "span qwen-code.tool.execution": "interrupted/aborted"},
 	} {
 		t.Run(scenario, func(t *testing.T) {
 			in, _ := readQwen(t, scenario)
@@ -104,11 +105,11 @@ func TestGoldenQwenSpans(t *testing.T) {
 }
 
 // TestQwenSpansAndLogs runs Qwen Code's real captures, spans and logs, through one component in
-// both orders. The call is resolved once, on the first main result record to arrive: the
-// qwen-code.tool span, or, logs first, the qwen-code.tool_call event (held until the
-// llm_request span announces the call); the other is kept, marked duplicate, as is the
-// execution span. The interrupted call (status and failure kind cancelled) is interrupted,
-// aborted, with no synthetic record. The log records the dialect reads as boundaries and the
+// both orders. The call is counted once, by the first record to arrive, and each source's first
+// record gets its own outcome (specification section 2): the qwen-code.tool span, the
+// qwen-code.tool_call event, the execution span and the next request's history are all paired,
+// in either order. The interrupted call (status, failure kind and execution status cancelled)
+// is interrupted, aborted, on each of its result records, with no synthetic record. The log records the dialect reads as boundaries and the
 // session end close nothing. Nothing is added or dropped.
 func TestQwenSpansAndLogs(t *testing.T) {
 	for _, scenario := range []string{"normal", "interrupt_sigterm"} {
@@ -123,18 +124,18 @@ func TestQwenSpansAndLogs(t *testing.T) {
 				b.shutdown()
 				spans, logs := tracesOut(b), allLogs(b.lsink)
 				outcomes, synthetic := qwenOutcomes(spans, logs)
-				first, other := "span qwen-code.tool", "log qwen-code.tool_call"
-				if logsFirst {
-					first, other = other, first
-				}
-				want := map[string]string{first: "paired", other: "duplicate", "span qwen-code.tool.execution": "duplicate"}
+				want := map[string]string{"span qwen-code.tool": "paired", "log qwen-code.tool_call": "paired",
+					"span qwen-code.tool.execution": "paired", "span qwen-code.llm_request": "paired"}
 				assert.Equal(t, uint64(1), st.UsesSeen)
-				assert.Equal(t, uint64(2), st.Duplicate)
+				assert.Zero(t, st.Duplicate)
 				if scenario == "normal" {
 					assert.Equal(t, uint64(1), st.Paired)
+					assert.Equal(t, uint64(3), st.Reports)
 					assert.Zero(t, st.InterruptedTotal())
 				} else {
-					want[first] = "interrupted/aborted"
+					want = map[string]string{"span qwen-code.tool": "interrupted/aborted", "log qwen-code.tool_call": "interrupted/aborted",
+						"span qwen-code.tool.execution": "interrupted/aborted"}
+					assert.Equal(t, uint64(2), st.Reports)
 					assert.Zero(t, st.Paired)
 					assert.Equal(t, uint64(1), st.Aborted)
 					assert.Equal(t, uint64(1), st.InterruptedTotal())

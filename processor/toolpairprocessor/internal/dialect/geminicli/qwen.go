@@ -32,6 +32,9 @@ const (
 	// attrFailureKind is qwenSpanTool's kind of failure ("cancelled": the user or a signal
 	// stopped the call).
 	attrFailureKind = "tool.failure_kind"
+	// attrExecutionStatus is qwenSpanToolExecution's status ("cancelled" when the user or a
+	// signal stopped the tool, as its tool span's tool.failure_kind says).
+	attrExecutionStatus = "execution_status"
 	// attrQwenCallID is the call ID of qwenSpanToolExecution.
 	attrQwenCallID = "tool.call_id"
 
@@ -82,16 +85,21 @@ func ExtractQwenSpan(span ptrace.Span, f *dialect.Found) bool {
 }
 
 // ExtractQwenExecutionSpan appends to f the companion result (pairing.KindCompanion) a
-// qwen-code.tool.execution span is (tool.call_id, gen_ai.tool.name, at the span's end), and
-// reports whether the span is one. Its parent qwen-code.tool span is the call's result
-// record: whatever the order the two arrive in, the tool span is the one marked and this one
-// a kept duplicate (it resolves the call itself only when the tool span does not come within
-// orphan_grace).
+// qwen-code.tool.execution span is (tool.call_id, gen_ai.tool.name, at the span's end), a
+// pairing.KindAbort when its execution_status is "cancelled", and reports whether the span is
+// one. It is a source of its own beside its parent qwen-code.tool span: its first record of a
+// call gets the outcome its own content shows (specification section 2).
 func ExtractQwenExecutionSpan(span ptrace.Span, f *dialect.Found) bool {
 	if span.Name() != qwenSpanToolExecution {
 		return false
 	}
-	addSpanCall(span, f, pairing.KindCompanion, attrQwenCallID)
+	kind := pairing.KindCompanion
+	if v, ok := fields.Get(span.Attributes(), attrExecutionStatus); ok && v.AsString() == statusCancelled {
+		// The execution reports its own abort (specification section 2), as the tool span
+		// of the same call does.
+		kind = pairing.KindAbort
+	}
+	addSpanCall(span, f, kind, attrQwenCallID)
 	return true
 }
 

@@ -68,7 +68,7 @@ func TestQwenCaptures(t *testing.T) {
 	assert.Equal(t, map[string][]string{
 		"span qwen-code.llm_request":    {"boundary ", "use call_mock_interrupt_01"},
 		"span qwen-code.tool":           {"abort call_mock_interrupt_01"},
-		"span qwen-code.tool.execution": {"companion call_mock_interrupt_01"},
+		"span qwen-code.tool.execution": {"abort call_mock_interrupt_01"},
 		"log qwen-code.tool_call":       {"abort call_mock_interrupt_01"},
 		"log qwen-code.api_request":     {"boundary "},
 		"log session.end":               {"session_end "},
