@@ -2,6 +2,7 @@ package toolpairprocessor
 
 import (
 	"context"
+	"regexp"
 	"testing"
 	"time"
 
@@ -221,4 +222,49 @@ custom_dialects:
 	assert.Equal(t, `resource.attributes["service.name"] == "qwen-code"`, d.Where)
 	assert.Equal(t, "*.parts", d.CallsPath)
 	assert.Equal(t, map[string]string{"type": "tool_call", "functionCall.kind": "call"}, d.CallsMatch)
+}
+
+// TestReadmeTakeoverExample: the YAML block of the README's "Taking records from a built-in
+// dialect" is a valid configuration that does what the README says on the real interrupt
+// captures of GitHub Copilot CLI and Qwen Code, with genai on: both interrupted tool spans
+// leave interrupted/aborted (genai read them as paired), Qwen Code's tool_call event, named
+// in an event.name attribute and arriving second, is the call's duplicate, and no text part
+// is counted malformed.
+func TestReadmeTakeoverExample(t *testing.T) {
+	section := readmeSection(t, "### Taking records from a built-in dialect")
+	m := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindStringSubmatch(section)
+	require.NotNil(t, m, "no yaml block in the section")
+	retrieved, err := confmap.NewRetrievedFromYAML([]byte(m[1]))
+	require.NoError(t, err)
+	conf, err := retrieved.AsConf()
+	require.NoError(t, err)
+	sub, err := conf.Sub("processors::toolpair")
+	require.NoError(t, err)
+	cfg := createDefaultConfig().(*Config)
+	require.NoError(t, sub.Unmarshal(cfg))
+	require.NoError(t, cfg.Validate())
+	require.Contains(t, cfg.Dialects, "genai")
+
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	b := newBothPipelinesWithSettings(t, func(c *Config) { *c = *cfg }, metadatatest.NewSettings(tel))
+	require.NoError(t, b.traces.ConsumeTraces(context.Background(), copilotCapture(t, false)))
+	require.NoError(t, b.traces.ConsumeTraces(context.Background(), loadTraces(t, "custom", "qwen_interrupt_sigterm_traces.json")))
+	require.NoError(t, b.logs.ConsumeLogs(context.Background(), loadLogs(t, "custom", "qwen_interrupt_sigterm_logs.json")))
+	b.advance(time.Minute)
+	b.shutdown()
+
+	assert.Equal(t, map[string]string{copilotService: "interrupted aborted", "qwen-code": "interrupted aborted"}, executeToolOutcomes(t, b))
+	var events []string
+	for _, lr := range allLogs(b.lsink) {
+		if o := logAttr(lr, "toolpair.outcome"); o != "" {
+			events = append(events, logAttr(lr, "event.name")+" "+o)
+		}
+	}
+	assert.Equal(t, []string{"qwen-code.tool_call duplicate"}, events)
+	stats := b.shared.engine.Stats()
+	assert.Equal(t, uint64(2), stats.UsesSeen, "Copilot's call read by genai, Qwen Code's by qwen_spans")
+	assert.Equal(t, uint64(2), stats.Aborted)
+	_, err = tel.GetMetric("otelcol_processor_toolpair_malformed")
+	assert.Error(t, err, "nothing malformed")
 }
