@@ -1,7 +1,8 @@
 // Package custom is the dialect an operator declares in collector YAML (the processor's
 // custom_dialects key): OTTL conditions say which records of an agent the processor does not
-// know are tool uses, results, aborts, refusals, step boundaries or session ends, and OTTL
-// value expressions say where the call ID, the tool name, the scope and the time are. The
+// know (or reads otherwise than the operator wants: Config.Precedence) are tool uses,
+// results, aborts, refusals, step boundaries or session ends, and OTTL value expressions say
+// where the call ID, the tool name, the scope and the time are. The
 // OTTL is the collector's own (pkg/ottl v0.158.0, the span and log contexts of the transform
 // processor): paths are written with or without their context name (`attributes["x"]` and
 // `log.attributes["x"]` are the same path in the log context), and the standard converters

@@ -181,9 +181,9 @@ type record struct {
 
 // ExtractSpan appends to f what the dialect finds in the span of tc (made by NewSpanContext
 // with the span's resource and scope spans, which resource and scope paths read), and
-// reports whether the dialect claims it: its where condition (when set) held or failed, and
-// then any other condition held or failed. It never modifies the
-// span. It must be called only on a dialect of ContextSpan.
+// reports whether the dialect claims it: its where condition (when set) failed on it, or
+// held and another condition held or failed. It appends nothing to f on a span it does not
+// claim, and never modifies the span. It must be called only on a dialect of ContextSpan.
 func (d *Dialect) ExtractSpan(ctx context.Context, tc *ottlspan.TransformContext, f *dialect.Found) bool {
 	span := tc.GetSpan()
 	rec := record{start: int64(span.StartTimestamp()), end: int64(span.EndTimestamp()), useStep: stepUse, boundaryStep: stepBoundary}
