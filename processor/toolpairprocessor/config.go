@@ -79,7 +79,8 @@ type Config struct {
 	// state may be after a crash.
 	CheckpointInterval time.Duration `mapstructure:"checkpoint_interval"`
 	// CustomDialects declares dialects in OTTL (specification section 8); they are tried after
-	// the built-in dialects, on the records none of those claimed.
+	// the built-in dialects, on the records none of those claimed, except those with
+	// precedence before_builtin, tried before them on the records their where selects.
 	CustomDialects []custom.Config `mapstructure:"custom_dialects"`
 	// Mode: pair (pair tool calls) or route (only write each record's route, specification
 	// section 10). In route mode the pairing keys (pairing_timeout, orphan_grace, ...) are

@@ -29,10 +29,14 @@ type customDialect struct {
 	asLog  logDialect
 }
 
-// customDialects are the custom dialects of one component, by context, in configuration
-// order. The zero value has none and costs nothing per record.
+// customDialects are the custom dialects of one component, by context: those tried before
+// the built-in dialects (precedence before_builtin) first, then the others, each part in
+// configuration order. The zero value has none and costs nothing per record.
 type customDialects struct {
 	spans, logs []customDialect
+	// spansBefore and logsBefore count the dialects at the head of spans and logs that are
+	// tried before the built-in ones.
+	spansBefore, logsBefore int
 }
 
 // newCustomDialects compiles the custom dialects of cfg (validated already).
@@ -48,35 +52,59 @@ func newCustomDialects(cfgs []custom.Config, set component.TelemetrySettings) (c
 		switch d.Context() {
 		case custom.ContextSpan:
 			cd.asSpan = spanDialect{name: d.Name(), source: source, ownScope: true}
-			c.spans = append(c.spans, cd)
+			c.spans, c.spansBefore = insertCustom(c.spans, c.spansBefore, cd)
 		default:
 			cd.asLog = logDialect{name: d.Name(), source: source, ownScope: true}
-			c.logs = append(c.logs, cd)
+			c.logs, c.logsBefore = insertCustom(c.logs, c.logsBefore, cd)
 		}
 	}
 	return c, nil
 }
 
-// extractSpan tries the span dialects on span, in order, and returns the one that claims
-// it, or nil. f must be empty.
-func (c *customDialects) extractSpan(ctx context.Context, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, f *dialect.Found) *spanDialect {
+// insertCustom adds cd to ds, whose first before dialects are tried before the built-in
+// ones: after them when cd is one of those too, else at the end. It returns the new list and
+// count.
+func insertCustom(ds []customDialect, before int, cd customDialect) ([]customDialect, int) {
+	if !cd.d.BeforeBuiltin() {
+		return append(ds, cd), before
+	}
+	return slices.Insert(ds, before, cd), before + 1
+}
+
+// extractSpan tries on span the span dialects tried before the built-in ones (first) or
+// after them, in order, and returns the one that claims it, or nil. f must be empty.
+func (c *customDialects) extractSpan(ctx context.Context, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, f *dialect.Found, first bool) *spanDialect {
+	ds := c.spans[c.spansBefore:]
+	if first {
+		ds = c.spans[:c.spansBefore]
+	}
+	if len(ds) == 0 {
+		return nil
+	}
 	tc := custom.NewSpanContext(rs, ss, span)
 	defer tc.Close()
-	for n := range c.spans {
-		if c.spans[n].d.ExtractSpan(ctx, tc, f) {
-			return &c.spans[n].asSpan
+	for n := range ds {
+		if ds[n].d.ExtractSpan(ctx, tc, f) {
+			return &ds[n].asSpan
 		}
 	}
 	return nil
 }
 
 // extractLog is extractSpan for a log record.
-func (c *customDialects) extractLog(ctx context.Context, rl plog.ResourceLogs, sl plog.ScopeLogs, lr plog.LogRecord, f *dialect.Found) *logDialect {
+func (c *customDialects) extractLog(ctx context.Context, rl plog.ResourceLogs, sl plog.ScopeLogs, lr plog.LogRecord, f *dialect.Found, first bool) *logDialect {
+	ds := c.logs[c.logsBefore:]
+	if first {
+		ds = c.logs[:c.logsBefore]
+	}
+	if len(ds) == 0 {
+		return nil
+	}
 	tc := custom.NewLogContext(rl, sl, lr)
 	defer tc.Close()
-	for n := range c.logs {
-		if c.logs[n].d.ExtractLog(ctx, tc, f) {
-			return &c.logs[n].asLog
+	for n := range ds {
+		if ds[n].d.ExtractLog(ctx, tc, f) {
+			return &ds[n].asLog
 		}
 	}
 	return nil

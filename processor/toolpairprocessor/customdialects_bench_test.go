@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/processor/processortest"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/custom"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
 )
 
@@ -22,22 +23,28 @@ import (
 //     dialects of examples/custom-dialect.yaml declared. With none, a record no built-in
 //     dialect claims costs one length check more than before custom dialects existed; with
 //     acme, each such record is read by the OTTL conditions once.
+//   - mix/before: the same workload with one log dialect of precedence before_builtin whose
+//     where selects another agent's service: every record, claimed by a built-in dialect or
+//     not, is first read by that where condition.
 //   - acme/records: the sample telemetry of that example (testdata/custom/logs.json, 13
 //     records, every one claimed by the custom dialect), with call and session IDs of their
 //     own in each batch.
 func BenchmarkCustomDialects(b *testing.B) {
 	example := exampleConfig(b, "custom-dialect.yaml")
+	before := []custom.Config{{
+		Name: "qwen_logs", Context: custom.ContextLog,
+		Precedence: custom.PrecedenceBeforeBuiltin, Where: `resource.attributes["service.name"] == "qwen-code"`,
+		Result: `attributes["event.name"] == "qwen-code.tool_call"`, CallID: `attributes["call_id"]`,
+	}}
 	for _, tc := range []struct {
 		name   string
-		custom bool
-	}{{"mix/none", false}, {"mix/acme", true}} {
+		custom []custom.Config
+	}{{"mix/none", nil}, {"mix/acme", example.CustomDialects}, {"mix/before", before}} {
 		b.Run(tc.name, func(b *testing.B) {
 			w := newLogWorkload(b)
 			lp := benchLogs(b, func(c *Config) {
 				c.TimeoutClassification.Enabled = false
-				if tc.custom {
-					c.CustomDialects = example.CustomDialects
-				}
+				c.CustomDialects = tc.custom
 			})
 			runLogBatches(b, lp, func() plog.Logs { ld, _ := w.batch(); return ld })
 		})

@@ -219,6 +219,39 @@ func TestCustomDialectConfigErrors(t *testing.T) {
 			list: func() []custom.Config { return []custom.Config{good("")} },
 			want: []string{`custom_dialects[0].name: must not be empty`},
 		},
+		{
+			name: "unknown precedence",
+			list: func() []custom.Config { c := good("acme"); c.Precedence = "first"; return []custom.Config{c} },
+			want: []string{`custom_dialects[0].precedence: dialect "acme": must be "after_builtin" or "before_builtin", got "first"`},
+		},
+		{
+			name: "before_builtin without where",
+			list: func() []custom.Config {
+				c := good("acme")
+				c.Precedence = custom.PrecedenceBeforeBuiltin
+				return []custom.Config{good("first"), c}
+			},
+			want: []string{`custom_dialects[1].where: dialect "acme": must be set when precedence is "before_builtin"`},
+		},
+		{
+			name: "where that does not parse",
+			list: func() []custom.Config { c := good("acme"); c.Where = `resource.attributes[`; return []custom.Config{c} },
+			want: []string{`custom_dialects[0].where: dialect "acme": `},
+		},
+		{
+			name: "calls_match without calls, and a wildcard in call_id_path",
+			list: func() []custom.Config {
+				c := good("acme")
+				c.CallsMatch = map[string]string{"type": "tool_call"}
+				d := good("other")
+				d.Use, d.Calls, d.CallIDPath = `event_name == "b"`, `body`, "*.id"
+				return []custom.Config{c, d}
+			},
+			want: []string{
+				`custom_dialects[0].calls_match: dialect "acme": filters the entries of calls: calls must be set`,
+				`custom_dialects[1].call_id_path: dialect "other": "*.id": the wildcard "*" is allowed only in calls_path`,
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

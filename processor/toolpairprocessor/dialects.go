@@ -34,18 +34,25 @@ type (
 	logDialect  = recordDialect[plog.LogRecord]
 )
 
-// claim tries the dialects ds on r in order, then custom (nil when no custom dialect is
-// configured for the signal), and returns the dialect that claims r, or nil. f must be empty;
-// it holds what the claiming dialect found. It is the one place a record is given its
-// dialect, in pair mode and route mode, for spans and log records alike.
-func claim[R any](ds []recordDialect[R], r R, f *dialect.Found, custom func() *recordDialect[R]) *recordDialect[R] {
+// claim tries on r the custom dialects that precede the built-in ones (custom(true)), the
+// built-in dialects ds in order, then the other custom dialects (custom(false)), and returns
+// the dialect that claims r, or nil; custom is nil when no custom dialect is configured for
+// the signal. f must be empty; it holds what the claiming dialect found. It is the one place
+// a record is given its dialect, in pair mode and route mode, for spans and log records
+// alike.
+func claim[R any](ds []recordDialect[R], r R, f *dialect.Found, custom func(first bool) *recordDialect[R]) *recordDialect[R] {
+	if custom != nil {
+		if d := custom(true); d != nil {
+			return d
+		}
+	}
 	for n := range ds {
 		if ds[n].extract(r, f) {
 			return &ds[n]
 		}
 	}
 	if custom != nil {
-		return custom()
+		return custom(false)
 	}
 	return nil
 }

@@ -86,9 +86,11 @@ func TestDialectsDeclareTheirItemScopes(t *testing.T) {
 					check(d.name, d.ownScope, &f)
 				}
 			}
-			f.Reset()
-			if d := custom.extractSpan(context.Background(), rs, ss, span, &f); d != nil {
-				check(d.name, d.ownScope, &f)
+			for _, first := range []bool{true, false} {
+				f.Reset()
+				if d := custom.extractSpan(context.Background(), rs, ss, span, &f, first); d != nil {
+					check(d.name, d.ownScope, &f)
+				}
 			}
 		})
 	}
@@ -105,9 +107,11 @@ func TestDialectsDeclareTheirItemScopes(t *testing.T) {
 							check(d.name, d.ownScope, &f)
 						}
 					}
-					f.Reset()
-					if d := custom.extractLog(context.Background(), rls.At(i), sls.At(j), lrs.At(k), &f); d != nil {
-						check(d.name, d.ownScope, &f)
+					for _, first := range []bool{true, false} {
+						f.Reset()
+						if d := custom.extractLog(context.Background(), rls.At(i), sls.At(j), lrs.At(k), &f, first); d != nil {
+							check(d.name, d.ownScope, &f)
+						}
 					}
 				}
 			}

@@ -194,9 +194,9 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 // origins of rl's announcing records, made at its first use.
 func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos recordPos, rl plog.ResourceLogs, sl plog.ScopeLogs, lr plog.LogRecord, tenant string, rscope resourceScope, res **synth.Resource) (scope string, items, results int) {
 	b.found.Reset()
-	var custom func() *logDialect
+	var custom func(bool) *logDialect
 	if len(p.custom.logs) > 0 {
-		custom = func() *logDialect { return p.custom.extractLog(ctx, rl, sl, lr, &b.found) }
+		custom = func(first bool) *logDialect { return p.custom.extractLog(ctx, rl, sl, lr, &b.found, first) }
 	}
 	d := claim(p.dialects, lr, &b.found, custom)
 	if !b.claimed(ctx, p.tel, d) {

@@ -128,9 +128,9 @@ func (r *router) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Tr
 func (r *router) spanScope(ctx context.Context, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, rscope resourceScope, s *routeScratch) string {
 	if r.spanItems {
 		s.found.Reset()
-		var custom func() *spanDialect
+		var custom func(bool) *spanDialect
 		if len(r.custom.spans) > 0 {
-			custom = func() *spanDialect { return r.custom.extractSpan(ctx, rs, ss, span, &s.found) }
+			custom = func(first bool) *spanDialect { return r.custom.extractSpan(ctx, rs, ss, span, &s.found, first) }
 		}
 		if d := claim(r.spanDialects, span, &s.found, custom); d != nil && len(s.found.Items) > 0 {
 			_, scope := r.keys.callScope(d.ownScope, s.found.Items, span.Attributes(), rscope, span.TraceID(), &s.hex)
@@ -225,9 +225,9 @@ func (r *router) logScope(ctx context.Context, rl plog.ResourceLogs, sl plog.Sco
 		return scope
 	}
 	f.Reset()
-	var custom func() *logDialect
+	var custom func(bool) *logDialect
 	if len(r.custom.logs) > 0 {
-		custom = func() *logDialect { return r.custom.extractLog(ctx, rl, sl, lr, f) }
+		custom = func(first bool) *logDialect { return r.custom.extractLog(ctx, rl, sl, lr, f, first) }
 	}
 	d := claim(r.logDialects, lr, f, custom)
 	if d != nil && len(f.Items) > 0 {

@@ -201,9 +201,9 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 // origins of rs's announcing spans, made at its first use.
 func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos recordPos, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, tenant string, rscope resourceScope, res **synth.Resource) (scope string, items, results int) {
 	b.found.Reset()
-	var custom func() *spanDialect
+	var custom func(bool) *spanDialect
 	if len(p.custom.spans) > 0 {
-		custom = func() *spanDialect { return p.custom.extractSpan(ctx, rs, ss, span, &b.found) }
+		custom = func(first bool) *spanDialect { return p.custom.extractSpan(ctx, rs, ss, span, &b.found, first) }
 	}
 	d := claim(p.dialects, span, &b.found, custom)
 	if !b.claimed(ctx, p.tel, d) {

@@ -94,6 +94,42 @@ func TestCustomDialectExampleOverOTLP(t *testing.T) {
 // TestCustomDialectParseErrorRefusedAtStartup: a custom dialect whose OTTL does not parse
 // stops the collector at start-up, with an error naming the entry, the key and the dialect.
 func TestCustomDialectParseErrorRefusedAtStartup(t *testing.T) {
+	out := validateCustomDialects(t, `
+      - name: acme_logs
+        context: log
+        result: event_name == "acme.tool.end"
+        call_id: attributes["acme.call_id"]
+      - name: acme_spans
+        context: span
+        use: name == 
+        call_id: attributes["acme.call_id"]`)
+	assert.Contains(t, out, `custom_dialects[1].use: dialect "acme_spans"`)
+}
+
+// TestCustomDialectBeforeBuiltinWithoutWhereRefusedAtStartup: precedence before_builtin
+// without a where condition, and a calls_match without calls, stop the collector at
+// start-up, each error naming its entry and key.
+func TestCustomDialectBeforeBuiltinWithoutWhereRefusedAtStartup(t *testing.T) {
+	out := validateCustomDialects(t, `
+      - name: copilot_abort
+        context: span
+        precedence: before_builtin
+        abort: attributes["error.type"] == "cancelled"
+        call_id: attributes["gen_ai.tool.call.id"]
+      - name: qwen_spans
+        context: span
+        use: name == "qwen-code.llm_request"
+        calls_match: {type: tool_call}
+        call_id: attributes["gen_ai.tool.call.id"]`)
+	assert.Contains(t, out, `custom_dialects[0].where: dialect "copilot_abort": must be set when precedence is "before_builtin"`)
+	assert.Contains(t, out, `custom_dialects[1].calls_match: dialect "qwen_spans": filters the entries of calls`)
+}
+
+// validateCustomDialects runs the collector's validate command on a configuration whose
+// toolpair processor has the custom_dialects entries given (YAML list items indented under
+// the key), requires it to fail, and returns its output.
+func validateCustomDialects(t *testing.T, entries string) string {
+	t.Helper()
 	bin := distrotest.Binary(t)
 	cfg := filepath.Join(t.TempDir(), "config.yaml")
 	require.NoError(t, os.WriteFile(cfg, []byte(`receivers:
@@ -103,15 +139,7 @@ func TestCustomDialectParseErrorRefusedAtStartup(t *testing.T) {
         endpoint: 127.0.0.1:0
 processors:
   toolpair:
-    custom_dialects:
-      - name: acme_logs
-        context: log
-        result: event_name == "acme.tool.end"
-        call_id: attributes["acme.call_id"]
-      - name: acme_spans
-        context: span
-        use: name == 
-        call_id: attributes["acme.call_id"]
+    custom_dialects:`+entries+`
 exporters:
   debug:
 service:
@@ -123,5 +151,5 @@ service:
 `), 0o600))
 	out, err := exec.Command(bin, "validate", "--config", cfg).CombinedOutput()
 	require.Error(t, err, "validate must fail")
-	assert.Contains(t, string(out), `custom_dialects[1].use: dialect "acme_spans"`)
+	return string(out)
 }

@@ -1,7 +1,8 @@
 // Package custom is the dialect an operator declares in collector YAML (the processor's
 // custom_dialects key): OTTL conditions say which records of an agent the processor does not
-// know are tool uses, results, aborts, refusals, step boundaries or session ends, and OTTL
-// value expressions say where the call ID, the tool name, the scope and the time are. The
+// know (or reads otherwise than the operator wants: Config.Precedence) are tool uses,
+// results, aborts, refusals, step boundaries or session ends, and OTTL value expressions say
+// where the call ID, the tool name, the scope and the time are. The
 // OTTL is the collector's own (pkg/ottl v0.158.0, the span and log contexts of the transform
 // processor): paths are written with or without their context name (`attributes["x"]` and
 // `log.attributes["x"]` are the same path in the log context), and the standard converters
@@ -26,6 +27,17 @@ const (
 	ContextLog = "log"
 )
 
+// Precedences of a custom dialect (Config.Precedence): where it stands among the dialects a
+// record is tried with.
+const (
+	// PrecedenceAfterBuiltin (the default): the dialect is tried after the built-in
+	// dialects, on the records none of them claimed.
+	PrecedenceAfterBuiltin = "after_builtin"
+	// PrecedenceBeforeBuiltin: the dialect is tried before the built-in dialects, on the
+	// records its Where condition selects; what it does not claim goes on to them.
+	PrecedenceBeforeBuiltin = "before_builtin"
+)
+
 // Config declares one custom dialect. Conditions are OTTL boolean expressions and values OTTL
 // value expressions, both evaluated in the dialect's Context; an empty string leaves the key
 // unused. Every key is described, with an example, in the component README.
@@ -35,6 +47,13 @@ type Config struct {
 	Name string `mapstructure:"name"`
 	// Context is ContextSpan or ContextLog: the signal the dialect reads.
 	Context string `mapstructure:"context"`
+	// Precedence is PrecedenceAfterBuiltin ("" means it) or PrecedenceBeforeBuiltin, which
+	// requires Where.
+	Precedence string `mapstructure:"precedence"`
+	// Where selects the records the dialect reads: on a record where it does not hold, no
+	// other condition is evaluated and the dialect does not claim the record. Optional with
+	// PrecedenceAfterBuiltin.
+	Where string `mapstructure:"where"`
 
 	// Use: the record announces a tool call (a tool_use).
 	Use string `mapstructure:"use"`
@@ -71,8 +90,14 @@ type Config struct {
 	// a use record's calls are read from it, not from CallID.
 	Calls string `mapstructure:"calls"`
 	// CallsPath is the dotted path to the list of calls inside the Calls value ("" for the
-	// value itself); a numeric segment indexes a list.
+	// value itself); a numeric segment indexes a list, and a Wildcard segment stands for
+	// every entry of a list ("*.parts": the parts of every message), the lists it leads to
+	// read one after the other.
 	CallsPath string `mapstructure:"calls_path"`
+	// CallsMatch keeps, of the entries of the list, those that hold at each dotted path (a
+	// key) the string given as its value, for example {"type": "tool_call"}; the others are
+	// passed over (neither calls nor malformed). Empty keeps every entry.
+	CallsMatch map[string]string `mapstructure:"calls_match"`
 	// CallIDPath is the dotted path to the call ID inside each entry of the list.
 	CallIDPath string `mapstructure:"call_id_path"`
 	// ToolNamePath is the dotted path to the tool name inside each entry; an entry without
@@ -120,6 +145,15 @@ func (c *Config) check() error {
 	}
 	if c.Calls != "" && c.Use == "" {
 		errs = append(errs, keyError("calls", errors.New("is read on use records: use must be set")))
+	}
+	if len(c.CallsMatch) > 0 && c.Calls == "" {
+		errs = append(errs, keyError("calls_match", errors.New("filters the entries of calls: calls must be set")))
+	}
+	if c.Precedence != "" && c.Precedence != PrecedenceAfterBuiltin && c.Precedence != PrecedenceBeforeBuiltin {
+		errs = append(errs, keyError("precedence", fmt.Errorf("must be %q or %q, got %q", PrecedenceAfterBuiltin, PrecedenceBeforeBuiltin, c.Precedence)))
+	}
+	if c.Precedence == PrecedenceBeforeBuiltin && strings.TrimSpace(c.Where) == "" {
+		errs = append(errs, keyError("where", fmt.Errorf("must be set when precedence is %q: it selects the records taken before the built-in dialects", PrecedenceBeforeBuiltin)))
 	}
 	return errors.Join(errs...)
 }

@@ -56,6 +56,7 @@ var kinds = [roleUse + 1]pairing.Kind{pairing.KindAbort, pairing.KindReject, pai
 
 // program is a dialect compiled for the transform context K of its OTTL context.
 type program[K any] struct {
+	where                                *ottl.Condition[K]
 	conds                                [nRoles]*ottl.Condition[K]
 	callID, toolName, scope, tm, callsEx *ottl.ValueExpression[K]
 }
@@ -64,6 +65,7 @@ type program[K any] struct {
 type Dialect struct {
 	name      string
 	context   string
+	before    bool
 	scopeAttr string
 	calls     callsPaths
 	span      *program[*ottlspan.TransformContext]
@@ -75,6 +77,10 @@ func (d *Dialect) Name() string { return d.name }
 
 // Context returns ContextSpan or ContextLog.
 func (d *Dialect) Context() string { return d.context }
+
+// BeforeBuiltin reports whether the dialect is tried before the built-in dialects
+// (PrecedenceBeforeBuiltin).
+func (d *Dialect) BeforeBuiltin() bool { return d.before }
 
 // Validate compiles cfg and returns every error New would, each naming its key, without
 // keeping the result: for the processor's configuration check, before the collector starts.
@@ -90,7 +96,7 @@ func New(cfg Config, set component.TelemetrySettings) (*Dialect, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	d := &Dialect{name: cfg.Name, context: cfg.Context, scopeAttr: cfg.ScopeAttribute}
+	d := &Dialect{name: cfg.Name, context: cfg.Context, before: cfg.Precedence == PrecedenceBeforeBuiltin, scopeAttr: cfg.ScopeAttribute}
 	var errs []error
 	var err error
 	d.calls, err = parsePaths(cfg)
@@ -122,6 +128,13 @@ func New(cfg Config, set component.TelemetrySettings) (*Dialect, error) {
 func compile[K any](parser *ottl.Parser[K], cfg Config) (*program[K], error) {
 	p := &program[K]{}
 	var errs []error
+	if cfg.Where != "" {
+		c, err := parser.ParseCondition(cfg.Where)
+		if err != nil {
+			errs = append(errs, keyError("where", err))
+		}
+		p.where = c
+	}
 	conds := [nRoles]string{cfg.Abort, cfg.Reject, cfg.Result, cfg.Use, cfg.StepBoundary, cfg.SessionEnd}
 	for r, src := range conds {
 		if src == "" {
@@ -168,8 +181,9 @@ type record struct {
 
 // ExtractSpan appends to f what the dialect finds in the span of tc (made by NewSpanContext
 // with the span's resource and scope spans, which resource and scope paths read), and
-// reports whether any condition of the dialect held on it or failed. It never modifies the
-// span. It must be called only on a dialect of ContextSpan.
+// reports whether the dialect claims it: its where condition (when set) failed on it, or
+// held and another condition held or failed. It appends nothing to f on a span it does not
+// claim, and never modifies the span. It must be called only on a dialect of ContextSpan.
 func (d *Dialect) ExtractSpan(ctx context.Context, tc *ottlspan.TransformContext, f *dialect.Found) bool {
 	span := tc.GetSpan()
 	rec := record{start: int64(span.StartTimestamp()), end: int64(span.EndTimestamp()), useStep: stepUse, boundaryStep: stepBoundary}
@@ -187,11 +201,23 @@ func (d *Dialect) ExtractLog(ctx context.Context, tc *ottllog.TransformContext, 
 	return extract(ctx, d, d.log, tc, record{start: t, end: t, useStep: stepUse, boundaryStep: stepBoundary}, f)
 }
 
-// extract evaluates the conditions of p on one record. The call conditions are tried in the
-// order abort, reject, result, use, and the first that holds decides the record's call
-// kind; step_boundary and session_end are evaluated besides, so that one record may be a
-// boundary (first) and announce calls, or resolve a call and end the session (last).
+// extract evaluates the conditions of p on one record. The where condition comes first: a
+// record it does not select is not the dialect's, one on which it fails is claimed and
+// counted, with nothing else evaluated. The call conditions are tried in the order abort,
+// reject, result, use, and the first that holds decides the record's call kind;
+// step_boundary and session_end are evaluated besides, so that one record may be a boundary
+// (first) and announce calls, or resolve a call and end the session (last).
 func extract[K any](ctx context.Context, d *Dialect, p *program[K], tc K, rec record, f *dialect.Found) bool {
+	if p.where != nil {
+		ok, err := p.where.Eval(ctx, tc)
+		if err != nil {
+			f.Skip(ReasonExpressionError)
+			return true
+		}
+		if !ok {
+			return false
+		}
+	}
 	claimed := false
 	holds := func(r role) bool {
 		c := p.conds[r]

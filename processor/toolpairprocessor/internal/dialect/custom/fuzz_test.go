@@ -92,3 +92,48 @@ func FuzzExtractSpan(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCallsWildcard: calls documents read through "*.parts" never panic, every call has a
+// non-empty ID, and calls_match only passes entries over: the calls read with it are a
+// subsequence of those read without it, with no more malformed entries.
+func FuzzCallsWildcard(f *testing.F) {
+	f.Add(copilotOutput)
+	f.Add(`[{"parts":[{"type":"tool_call","id":null},{"type":"text"}]},{"parts":"x"},{}]`)
+	f.Add(`{"parts":[]}`)
+	base := Config{CallsPath: "*.parts", CallIDPath: DefaultCallIDPath, ToolNamePath: DefaultToolNamePath}
+	all, err := parsePaths(base)
+	if err != nil {
+		f.Fatal(err)
+	}
+	base.CallsMatch = map[string]string{"type": "tool_call"}
+	filtered, err := parsePaths(base)
+	if err != nil {
+		f.Fatal(err)
+	}
+	read := func(p *callsPaths, doc string) ([]string, int) {
+		var found dialect.Found
+		var ids []string
+		p.each(doc, &found, func(id, _ string) { ids = append(ids, id) })
+		return ids, len(found.Malformed)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		allIDs, allBad := read(&all, doc)
+		ids, bad := read(&filtered, doc)
+		if bad > allBad {
+			t.Fatalf("calls_match added malformed entries: %d > %d", bad, allBad)
+		}
+		i := 0
+		for _, id := range ids {
+			if id == "" {
+				t.Fatal("a call with an empty ID")
+			}
+			for i < len(allIDs) && allIDs[i] != id {
+				i++
+			}
+			if i == len(allIDs) {
+				t.Fatalf("calls_match read %q, not read without it (%v)", id, allIDs)
+			}
+			i++
+		}
+	})
+}
