@@ -261,7 +261,8 @@ func TestReadmeTakeoverExample(t *testing.T) {
 			events = append(events, logAttr(lr, "event.name")+" "+o)
 		}
 	}
-	assert.Equal(t, []string{"qwen-code.tool_call duplicate"}, events)
+	// Its source's first record of the call, reporting the abort too (specification section 2).
+	assert.Equal(t, []string{"qwen-code.tool_call interrupted"}, events)
 	stats := b.shared.engine.Stats()
 	assert.Equal(t, uint64(2), stats.UsesSeen, "Copilot's call read by genai, Qwen Code's by qwen_spans")
 	assert.Equal(t, uint64(2), stats.Aborted)
