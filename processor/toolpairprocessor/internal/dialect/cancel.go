@@ -67,7 +67,10 @@ func Cancelled(attrs pcommon.Map, code ptrace.StatusCode, message string) bool {
 	if v, ok := fields.Get(attrs, attrErrorType); ok && v.Type() == pcommon.ValueTypeStr && cancelErrorTypes[v.Str()] {
 		return true
 	}
-	if fields.Str(attrs, attrFailureKind) == statusCancelled || fields.Str(attrs, attrStatus) == statusCancelled {
+	if v, ok := fields.Get(attrs, attrFailureKind); ok && v.Type() == pcommon.ValueTypeStr && v.Str() == statusCancelled {
+		return true
+	}
+	if v, ok := fields.Get(attrs, attrStatus); ok && v.Type() == pcommon.ValueTypeStr && v.Str() == statusCancelled {
 		return true
 	}
 	return code == ptrace.StatusCodeError && AbortMessage.MatchString(message) && !timeoutMessage.MatchString(message)
