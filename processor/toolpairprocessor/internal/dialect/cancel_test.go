@@ -3,6 +3,7 @@ package dialect_test
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -83,6 +84,11 @@ func TestCancelled(t *testing.T) {
 		{name: "message word inside another", code: errCode, msg: "Operation abortedness", want: false},
 		{name: "message far from the start", code: errCode, msg: "the build step number one was aborted", want: false},
 		{name: "message of a failure", code: errCode, msg: "Shell command failed", want: false},
+		{name: "message in capitals after white space", code: errCode, msg: " \tREQUEST ABORTED", want: true},
+		{name: "message with Error prefix", code: errCode, msg: "Error: operation cancelled", want: true},
+		{name: "message word and underscore", code: errCode, msg: "aborted_by_policy", want: false},
+		{name: "message word and digit", code: errCode, msg: "cancelled2", want: false},
+		{name: "message with two spaces", code: errCode, msg: "Operation  aborted", want: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -107,4 +113,66 @@ func TestCancelledTimeoutPatternIsSection4(t *testing.T) {
 		assert.False(t, dialect.Cancelled(spanOf(t, nil, 0, "").Attributes(), ptrace.StatusCodeError, msg), msg)
 	}
 	assert.True(t, dialect.Cancelled(spanOf(t, nil, 0, "").Attributes(), ptrace.StatusCodeError, "Request aborted"))
+}
+
+// BenchmarkCancelled measures the rule on the attributes of a real result span without a
+// marker (Copilot CLI's normal execute_tool span, 10 attributes, status Unset: the three
+// keys looked up are absent) and on the interrupted one (error.type cancelled, found first).
+func BenchmarkCancelled(b *testing.B) {
+	attrs := []kv{
+		{"gen_ai.operation.name", "execute_tool"}, {"gen_ai.conversation.id", "d60f6f48-4f8a-4fe3-8b2a-0ca343f451e1"},
+		{"gen_ai.tool.name", "bash"}, {"gen_ai.tool.call.id", "call_mock_normal_01"}, {"gen_ai.tool.type", "function"},
+		{"gen_ai.provider.name", "openai"}, {"gen_ai.tool.call.arguments", `{"command":"echo hello"}`},
+		{"github.copilot.tool.parameters.command", "echo hello"}, {"gen_ai.tool.call.result", "hello"},
+		{"github.copilot.tool.duration", int64(34)},
+	}
+	t := &testing.T{}
+	for _, bc := range []struct {
+		name string
+		span ptrace.Span
+	}{
+		{"no marker", spanOf(t, attrs, ptrace.StatusCodeUnset, "")},
+		{"error.type cancelled", spanOf(t, append(attrs, kv{"error.type", "cancelled"}), ptrace.StatusCodeError, "Operation aborted")},
+		{"failed tool", spanOf(t, append(attrs, kv{"error.type", "tool_error"}), ptrace.StatusCodeError, "Shell command failed")},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				dialect.ResultKind(bc.span)
+			}
+		})
+	}
+}
+
+// abortPattern is AbortMessage's rule written as a regular expression, the reference the
+// hand-written matcher is checked against.
+var abortPattern = regexp.MustCompile(`(?i)^[\t\n\f\r ]*(?:[a-z]*error: )?(?:[a-z]+ ){0,4}(?:aborted|cancell?ed)\b`)
+
+var abortSeeds = []string{
+	"", "Operation aborted", "The operation was aborted.", "Command aborted: echo start; sleep 20; echo done",
+	"Tool execution cancelled by user", "AbortError: This operation was aborted", "context canceled",
+	"fatal: rebase aborted", "Operation abortedness", "the build step number one was aborted",
+	"one two three four aborted", "one two three four five aborted", "Error: aborted", "error:aborted",
+	"xError: Cancelled", "Error: Error: aborted", "aborted_x", "aborted9", "ABORTED!", "canceled.", "cancelledd",
+	"  \n cancelled", "Cancelled: deadline exceeded", "Shell command failed", "\u00e9 aborted", "abort",
+}
+
+// TestAbortMessageIsItsPattern: AbortMessage says what abortPattern says, on the examples of
+// its documentation and on edge cases.
+func TestAbortMessageIsItsPattern(t *testing.T) {
+	for _, msg := range abortSeeds {
+		assert.Equal(t, abortPattern.MatchString(msg), dialect.AbortMessage(msg), "%q", msg)
+	}
+}
+
+// FuzzAbortMessage: on any message, AbortMessage says what abortPattern says.
+func FuzzAbortMessage(f *testing.F) {
+	for _, msg := range abortSeeds {
+		f.Add(msg)
+	}
+	f.Fuzz(func(t *testing.T, msg string) {
+		if want := abortPattern.MatchString(msg); dialect.AbortMessage(msg) != want {
+			t.Fatalf("AbortMessage(%q) = %v, the pattern says %v", msg, !want, want)
+		}
+	})
 }
