@@ -17,8 +17,8 @@ import (
 const (
 	// attrFailureKind is Qwen Code's tool.failure_kind (its qwen-code.tool span).
 	attrFailureKind = "tool.failure_kind"
-	// attrStatus is a record's own status attribute (Gemini CLI's and Qwen Code's tool_call
-	// events write it).
+	// attrStatus is a record's own status attribute (Qwen Code's qwen-code.tool_call events
+	// write it).
 	attrStatus = "status"
 	// statusCancelled is the value of attrFailureKind or attrStatus that marks a cancelled
 	// call.
@@ -54,8 +54,8 @@ var timeoutMessage = regexp.MustCompile(`(?i)timed? ?out|deadline exceeded`)
 //     without matching the timeout pattern of specification section 4 (Copilot's status
 //     message "Operation aborted").
 //
-// For a log record, pass ptrace.StatusCodeUnset and "": only the attributes count. Values are
-// compared exactly, as the timeout classifier compares error.type.
+// For a log record, pass ptrace.StatusCodeUnset and "": only the attributes count. Attribute
+// values are compared exactly, as the timeout classifier compares error.type.
 func Cancelled(attrs pcommon.Map, code ptrace.StatusCode, message string) bool {
 	if v, ok := fields.Get(attrs, attrErrorType); ok && v.Type() == pcommon.ValueTypeStr && cancelErrorTypes[v.Str()] {
 		return true
