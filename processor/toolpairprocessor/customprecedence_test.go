@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -84,10 +85,13 @@ func executeToolOutcomes(t *testing.T, b *bothPipelines) map[string]string {
 }
 
 // TestCustomDialectBeforeBuiltinTakesOneAgent: with genai on, a custom dialect with
-// precedence before_builtin and a where condition on Copilot's service reads Copilot's
-// cancelled execute_tool span as the abort of the call genai read in Copilot's chat span (the
-// records of Copilot it does not claim still go to genai), while the same spans of another
-// service stay genai's and pair. With the default precedence genai claims the span first.
+// precedence before_builtin and a where condition on Copilot's service reads an abort marker
+// of Copilot's own on its execute_tool span as the abort of the call genai read in Copilot's
+// chat span (the records of Copilot it does not claim still go to genai), while the same
+// spans of another service stay genai's and pair. With the default precedence genai claims
+// the span first. genai reads the cancellation markers Copilot really writes (error.type
+// cancelled, status Error "Operation aborted"), so the capture's span carries, in their place,
+// a marker no built-in dialect reads (copilot.interrupted), as an agent's own marker would.
 func TestCustomDialectBeforeBuiltinTakesOneAgent(t *testing.T) {
 	tests := []struct {
 		precedence string
@@ -99,8 +103,19 @@ func TestCustomDialectBeforeBuiltinTakesOneAgent(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.precedence, func(t *testing.T) {
-			b := newBothPipelines(t, func(c *Config) { c.CustomDialects = []custom.Config{copilotAbort(tt.precedence)} })
-			require.NoError(t, b.traces.ConsumeTraces(context.Background(), copilotCapture(t, true)))
+			cfg := copilotAbort(tt.precedence)
+			cfg.Abort = `attributes["gen_ai.operation.name"] == "execute_tool" and attributes["copilot.interrupted"] == true`
+			b := newBothPipelines(t, func(c *Config) { c.CustomDialects = []custom.Config{cfg} })
+			td := copilotCapture(t, true)
+			forEachSpan(td, func(_ pcommon.Resource, s ptrace.Span) {
+				if strAttr(s, "gen_ai.operation.name") == "execute_tool" {
+					s.Attributes().Remove("error.type")
+					s.Status().SetCode(ptrace.StatusCodeUnset)
+					s.Status().SetMessage("")
+					s.Attributes().PutBool("copilot.interrupted", true)
+				}
+			})
+			require.NoError(t, b.traces.ConsumeTraces(context.Background(), td))
 			b.advance(time.Minute)
 			b.shutdown()
 			assert.Equal(t, tt.want, executeToolOutcomes(t, b))

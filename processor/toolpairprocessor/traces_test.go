@@ -195,7 +195,12 @@ func announcements(t *testing.T, td ptrace.Traces) map[string]pcommon.Timestamp 
 	return out
 }
 
+// TestGoldenAISDKCaptures runs the AI SDK 7 captures: every execute_tool span of an announced
+// call is paired, except the one of interrupt_sigterm, which the application's signal handler
+// ended with status Error "Command aborted: ...": it reports its call's abort (specification
+// section 2) and is marked interrupted/aborted, with no synthetic span.
 func TestGoldenAISDKCaptures(t *testing.T) {
+	abortedIn := map[string]string{"interrupt_sigterm": "call_mock_interrupt_01"}
 	for _, scenario := range []string{"normal", "parallel", "interrupt_sigterm", "llm_timeout", "killed_during_tool"} {
 		t.Run(scenario, func(t *testing.T) {
 			pl := newPipeline(t, nil)
@@ -209,7 +214,7 @@ func TestGoldenAISDKCaptures(t *testing.T) {
 			got := pl.output()
 
 			// Every execute_tool span of an announced call is paired, with the duration from
-			// the announcing chat span's end to its own end.
+			// the announcing chat span's end to its own end, or aborted.
 			executed := map[string]bool{}
 			for _, s := range allSpans(got) {
 				if strAttr(s, "gen_ai.operation.name") != "execute_tool" {
@@ -222,10 +227,19 @@ func TestGoldenAISDKCaptures(t *testing.T) {
 				executed[id] = true
 				useEnd, ok := announced[id]
 				require.True(t, ok, "call %s was announced", id)
+				d, hasDuration := s.Attributes().Get("toolpair.call.duration_ms")
+				if abortedIn[scenario] == id {
+					assert.Equal(t, "interrupted", strAttr(s, "toolpair.outcome"), id)
+					assert.Equal(t, "aborted", strAttr(s, "toolpair.interrupt.reason"), id)
+					assert.False(t, hasDuration, id)
+					continue
+				}
 				assert.Equal(t, "paired", strAttr(s, "toolpair.outcome"), id)
-				d, ok := s.Attributes().Get("toolpair.call.duration_ms")
-				require.True(t, ok)
+				require.True(t, hasDuration)
 				assert.Equal(t, (int64(s.EndTimestamp())-int64(useEnd))/1e6, d.Int(), id)
+			}
+			if id := abortedIn[scenario]; id != "" {
+				assert.True(t, executed[id], "the aborted call's span is in the output")
 			}
 			// Every announced call that never ran has exactly one synthetic span.
 			for id := range announced {

@@ -13,7 +13,9 @@
 //     JSON array string, written when the response is complete) is a tool_use at the span's
 //     end;
 //   - ai.toolCall: ai.toolCall.id (the call ID) and ai.toolCall.name: a tool_result at the
-//     span's end, whatever its status (a tool that threw is a result with an error);
+//     span's end (a tool that threw is a result with an error), or a KindAbort when
+//     dialect.Cancelled says the span reports its call's cancellation (error.type,
+//     tool.failure_kind, status, or status Error with a message saying aborted or cancelled);
 //   - ai.generateText / ai.streamText (the whole run): its end is a session end.
 //
 // Steps are grouped by the run: a provider call's Step is its own span ID grouped by its
@@ -93,7 +95,7 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 		if v, ok := fields.Get(attrs, attrToolCallName); ok {
 			name = v.AsString()
 		}
-		f.Add(pairing.KindResult, id, name, int64(span.EndTimestamp()))
+		f.Add(dialect.ResultKind(span), id, name, int64(span.EndTimestamp()))
 	case opGenerateText, opStreamText:
 		f.AddStep(pairing.KindSessionEnd, "", "", int64(span.EndTimestamp()), "", "",
 			pairing.GroupStep(span.SpanID().String(), ""))

@@ -142,3 +142,18 @@ func TestExtractSpan(t *testing.T) {
 		})
 	}
 }
+
+// TestToolCallCancelled: an ai.toolCall span that says its call was cancelled
+// (dialect.Cancelled) is an abort; a tool that threw is a result.
+func TestToolCallCancelled(t *testing.T) {
+	for _, m := range dialecttest.Markers() {
+		t.Run(m.Name, func(t *testing.T) {
+			s := dialecttest.MarkedSpan(t, "ai.toolCall", map[string]any{
+				"ai.operationId": "ai.toolCall", "ai.toolCall.id": "call_1", "ai.toolCall.name": "run_shell",
+			}, false, m)
+			var f dialect.Found
+			assert.True(t, ExtractSpan(s, &f))
+			assert.Equal(t, []dialect.Item{{Kind: m.Kind, CallID: "call_1", ToolName: "run_shell", Time: 20}}, f.Items)
+		})
+	}
+}

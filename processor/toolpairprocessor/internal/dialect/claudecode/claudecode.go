@@ -10,7 +10,8 @@
 //   - claude_code.tool_decision: tool_use_id (string, the Anthropic tool_use.id), tool_name,
 //     decision ("accept" announces the call: a tool_use; "reject" refuses it). It is emitted
 //     when the call is approved, before execution.
-//   - claude_code.tool_result: tool_use_id, tool_name (a tool_result). Its success and
+//   - claude_code.tool_result: tool_use_id, tool_name (a tool_result; a KindAbort when
+//     dialect.Cancelled says its attributes report the call's cancellation). Its success and
 //     duration_ms arrive as strings and are not needed for pairing.
 //   - time: the record's time, else its observed time, else its event.timestamp attribute
 //     (ISO 8601).
@@ -31,6 +32,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
@@ -80,6 +82,9 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 		}
 	case eventResult:
 		kind = pairing.KindResult
+		if dialect.Cancelled(attrs, ptrace.StatusCodeUnset, "") {
+			kind = pairing.KindAbort
+		}
 	default:
 		return false
 	}

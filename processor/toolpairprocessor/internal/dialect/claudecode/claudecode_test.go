@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
@@ -68,6 +69,29 @@ func TestExtractLog(t *testing.T) {
 			assert.Equal(t, tt.claimed, ExtractLog(lr, &f))
 			assert.Equal(t, tt.items, f.Items)
 			assert.Equal(t, tt.malformed, f.Malformed)
+		})
+	}
+}
+
+// TestToolResultCancelled: a claude_code.tool_result event whose attributes say its call was
+// cancelled (dialect.Cancelled; a log record has no status) is an abort.
+func TestToolResultCancelled(t *testing.T) {
+	for _, m := range dialecttest.Markers() {
+		t.Run(m.Name, func(t *testing.T) {
+			lr := plog.NewLogRecord()
+			lr.Body().SetStr("claude_code.tool_result")
+			lr.SetTimestamp(7)
+			assert.NoError(t, lr.Attributes().FromRaw(map[string]any{"event.name": "tool_result", "tool_use_id": "toolu_1", "tool_name": "Bash"}))
+			for k, v := range m.Attrs {
+				assert.NoError(t, lr.Attributes().PutEmpty(k).FromRaw(v))
+			}
+			want := pairing.KindResult
+			if m.Kind == pairing.KindAbort && len(m.Attrs) > 0 {
+				want = pairing.KindAbort
+			}
+			var f dialect.Found
+			assert.True(t, ExtractLog(lr, &f))
+			assert.Equal(t, []dialect.Item{{Kind: want, CallID: "toolu_1", ToolName: "Bash", Time: 7}}, f.Items)
 		})
 	}
 }

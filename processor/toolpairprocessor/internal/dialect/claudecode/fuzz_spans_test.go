@@ -8,12 +8,12 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
 )
 
-// FuzzExtractSpan feeds OTLP traces requests, seeded with every span of the Claude Code
-// captures, to ExtractSpan and ExtractExecutionSpan: they must never panic, report only
-// well-formed items, never both claim a span, find nothing in a span they do not claim, and
-// find the same items when run twice.
+// FuzzExtractSpan feeds OTLP traces requests, seeded with every span of the Claude Code and
+// Claude Agent SDK captures, to ExtractSpan and ExtractExecutionSpan: they must never panic,
+// report only well-formed items, never both claim a span, find nothing in a span they do not
+// claim, and find the same items when run twice.
 func FuzzExtractSpan(f *testing.F) {
-	dialecttest.SeedSpans(f, "claude/*/traces.json")
+	dialecttest.SeedSpans(f, "claude/*/traces.json", "claudesdk/*/traces.json")
 	dialecttest.FuzzSpans(f, func(t *testing.T, s ptrace.Span, inputLen int) {
 		claimed, _ := dialecttest.Extract(t, s, ExtractSpan, inputLen)
 		execClaimed, _ := dialecttest.Extract(t, s, ExtractExecutionSpan, inputLen)

@@ -48,7 +48,8 @@ func SessionGroup(traceID pcommon.TraceID) string {
 // whether the span is one this dialect reads:
 //
 //   - claude_code.tool: a tool_result of the call tool_use_id (else gen_ai.tool.call.id),
-//     tool tool_name (else gen_ai.tool.name), at the span's end;
+//     tool tool_name (else gen_ai.tool.name), at the span's end; a KindAbort when
+//     dialect.Cancelled says the span reports its call's cancellation;
 //   - claude_code.interaction: a session end at the span's end, grouped by the trace ID (see
 //     SessionGroup): the calls of the interaction still pending then were never answered;
 //   - claude_code.llm_request: recognised, nothing to pair (it is an anchor for synthetic
@@ -58,7 +59,7 @@ func SessionGroup(traceID pcommon.TraceID) string {
 func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 	switch span.Name() {
 	case SpanTool:
-		extractToolSpan(span, pairing.KindResult, f)
+		extractToolSpan(span, dialect.ResultKind(span), f)
 		return true
 	case SpanInteraction:
 		if g := SessionGroup(span.TraceID()); g != "" {
@@ -73,10 +74,10 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 
 // ExtractExecutionSpan appends to f the companion result (pairing.KindCompanion) a
 // claude_code.tool.execution span is (tool_use_id, else gen_ai.tool.call.id; at the span's
-// end), and reports whether the span is one. Its parent claude_code.tool span is the call's
-// result record: whatever the order the two arrive in, the tool span is the one marked
-// paired and this one a kept duplicate (it resolves the call itself only when the tool span
-// does not come within orphan_grace).
+// end, whatever it says of a cancellation), and reports whether the span is one. Its parent
+// claude_code.tool span is the call's result record: whatever the order the two arrive in,
+// the tool span is the one marked paired and this one a kept duplicate (it resolves the call
+// itself only when the tool span does not come within orphan_grace).
 func ExtractExecutionSpan(span ptrace.Span, f *dialect.Found) bool {
 	if span.Name() != SpanToolExecution {
 		return false

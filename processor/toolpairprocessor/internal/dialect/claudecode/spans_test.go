@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
@@ -125,4 +126,21 @@ func TestDecisionGroupedByTrace(t *testing.T) {
 	var f dialect.Found
 	assert.True(t, ExtractLog(lr, &f))
 	assert.Equal(t, []dialect.Item{{Kind: pairing.KindUse, CallID: "toolu_1", Time: 5, Step: pairing.GroupStep(testTrace.String(), "")}}, f.Items)
+}
+
+// TestToolSpanCancelled: a claude_code.tool span that says its call was cancelled
+// (dialect.Cancelled) is an abort; a claude_code.tool.execution span stays a companion
+// whatever it says (its tool span is the call's record).
+func TestToolSpanCancelled(t *testing.T) {
+	for _, m := range dialecttest.Markers() {
+		t.Run(m.Name, func(t *testing.T) {
+			attrs := map[string]any{"tool_use_id": "toolu_1", "tool_name": "Bash"}
+			var f dialect.Found
+			assert.True(t, ExtractSpan(dialecttest.MarkedSpan(t, SpanTool, attrs, false, m), &f))
+			assert.Equal(t, []dialect.Item{{Kind: m.Kind, CallID: "toolu_1", ToolName: "Bash", Time: 20}}, f.Items)
+			f.Reset()
+			assert.True(t, ExtractExecutionSpan(dialecttest.MarkedSpan(t, SpanToolExecution, attrs, false, m), &f))
+			assert.Equal(t, []dialect.Item{{Kind: pairing.KindCompanion, CallID: "toolu_1", ToolName: "Bash", Time: 20}}, f.Items)
+		})
+	}
 }

@@ -8,8 +8,9 @@
 //   - codex.tool_decision: call_id (string, the OpenAI function call ID), tool_name,
 //     decision ("approved" and other values announce the call: a tool_use; "denied" and
 //     "abort" refuse it);
-//   - codex.tool_result: call_id, tool_name (a tool_result; its duration_ms and success
-//     arrive as strings and are not needed for pairing);
+//   - codex.tool_result: call_id, tool_name (a tool_result, or a KindAbort when
+//     dialect.Cancelled says its attributes report the call's cancellation; its duration_ms
+//     and success arrive as strings and are not needed for pairing);
 //   - time: Codex sends timeUnixNano 0, so the observed time is used, else the
 //     event.timestamp attribute;
 //   - conversation.id (the scope) is read through scope_attributes;
@@ -23,6 +24,7 @@ package codex
 
 import (
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
@@ -52,6 +54,9 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 		}
 	case "codex.tool_result":
 		kind = pairing.KindResult
+		if dialect.Cancelled(attrs, ptrace.StatusCodeUnset, "") {
+			kind = pairing.KindAbort
+		}
 	case "codex.api_request":
 		f.AddStep(pairing.KindBoundary, "", "", dialect.LogTime(lr), "", "", step(lr, stepRequest))
 		return true

@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
@@ -79,4 +80,26 @@ func TestStepsGroupedByTurn(t *testing.T) {
 		{Kind: pairing.KindBoundary, Time: 42, Step: pairing.GroupStep(trace.String(), "api_request")},
 		{Kind: pairing.KindUse, CallID: "call_1", Time: 42, Step: pairing.GroupStep(trace.String(), "tool_decision")},
 	}, f.Items)
+}
+
+// TestToolResultCancelled: a codex.tool_result event whose attributes say its call was
+// cancelled (dialect.Cancelled; a log record has no status) is an abort.
+func TestToolResultCancelled(t *testing.T) {
+	for _, m := range dialecttest.Markers() {
+		t.Run(m.Name, func(t *testing.T) {
+			lr := plog.NewLogRecord()
+			lr.SetObservedTimestamp(42)
+			assert.NoError(t, lr.Attributes().FromRaw(map[string]any{"event.name": "codex.tool_result", "call_id": "call_1", "tool_name": "exec_command"}))
+			for k, v := range m.Attrs {
+				assert.NoError(t, lr.Attributes().PutEmpty(k).FromRaw(v))
+			}
+			want := pairing.KindResult
+			if m.Kind == pairing.KindAbort && len(m.Attrs) > 0 {
+				want = pairing.KindAbort
+			}
+			var f dialect.Found
+			assert.True(t, ExtractLog(lr, &f))
+			assert.Equal(t, []dialect.Item{{Kind: want, CallID: "call_1", ToolName: "exec_command", Time: 42}}, f.Items)
+		})
+	}
 }

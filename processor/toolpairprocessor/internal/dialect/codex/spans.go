@@ -19,7 +19,7 @@ import (
 //     unified_exec.exec_command);
 //   - aborted (bool; "true" accepted as well): the turn was aborted during the call (Codex's
 //     SIGINT handling); the result is then a KindAbort and the call is interrupted with reason
-//     aborted;
+//     aborted, as it is when dialect.Cancelled says the span reports its call's cancellation;
 //   - conversation.id: the scope, read through scope_attributes.
 //
 // The result time is the span's end. A tool span whose call_id is not a string or empty is
@@ -37,7 +37,7 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 	if !ok {
 		return true
 	}
-	kind := pairing.KindResult
+	kind := dialect.ResultKind(span)
 	if v, ok := fields.Get(attrs, "aborted"); ok && v.AsString() == "true" {
 		kind = pairing.KindAbort
 	}

@@ -1,12 +1,14 @@
 package codex
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
@@ -80,5 +82,26 @@ func TestExtractSpan(t *testing.T) {
 			assert.Equal(t, tt.items, f.Items)
 			assert.Equal(t, tt.malformed, f.Malformed)
 		})
+	}
+}
+
+// TestToolSpanCancelled: a Codex tool span is an abort when aborted is true or when
+// dialect.Cancelled says so.
+func TestToolSpanCancelled(t *testing.T) {
+	for _, aborted := range []bool{false, true} {
+		for _, m := range dialecttest.Markers() {
+			t.Run(fmt.Sprintf("aborted=%v/%s", aborted, m.Name), func(t *testing.T) {
+				s := dialecttest.MarkedSpan(t, "exec_command", map[string]any{
+					"tool_name": "exec_command", "call_id": "call_1", "aborted": aborted,
+				}, false, m)
+				want := m.Kind
+				if aborted {
+					want = pairing.KindAbort
+				}
+				var f dialect.Found
+				assert.True(t, ExtractSpan(s, &f))
+				assert.Equal(t, []dialect.Item{{Kind: want, CallID: "call_1", ToolName: "exec_command", Time: 20}}, f.Items)
+			})
+		}
 	}
 }

@@ -177,6 +177,11 @@ type record struct {
 	start, end int64
 	// step of its uses and boundaries.
 	useStep, boundaryStep string
+	// attrs, code and message are what dialect.Cancelled reads of the record: its
+	// attributes and, for a span, its status (ptrace.StatusCodeUnset and "" for a log record).
+	attrs   pcommon.Map
+	code    ptrace.StatusCode
+	message string
 }
 
 // ExtractSpan appends to f what the dialect finds in the span of tc (made by NewSpanContext
@@ -186,7 +191,10 @@ type record struct {
 // claim, and never modifies the span. It must be called only on a dialect of ContextSpan.
 func (d *Dialect) ExtractSpan(ctx context.Context, tc *ottlspan.TransformContext, f *dialect.Found) bool {
 	span := tc.GetSpan()
-	rec := record{start: int64(span.StartTimestamp()), end: int64(span.EndTimestamp()), useStep: stepUse, boundaryStep: stepBoundary}
+	rec := record{
+		start: int64(span.StartTimestamp()), end: int64(span.EndTimestamp()), useStep: stepUse, boundaryStep: stepBoundary,
+		attrs: span.Attributes(), code: span.Status().Code(), message: span.Status().Message(),
+	}
 	if id := span.SpanID(); !id.IsEmpty() {
 		rec.useStep = hex.EncodeToString(id[:])
 		rec.boundaryStep = rec.useStep
@@ -197,8 +205,9 @@ func (d *Dialect) ExtractSpan(ctx context.Context, tc *ottlspan.TransformContext
 // ExtractLog is ExtractSpan for a log record, in a dialect of ContextLog. The default time
 // is the record's time (dialect.LogTime).
 func (d *Dialect) ExtractLog(ctx context.Context, tc *ottllog.TransformContext, f *dialect.Found) bool {
-	t := dialect.LogTime(tc.GetLogRecord())
-	return extract(ctx, d, d.log, tc, record{start: t, end: t, useStep: stepUse, boundaryStep: stepBoundary}, f)
+	lr := tc.GetLogRecord()
+	t := dialect.LogTime(lr)
+	return extract(ctx, d, d.log, tc, record{start: t, end: t, useStep: stepUse, boundaryStep: stepBoundary, attrs: lr.Attributes()}, f)
 }
 
 // extract evaluates the conditions of p on one record. The where condition comes first: a
@@ -206,7 +215,8 @@ func (d *Dialect) ExtractLog(ctx context.Context, tc *ottllog.TransformContext, 
 // counted, with nothing else evaluated. The call conditions are tried in the order abort,
 // reject, result, use, and the first that holds decides the record's call kind;
 // step_boundary and session_end are evaluated besides, so that one record may be a boundary
-// (first) and announce calls, or resolve a call and end the session (last).
+// (first) and announce calls, or resolve a call and end the session (last). A result whose
+// record carries a cancellation marker (dialect.Cancelled) is an abort, as in every dialect.
 func extract[K any](ctx context.Context, d *Dialect, p *program[K], tc K, rec record, f *dialect.Found) bool {
 	if p.where != nil {
 		ok, err := p.where.Eval(ctx, tc)
@@ -281,7 +291,11 @@ func extract[K any](ctx context.Context, d *Dialect, p *program[K], tc K, rec re
 			if p.toolName != nil {
 				name = stringValue(ctx, p.toolName, tc, f)
 			}
-			f.AddStep(kinds[call], id, name, endTime, scopeAttr, scope, step)
+			kind := kinds[call]
+			if call == roleResult && dialect.Cancelled(rec.attrs, rec.code, rec.message) {
+				kind = pairing.KindAbort
+			}
+			f.AddStep(kind, id, name, endTime, scopeAttr, scope, step)
 		}
 	}
 	if end {

@@ -75,7 +75,9 @@ const (
 //     gen_ai.input.messages, the array of requests;
 //   - tool_call: gen_ai.tool.call_id and gen_ai.tool.name: a tool_result at the span's end;
 //     a KindAbort when the top-level status of its gen_ai.output.messages object is
-//     "cancelled". A failed tool (status "error", span status Error) is a result.
+//     "cancelled", or when dialect.Cancelled says the span reports its call's cancellation
+//     (error.type, tool.failure_kind, status, span status). A failed tool (status "error",
+//     span status Error without an abort message) is a result.
 //
 // Gemini CLI's other spans (agent_call, which wraps a sub-agent run) are not claimed.
 func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
@@ -127,7 +129,7 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 		if v, ok := fields.Get(attrs, attrToolName); ok {
 			tool = v.AsString()
 		}
-		kind := pairing.KindResult
+		kind := dialect.ResultKind(span)
 		if v, ok := fields.Get(attrs, attrOutputMessages); ok && v.Type() == pcommon.ValueTypeStr &&
 			toolStatus(v.Str()) == statusCancelled {
 			kind = pairing.KindAbort

@@ -228,3 +228,26 @@ func TestExtractSpan(t *testing.T) {
 		})
 	}
 }
+
+// TestToolCallSpanCancelled: a tool_call span is an abort when the status of its output
+// messages is "cancelled" or when dialect.Cancelled says so; a span with both is one abort.
+func TestToolCallSpanCancelled(t *testing.T) {
+	for _, status := range []string{"success", "cancelled"} {
+		for _, m := range dialecttest.Markers() {
+			t.Run(status+"/"+m.Name, func(t *testing.T) {
+				s := dialecttest.MarkedSpan(t, "tool_call", map[string]any{
+					"gen_ai.operation.name": "tool_call", "gen_ai.tool.name": "run_shell_command",
+					"gen_ai.tool.call_id":    "run_shell_command__run_shell_command_17_0",
+					"gen_ai.output.messages": `{"status":"` + status + `"}`,
+				}, true, m)
+				want := m.Kind
+				if status == "cancelled" {
+					want = pairing.KindAbort
+				}
+				var f dialect.Found
+				assert.True(t, ExtractSpan(s, &f))
+				assert.Equal(t, []dialect.Item{{Kind: want, CallID: "run_shell_command_17_0", ToolName: "run_shell_command", Time: 20}}, f.Items)
+			})
+		}
+	}
+}

@@ -9,6 +9,12 @@
 //   - gen_ai.tool.call.id (string) on execute_tool spans: the call ID.
 //   - gen_ai.tool.name (string) on execute_tool spans, else the span name after
 //     "execute_tool ".
+//   - on execute_tool spans, the cancellation markers of dialect.Cancelled (error.type
+//     cancelled, canceled, aborted or AbortError; tool.failure_kind or status cancelled; span
+//     status Error with a message saying aborted or cancelled): the result is then a
+//     pairing.KindAbort. GitHub Copilot CLI ends an interrupted call's span with
+//     error.type=cancelled and status Error "Operation aborted"; Qwen Code's qwen-code.tool
+//     span (gen_ai.operation.name=execute_tool) carries tool.failure_kind=cancelled.
 //   - gen_ai.output.messages (JSON string or structured) on any other span: each
 //     {"type":"tool_call","id","name"} part is a tool_use at the span's end time.
 //   - gen_ai.input.messages (JSON string or structured) on any other span: each
@@ -214,6 +220,6 @@ func extractExecuteTool(span ptrace.Span, f *dialect.Found) {
 		name = strings.TrimPrefix(span.Name(), opExecuteTool+" ")
 	}
 	if id, ok := f.CallID(attrs, keyToolCallID); ok {
-		f.Add(pairing.KindResult, id, name, int64(span.EndTimestamp()))
+		f.Add(dialect.ResultKind(span), id, name, int64(span.EndTimestamp()))
 	}
 }

@@ -186,3 +186,19 @@ func TestExtractSpanMatchingNoArguments(t *testing.T) {
 		})
 	}
 }
+
+// TestExecuteToolCancelled: an execute_tool span that says its call was cancelled
+// (dialect.Cancelled: Copilot's error.type cancelled and status "Operation aborted", Qwen
+// Code's tool.failure_kind) is an abort; a failed one is a result.
+func TestExecuteToolCancelled(t *testing.T) {
+	for _, m := range dialecttest.Markers() {
+		t.Run(m.Name, func(t *testing.T) {
+			s := dialecttest.MarkedSpan(t, "execute_tool bash", map[string]any{
+				"gen_ai.operation.name": "execute_tool", "gen_ai.tool.call.id": "c1", "gen_ai.tool.name": "bash",
+			}, false, m)
+			var f dialect.Found
+			assert.Equal(t, ExecuteTool, ExtractSpan(s, &f))
+			assert.Equal(t, []dialect.Item{{Kind: m.Kind, CallID: "c1", ToolName: "bash", Time: 20}}, f.Items)
+		})
+	}
+}

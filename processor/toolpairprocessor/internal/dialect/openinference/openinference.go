@@ -16,10 +16,13 @@
 //     Step pairing.GroupStep(trace ID, span ID): the Agents SDK puts each model request
 //     under a "turn" span of its own, so the parent span does not tell the agent apart.
 //   - TOOL: a tool result at the span's end, named by tool.name (else the span name). Its
-//     call ID is tool_call.id, else tool.id, else gen_ai.tool.call.id (strings). The Agents
+//     call ID is tool_call.id, else tool.id, else gen_ai.tool.call.id (strings); with a call
+//     ID, it is a pairing.KindAbort when dialect.Cancelled says the span reports its call's
+//     cancellation (error.type, tool.failure_kind, status, span status). The Agents
 //     SDK writes none of them: the span then resolves the pending call of its scope and trace whose
 //     use has the same tool name and arguments (input.value, the JSON arguments the tool
-//     received), earliest use first (pairing.KindMatch).
+//     received), earliest use first (pairing.KindMatch), whatever it says of a cancellation:
+//     there is no abort of a call found by its arguments.
 //   - AGENT or CHAIN without a parent span (the root of the run): a session end at the span's
 //     end, closing every pending call of its scope.
 //
@@ -113,7 +116,7 @@ func extractTool(span ptrace.Span, f *dialect.Found) {
 			return
 		}
 		if v.Str() != "" {
-			f.Add(pairing.KindResult, v.Str(), name, end)
+			f.Add(dialect.ResultKind(span), v.Str(), name, end)
 			return
 		}
 	}

@@ -150,3 +150,27 @@ func TestRepeatedKeyLastWins(t *testing.T) {
 	require.Len(t, f.Items, 2)
 	assert.Equal(t, "last", f.Items[1].CallID)
 }
+
+// TestToolSpanCancelled: a TOOL span with a call ID that says its call was cancelled
+// (dialect.Cancelled) is an abort; one without a call ID stays a KindMatch (there is no abort
+// of a call found by its arguments).
+func TestToolSpanCancelled(t *testing.T) {
+	for _, m := range dialecttest.Markers() {
+		t.Run(m.Name, func(t *testing.T) {
+			s := dialecttest.MarkedSpan(t, "run_shell", map[string]any{
+				"openinference.span.kind": "TOOL", "tool.name": "run_shell", "tool_call.id": "call_1",
+			}, false, m)
+			var f dialect.Found
+			assert.True(t, ExtractSpan(s, &f))
+			assert.Equal(t, []dialect.Item{{Kind: m.Kind, CallID: "call_1", ToolName: "run_shell", Time: 20}}, f.Items)
+
+			s = dialecttest.MarkedSpan(t, "run_shell", map[string]any{
+				"openinference.span.kind": "TOOL", "tool.name": "run_shell", "input.value": `{"command":"ls"}`,
+			}, false, m)
+			f.Reset()
+			assert.True(t, ExtractSpan(s, &f))
+			require.Len(t, f.Items, 1)
+			assert.Equal(t, pairing.KindMatch, f.Items[0].Kind)
+		})
+	}
+}

@@ -1,0 +1,127 @@
+package dialect
+
+import (
+	"regexp"
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+)
+
+// Attribute keys and values of the cancellation markers (specification section 2, outcome
+// interrupted with reason aborted).
+const (
+	// attrFailureKind is Qwen Code's tool.failure_kind (its qwen-code.tool span).
+	attrFailureKind = "tool.failure_kind"
+	// attrStatus is a record's own status attribute (Qwen Code's qwen-code.tool_call events
+	// write it).
+	attrStatus = "status"
+	// statusCancelled is the value of attrFailureKind or attrStatus that marks a cancelled
+	// call.
+	statusCancelled = "cancelled"
+)
+
+// attrErrorType is semconv's error.type.
+var attrErrorType = string(semconv.ErrorTypeKey)
+
+// cancelErrorTypes are the error.type values that name a cancellation.
+var cancelErrorTypes = map[string]bool{
+	"cancelled":  true,
+	"canceled":   true,
+	"aborted":    true,
+	"AbortError": true,
+}
+
+// timeoutMessage is specification section 4's timeout message pattern (package timeout's
+// MessagePattern, which imports this package): an abort caused by a timeout ("The operation
+// was aborted due to timeout") is a timeout, classified there, not an abort.
+var timeoutMessage = regexp.MustCompile(`(?i)timed? ?out|deadline exceeded`)
+
+// Cancelled reports whether a tool result record of any span or event dialect says that its
+// own call was aborted or cancelled, so that the dialect reports it as pairing.KindAbort
+// (outcome interrupted, reason aborted, no synthetic record) instead of pairing.KindResult.
+// It holds when any of these does (each attribute a string, read at its last occurrence):
+//
+//   - the attribute error.type is cancelled, canceled, aborted or AbortError (GitHub Copilot
+//     CLI ends an interrupted execute_tool span with error.type=cancelled);
+//   - the attribute tool.failure_kind or status is cancelled (Qwen Code's qwen-code.tool span
+//     carries tool.failure_kind=cancelled);
+//   - code is ptrace.StatusCodeError and message says the operation was aborted (AbortMessage)
+//     without matching the timeout pattern of specification section 4 (Copilot's status
+//     message "Operation aborted").
+//
+// For a log record, pass ptrace.StatusCodeUnset and "": only the attributes count. Attribute
+// values are compared exactly, as the timeout classifier compares error.type.
+func Cancelled(attrs pcommon.Map, code ptrace.StatusCode, message string) bool {
+	if v, ok := fields.Get(attrs, attrErrorType); ok && v.Type() == pcommon.ValueTypeStr && cancelErrorTypes[v.Str()] {
+		return true
+	}
+	if v, ok := fields.Get(attrs, attrFailureKind); ok && v.Type() == pcommon.ValueTypeStr && v.Str() == statusCancelled {
+		return true
+	}
+	if v, ok := fields.Get(attrs, attrStatus); ok && v.Type() == pcommon.ValueTypeStr && v.Str() == statusCancelled {
+		return true
+	}
+	return code == ptrace.StatusCodeError && AbortMessage(message) && !timeoutMessage.MatchString(message)
+}
+
+// AbortMessage reports whether a status message says that the operation was aborted or
+// cancelled: after leading white space, an optional "<Name>Error: " (letters ending in
+// "error", then a colon and a space), and at most four words of ASCII letters each followed
+// by one space, the word aborted, cancelled or canceled, not followed by a letter, digit or
+// underscore; all without regard to case. So "Operation aborted", "The operation was
+// aborted.", "Command aborted: sleep 20", "Tool execution cancelled by user", "AbortError:
+// This operation was aborted" and "context canceled" say so; "fatal: rebase aborted" (the
+// word after other punctuation: the tool's own failure), "Operation abortedness" and
+// "the build step number one was aborted" (a sixth word) do not.
+func AbortMessage(msg string) bool {
+	s := strings.TrimLeft(msg, " \t\n\f\r")
+	if i := strings.Index(s, ": "); i >= len("error") && letters(s[:i]) == i && strings.EqualFold(s[i-len("error"):i], "error") {
+		s = s[i+2:]
+	}
+	for words := 0; ; words++ {
+		n := letters(s)
+		if n == 0 {
+			return false
+		}
+		if w := s[:n]; (strings.EqualFold(w, "aborted") || strings.EqualFold(w, "cancelled") || strings.EqualFold(w, "canceled")) &&
+			(n == len(s) || !wordByte(s[n])) {
+			return true
+		}
+		if words == 4 || n == len(s) || s[n] != ' ' {
+			return false
+		}
+		s = s[n+1:]
+	}
+}
+
+// letters returns the number of ASCII letters s starts with.
+func letters(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c < 'a' || c > 'z' {
+			return i
+		}
+	}
+	return len(s)
+}
+
+// wordByte reports whether c is a word character of a regular expression's \b: an ASCII
+// letter, digit or underscore.
+func wordByte(c byte) bool {
+	return c == '_' || ('0' <= c && c <= '9') || ('a' <= c|0x20 && c|0x20 <= 'z')
+}
+
+// ResultKind returns pairing.KindAbort when Cancelled says a span's attributes and status
+// report its call's abort, else pairing.KindResult: the kind of a span dialect's tool result
+// with a call ID.
+func ResultKind(span ptrace.Span) pairing.Kind {
+	st := span.Status()
+	if Cancelled(span.Attributes(), st.Code(), st.Message()) {
+		return pairing.KindAbort
+	}
+	return pairing.KindResult
+}
