@@ -121,10 +121,17 @@ func TestDefaultConfigReplaysCaptures(t *testing.T) {
 		}
 	}
 	// The bundled captures hold five execute_tool spans (normal 1, parallel 2,
-	// interrupt_sigterm 1, llm_timeout 1), each announced by a chat span.
+	// interrupt_sigterm 1, llm_timeout 1), each announced by a chat span. The interrupted one
+	// ends with status Error "Command aborted: ...", a cancellation marker (specification
+	// section 2): its call is interrupted, aborted, on it.
 	require.Len(t, real, 5)
 	for _, s := range real {
 		id := attr(s, "gen_ai.tool.call.id")
+		if id == "call_mock_interrupt_01" {
+			assert.Equal(t, "interrupted", attr(s, "toolpair.outcome"), id)
+			assert.Equal(t, "aborted", attr(s, "toolpair.interrupt.reason"), id)
+			continue
+		}
 		assert.Equal(t, "paired", attr(s, "toolpair.outcome"), id)
 		assert.NotEmpty(t, attr(s, "toolpair.call.duration_ms"), id)
 	}
