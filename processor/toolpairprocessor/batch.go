@@ -54,8 +54,9 @@ type recordRef[D, R any] struct {
 	pos recordPos
 	rec R
 	// results counts the record's result items: a record resolving several calls is never
-	// held (it would be released once per call).
-	results int
+	// held (it would be released once per call). answers counts its items that can take an
+	// outcome: its results and its echoes.
+	results, answers int
 	// held: the engine holds the record while it waits for its use (copied out by fillHeld);
 	// dropped/kept: the outcomes of its results asked to drop it / to keep it. It leaves the
 	// batch when held, or when dropped and not kept.
@@ -79,6 +80,7 @@ type recordBatch[D, R, N any, S recordSignal[D, R, N]] struct {
 	res    []pairing.Resolution
 	found  dialect.Found
 	nheld  int // refs with held set
+	nmarks int // outcomes added to the marks of records of several result items (writeMarks)
 	cursor int // into refs: removeMarked's next candidate
 	// acts is what the batch's records tell of their scopes besides tool calls: anchor
 	// spans, and (with timeout classification) model calls and compactions; the engine
@@ -101,7 +103,7 @@ func (b *recordBatch[D, R, N, S]) resetBatch() {
 			}
 		}
 	}
-	b.nheld = 0
+	b.nheld, b.nmarks = 0, 0
 	var zd D
 	var zn N
 	b.data, b.next = zd, zn
@@ -135,7 +137,13 @@ func (b *recordBatch[D, R, N, S]) claimed(ctx context.Context, tel *telemetry, d
 // addRef records the record r at pos, whose items are in b.found, and returns its Ref.
 func (b *recordBatch[D, R, N, S]) addRef(pos recordPos, r R, results int) int32 {
 	ref := int32(len(b.refs))
-	b.refs = append(b.refs, recordRef[D, R]{pos: pos, rec: r, results: results})
+	answers := results
+	for i := range b.found.Items {
+		if b.found.Items[i].Kind == pairing.KindEcho {
+			answers++
+		}
+	}
+	b.refs = append(b.refs, recordRef[D, R]{pos: pos, rec: r, results: results, answers: answers})
 	return ref
 }
 
@@ -188,19 +196,29 @@ func (b *recordBatch[D, R, N, S]) announces() bool {
 	return false
 }
 
-// markResult adds the outcome r to the result record with Ref ref (inBatch); writeMarks
-// writes it.
+// markResult writes the outcome r on the result record with Ref ref (inBatch): at once on a
+// record of one result item (one outcome), else added to the record's mark, which writeMarks
+// writes once every outcome of the batch is known.
 func (b *recordBatch[D, R, N, S]) markResult(ref int32, r *pairing.Resolution) {
 	rr := &b.refs[ref]
 	rr.kept = true
-	rr.mark.Add(r)
-	markMatched(b.sig.attributes(rr.rec), r)
+	attrs := b.sig.attributes(rr.rec)
+	if rr.answers <= 1 {
+		synth.MarkResult(attrs, r)
+	} else {
+		rr.mark.Add(r)
+		b.nmarks++
+	}
+	markMatched(attrs, r)
 }
 
-// writeMarks writes on each result record of the batch the outcomes of the calls it resolved
-// (synth.Mark): a record that resolves several calls carries toolpair.outcome only when they
-// share it, and toolpair.call.duration_ms only when it resolves one (specification section 3).
+// writeMarks writes on each result record of several result items the outcomes of the calls
+// it resolved (synth.Mark): such a record carries toolpair.outcome only when they share it, and
+// toolpair.call.duration_ms only when it resolves one call (specification section 3).
 func (b *recordBatch[D, R, N, S]) writeMarks() {
+	if b.nmarks == 0 {
+		return
+	}
 	for i := range b.refs {
 		if rr := &b.refs[i]; !rr.mark.Empty() && !rr.removed() {
 			rr.mark.Write(b.sig.attributes(rr.rec))
@@ -219,8 +237,12 @@ func markMatched(attrs pcommon.Map, r *pairing.Resolution) {
 
 // dropResult marks the result record with Ref ref for removal (inBatch).
 func (b *recordBatch[D, R, N, S]) dropResult(ref int32, r *pairing.Resolution) {
-	b.refs[ref].dropped = true
-	b.refs[ref].mark.Add(r)
+	rr := &b.refs[ref]
+	rr.dropped = true
+	if rr.answers > 1 {
+		rr.mark.Add(r)
+		b.nmarks++
+	}
 }
 
 // hold is the engine's hold callback, called under the engine's lock: it only makes the

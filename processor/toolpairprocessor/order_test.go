@@ -21,6 +21,8 @@ import (
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
 
+	"github.com/otelcol-agent/otelcol-agent/internal/otlpsplit"
+
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
@@ -75,40 +77,12 @@ func recordsOf(t *testing.T, dir string) (spans []ptrace.Traces, logs []plog.Log
 	if p := filepath.Join(dir, "traces.json"); fileExists(p) {
 		td, err := golden.ReadTraces(p)
 		require.NoError(t, err)
-		for i := 0; i < td.ResourceSpans().Len(); i++ {
-			rs := td.ResourceSpans().At(i)
-			for j := 0; j < rs.ScopeSpans().Len(); j++ {
-				ss := rs.ScopeSpans().At(j)
-				for k := 0; k < ss.Spans().Len(); k++ {
-					one := ptrace.NewTraces()
-					ors := one.ResourceSpans().AppendEmpty()
-					rs.Resource().CopyTo(ors.Resource())
-					oss := ors.ScopeSpans().AppendEmpty()
-					ss.Scope().CopyTo(oss.Scope())
-					ss.Spans().At(k).CopyTo(oss.Spans().AppendEmpty())
-					spans = append(spans, one)
-				}
-			}
-		}
+		spans = otlpsplit.Spans(td)
 	}
 	if p := filepath.Join(dir, "logs.json"); fileExists(p) {
 		ld, err := golden.ReadLogs(p)
 		require.NoError(t, err)
-		for i := 0; i < ld.ResourceLogs().Len(); i++ {
-			rl := ld.ResourceLogs().At(i)
-			for j := 0; j < rl.ScopeLogs().Len(); j++ {
-				sl := rl.ScopeLogs().At(j)
-				for k := 0; k < sl.LogRecords().Len(); k++ {
-					one := plog.NewLogs()
-					orl := one.ResourceLogs().AppendEmpty()
-					rl.Resource().CopyTo(orl.Resource())
-					osl := orl.ScopeLogs().AppendEmpty()
-					sl.Scope().CopyTo(osl.Scope())
-					sl.LogRecords().At(k).CopyTo(osl.LogRecords().AppendEmpty())
-					logs = append(logs, one)
-				}
-			}
-		}
+		logs = otlpsplit.Logs(ld)
 	}
 	return spans, logs
 }

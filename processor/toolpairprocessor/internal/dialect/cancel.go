@@ -8,7 +8,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
 
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
@@ -57,13 +56,27 @@ var timeoutMessage = regexp.MustCompile(`(?i)timed? ?out|deadline exceeded`)
 // For a log record, pass ptrace.StatusCodeUnset and "": only the attributes count. Attribute
 // values are compared exactly, as the timeout classifier compares error.type.
 func Cancelled(attrs pcommon.Map, code ptrace.StatusCode, message string) bool {
-	if v, ok := fields.Get(attrs, attrErrorType); ok && v.Type() == pcommon.ValueTypeStr && cancelErrorTypes[v.Str()] {
+	// One pass over the attributes for the three keys, the last occurrence of each winning
+	// (as fields.Get reads them): a record is read once, not once per key.
+	var errorType, failureKind, status pcommon.Value
+	var seen uint8
+	for k, v := range attrs.All() {
+		switch k {
+		case attrErrorType:
+			errorType, seen = v, seen|1
+		case attrFailureKind:
+			failureKind, seen = v, seen|2
+		case attrStatus:
+			status, seen = v, seen|4
+		}
+	}
+	if seen&1 != 0 && errorType.Type() == pcommon.ValueTypeStr && cancelErrorTypes[errorType.Str()] {
 		return true
 	}
-	if v, ok := fields.Get(attrs, attrFailureKind); ok && v.Type() == pcommon.ValueTypeStr && v.Str() == statusCancelled {
+	if seen&2 != 0 && failureKind.Type() == pcommon.ValueTypeStr && failureKind.Str() == statusCancelled {
 		return true
 	}
-	if v, ok := fields.Get(attrs, attrStatus); ok && v.Type() == pcommon.ValueTypeStr && v.Str() == statusCancelled {
+	if seen&4 != 0 && status.Type() == pcommon.ValueTypeStr && status.Str() == statusCancelled {
 		return true
 	}
 	return code == ptrace.StatusCodeError && AbortMessage(message) && !timeoutMessage.MatchString(message)

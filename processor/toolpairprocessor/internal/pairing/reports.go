@@ -32,6 +32,9 @@ func (e *Engine) reportedBy(ent *entry, src uint8) bool {
 	if ent.source == src {
 		return true
 	}
+	if len(e.reported) == 0 {
+		return false
+	}
 	rs, ok := e.reported[ent]
 	if !ok {
 		return false
@@ -131,6 +134,9 @@ func (e *Engine) holdReport(ent *entry, ev *Event, held any) {
 // set (the call was refused: see KindReject), as kept duplicates counted as a result arriving
 // after the refusal would be.
 func (e *Engine) releaseReports(ent *entry, refused bool, out []Resolution) []Resolution {
+	if len(e.heldReports) == 0 {
+		return out
+	}
 	hs, ok := e.heldReports[ent]
 	if !ok {
 		return out
@@ -157,15 +163,22 @@ func (e *Engine) releaseReports(ent *entry, refused bool, out []Resolution) []Re
 // forgetReports drops what Engine.reported, Engine.heldReports and Engine.signalUses keep of
 // ent.
 func (e *Engine) forgetReports(ent *entry) {
-	delete(e.reported, ent)
-	delete(e.heldReports, ent)
-	delete(e.signalUses, ent)
+	// Most calls have none of the three: skip the lookups then.
+	if len(e.reported) > 0 {
+		delete(e.reported, ent)
+	}
+	if len(e.heldReports) > 0 {
+		delete(e.heldReports, ent)
+	}
+	if len(e.signalUses) > 0 {
+		delete(e.signalUses, ent)
+	}
 }
 
 // repeatUse records a repeated use ev of the call ent: the call starts at its earliest use,
 // and each signal's earliest use is kept once uses came through both.
 func (e *Engine) repeatUse(ent *entry, ev *Event) {
-	if s := ev.Signal; s >= 1 && s <= 2 && ent.useSig >= 1 && ent.useSig <= 2 && (s != ent.useSig || e.signalUses[ent] != [2]int64{}) {
+	if s := ev.Signal; s >= 1 && s <= 2 && ent.useSig >= 1 && ent.useSig <= 2 && (s != ent.useSig || (len(e.signalUses) > 0 && e.signalUses[ent] != [2]int64{})) {
 		su, ok := e.signalUses[ent]
 		if !ok {
 			su[ent.useSig-1] = ent.useTime
@@ -179,7 +192,7 @@ func (e *Engine) repeatUse(ent *entry, ev *Event) {
 // useFor is the use time a result record of signal sig is measured from: the earliest use of
 // its own signal when the call was announced through it, else the call's earliest use.
 func (e *Engine) useFor(ent *entry, sig uint8) int64 {
-	if sig >= 1 && sig <= 2 {
+	if sig >= 1 && sig <= 2 && len(e.signalUses) > 0 {
 		if su, ok := e.signalUses[ent]; ok && su[sig-1] != 0 {
 			return su[sig-1]
 		}
