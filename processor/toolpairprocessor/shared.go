@@ -8,10 +8,8 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.uber.org/zap"
 
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/normalize"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
@@ -385,96 +383,4 @@ func (s *shared) emit(ctx context.Context, res []pairing.Resolution, trigger sen
 	var out output
 	s.apply(res, &out, nil)
 	return s.send(ctx, &out, trigger)
-}
-
-// inBatch annotates or drops result records that are part of the batch being processed.
-type inBatch interface {
-	// markResult writes the outcome on the result record with Ref ref.
-	markResult(ref int32, r *pairing.Resolution)
-	// dropResult removes the result record with Ref ref from the batch (unless another of its
-	// outcomes keeps it); r is the outcome that drops it.
-	dropResult(ref int32, r *pairing.Resolution)
-}
-
-// apply turns outcomes into records: it marks or drops result records of the current batch
-// (through b, nil outside a batch), marks and releases held results, and builds synthetic
-// records, all into out. It also counts every outcome.
-func (s *shared) apply(res []pairing.Resolution, out *output, b inBatch) {
-	now := s.clock.Now()
-	for i := range res {
-		r := &res[i]
-		// A duplicate from another signal than the result that resolved the call is that
-		// pipeline's only record of the result: it is marked, never dropped.
-		drop := (r.Outcome == pairing.OutcomeDuplicate && r.SameSource && s.cfg.Duplicates == DispositionDrop) ||
-			(r.Outcome == pairing.OutcomeOrphan && s.cfg.Orphans == DispositionDrop)
-		if r.ResultRef >= 0 && b != nil {
-			if drop {
-				b.dropResult(r.ResultRef, r)
-			} else {
-				b.markResult(r.ResultRef, r)
-			}
-		}
-		if r.ResultPayload != nil && !drop {
-			switch h := r.ResultPayload.(type) {
-			// A record whose batch failed before copying it in (wait false) has nothing to
-			// release.
-			case *heldSpan:
-				if h.wait() {
-					synth.MarkResult(h.span().Attributes(), r)
-					markMatched(h.span().Attributes(), r)
-					h.td.ResourceSpans().MoveAndAppendTo(out.tracesFor(h.next).ResourceSpans())
-				}
-			case *heldLog:
-				if h.wait() {
-					synth.MarkResult(h.record().Attributes(), r)
-					markMatched(h.record().Attributes(), r)
-					h.ld.ResourceLogs().MoveAndAppendTo(out.logsFor(h.next).ResourceLogs())
-				}
-			}
-		}
-		if r.Synthesize() && s.cfg.Synthesize {
-			o, ok := r.UsePayload.(*synth.Origin)
-			if !ok {
-				continue
-			}
-			// A synthetic record in each signal that announced the call; the span counts the
-			// call when there is one (toolpair.call.counted), else the log record.
-			so, lo := o.ForSignal(synth.Traces), o.ForSignal(synth.Logs)
-			if so != nil {
-				synth.AppendSpan(out.tracesFor(so.Next.(consumer.Traces)), r, so, metadata.ScopeName, "").
-					Attributes().PutInt(synth.AttrCallCounted, 1)
-				s.tel.synthetic(synth.Traces)
-			}
-			if lo != nil {
-				lr := synth.AppendLog(out.logsFor(lo.Next.(consumer.Logs)), r, lo, metadata.ScopeName, "", now)
-				s.tel.synthetic(synth.Logs)
-				if so != nil {
-					continue
-				}
-				lr.Attributes().PutInt(synth.AttrCallCounted, 1)
-				// Announced in logs only: also a span in the trace of the turn it happened
-				// in, when a traces pipeline has seen a span of that turn.
-				if t, ok := s.anchor(r.Key.ScopeKey(), r.UseTime); ok {
-					as := *lo
-					as.Also = nil
-					as.TraceID, as.SpanID, as.ParentSpanID = t.traceID, t.spanID, pcommon.SpanID{}
-					synth.AppendSpan(out.tracesFor(t.next), r, &as, metadata.ScopeName, "").
-						Attributes().PutBool(synth.AttrSyntheticCompanion, true)
-					s.tel.synthetic(synth.Traces)
-				}
-			}
-		}
-	}
-}
-
-// anchor returns the anchor span of scope k to put the synthetic span of a call announced at
-// time at (Unix ns) under (pairing.Engine.Anchor, within orphan_grace after a model-call
-// span's end).
-func (s *shared) anchor(k pairing.ScopeKey, at int64) (anchor, bool) {
-	a, ok := s.engine.Anchor(k, at, int64(s.cfg.OrphanGrace))
-	if !ok {
-		return anchor{}, false
-	}
-	t, ok := a.(anchor)
-	return t, ok
 }

@@ -10,6 +10,11 @@
 
 package pairing
 
+import (
+	"cmp"
+	"slices"
+)
+
 // ActivityKind says what an Activity reports.
 type ActivityKind uint8
 
@@ -266,4 +271,36 @@ func (e *Engine) Anchor(k ScopeKey, at, window int64) (any, bool) {
 		return nil, false
 	}
 	return a.models[best].value, true
+}
+
+// restoreActivity rebuilds the intervals of snap, the scope observed least recently first;
+// intervals of another kind or with no end are skipped, and a scope keeps its most recent
+// maxIntervalsInScope.
+func (e *Engine) restoreActivity(acts []ActivitySnapshot) {
+	acts = slices.Clone(acts)
+	slices.SortStableFunc(acts, func(a, b ActivitySnapshot) int { return cmp.Compare(a.Seen, b.Seen) })
+	for i := range acts {
+		s := &acts[i]
+		if (s.Kind != ActivityModel && s.Kind != ActivityCompaction) || s.End <= 0 {
+			continue
+		}
+		sc := e.scopes[s.Key]
+		if sc == nil {
+			sc = e.restoreScope(s.Key, s.Seen)
+		}
+		a := e.activityOf(sc.key, s.Seen)
+		if len(a.intervals) >= maxIntervalsInScope {
+			a.intervals = append(a.intervals[:0], a.intervals[1:]...)
+			e.acts.items--
+		}
+		start := s.Start
+		if start <= 0 || start > s.End {
+			start = s.End
+		}
+		a.intervals = append(a.intervals, interval{kind: s.Kind, start: start, end: s.End})
+		e.acts.items++
+	}
+	for e.acts.items > e.cfg.MaxActivity && e.acts.head != nil {
+		e.dropActivity(e.acts.head)
+	}
 }

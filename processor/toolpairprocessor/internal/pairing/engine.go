@@ -6,7 +6,9 @@
 //     intern.go: the strings calls share;
 //   - transitions.go: Process and what each event does to a call (with their table), with
 //     refusal.go, companion.go and match.go for refusals, companion results and results
-//     found by Match; closing.go: step boundaries and session ends;
+//     found by Match; reports.go: the further reports of a call (each source's first record
+//     with its own outcome), the records held with a waiting result, each signal's earliest
+//     use; closing.go: step boundaries and session ends;
 //   - activity.go: model calls, compactions and anchor spans of a scope (Observe, Anchor);
 //     inflight.go: what was in flight at an instant (InFlightAt);
 //   - expiry.go: Tick, eviction and Shutdown; stats.go: the counters;

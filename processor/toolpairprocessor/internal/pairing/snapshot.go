@@ -213,38 +213,6 @@ func (e *Engine) Snapshot(held func(any) any) *Snapshot {
 	return s
 }
 
-// restoreActivity rebuilds the intervals of snap, the scope observed least recently first;
-// intervals of another kind or with no end are skipped, and a scope keeps its most recent
-// maxIntervalsInScope.
-func (e *Engine) restoreActivity(acts []ActivitySnapshot) {
-	acts = slices.Clone(acts)
-	slices.SortStableFunc(acts, func(a, b ActivitySnapshot) int { return cmp.Compare(a.Seen, b.Seen) })
-	for i := range acts {
-		s := &acts[i]
-		if (s.Kind != ActivityModel && s.Kind != ActivityCompaction) || s.End <= 0 {
-			continue
-		}
-		sc := e.scopes[s.Key]
-		if sc == nil {
-			sc = e.restoreScope(s.Key, s.Seen)
-		}
-		a := e.activityOf(sc.key, s.Seen)
-		if len(a.intervals) >= maxIntervalsInScope {
-			a.intervals = append(a.intervals[:0], a.intervals[1:]...)
-			e.acts.items--
-		}
-		start := s.Start
-		if start <= 0 || start > s.End {
-			start = s.End
-		}
-		a.intervals = append(a.intervals, interval{kind: s.Kind, start: start, end: s.End})
-		e.acts.items++
-	}
-	for e.acts.items > e.cfg.MaxActivity && e.acts.head != nil {
-		e.dropActivity(e.acts.head)
-	}
-}
-
 // HeldRef identifies a held result without a call ID (KindMatch), which no call key names,
 // across a restart: its scope and its place in the store (CallSnapshot.Seq, Resolution.HeldSeq).
 type HeldRef struct {
