@@ -2,7 +2,6 @@ package toolpairprocessor
 
 import (
 	"context"
-	"regexp"
 	"testing"
 	"time"
 
@@ -242,22 +241,11 @@ custom_dialects:
 // TestReadmeTakeoverExample: the YAML block of the README's "Taking records from a built-in
 // dialect" is a valid configuration that does what the README says on the real interrupt
 // captures of GitHub Copilot CLI and Qwen Code, with genai on: both interrupted tool spans
-// leave interrupted/aborted (genai read them as paired), Qwen Code's tool_call event, named
-// in an event.name attribute and arriving second, is the call's duplicate, and no text part
-// is counted malformed.
+// leave interrupted/aborted, Qwen Code's tool_call event, named in an event.name attribute and
+// arriving second, reports the abort too (its source's first record, specification section
+// 2), and no text part is counted malformed.
 func TestReadmeTakeoverExample(t *testing.T) {
-	section := readmeSection(t, "### Taking records from a built-in dialect")
-	m := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindStringSubmatch(section)
-	require.NotNil(t, m, "no yaml block in the section")
-	retrieved, err := confmap.NewRetrievedFromYAML([]byte(m[1]))
-	require.NoError(t, err)
-	conf, err := retrieved.AsConf()
-	require.NoError(t, err)
-	sub, err := conf.Sub("processors::toolpair")
-	require.NoError(t, err)
-	cfg := createDefaultConfig().(*Config)
-	require.NoError(t, sub.Unmarshal(cfg))
-	require.NoError(t, cfg.Validate())
+	cfg := readmeConfig(t, "### Taking records from a built-in dialect")
 	require.Contains(t, cfg.Dialects, "genai")
 
 	tel := componenttest.NewTelemetry()
@@ -281,6 +269,6 @@ func TestReadmeTakeoverExample(t *testing.T) {
 	stats := b.shared.engine.Stats()
 	assert.Equal(t, uint64(2), stats.UsesSeen, "Copilot's call read by genai, Qwen Code's by qwen_spans")
 	assert.Equal(t, uint64(2), stats.Aborted)
-	_, err = tel.GetMetric("otelcol_processor_toolpair_malformed")
+	_, err := tel.GetMetric("otelcol_processor_toolpair_malformed")
 	assert.Error(t, err, "nothing malformed")
 }

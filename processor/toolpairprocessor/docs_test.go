@@ -273,9 +273,17 @@ func TestReadmeNamesEverySourceFieldRead(t *testing.T) {
 // section is a valid configuration, and declares the same dialects as
 // examples/custom-dialect.yaml.
 func TestReadmeCustomDialectExampleValidates(t *testing.T) {
-	section := readmeSection(t, "## Custom dialects")
+	cfg := readmeConfig(t, "## Custom dialects")
+	assert.Equal(t, exampleConfig(t, "custom-dialect.yaml").CustomDialects, cfg.CustomDialects)
+}
+
+// readmeConfig returns the toolpair configuration of the first YAML block of the README
+// section under heading, unmarshalled over the defaults and validated.
+func readmeConfig(t *testing.T, heading string) *Config {
+	t.Helper()
+	section := readmeSection(t, heading)
 	m := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindStringSubmatch(section)
-	require.NotNil(t, m, "no yaml block in the Custom dialects section")
+	require.NotNil(t, m, "no yaml block in the section %q", heading)
 	retrieved, err := confmap.NewRetrievedFromYAML([]byte(m[1]))
 	require.NoError(t, err)
 	conf, err := retrieved.AsConf()
@@ -285,7 +293,7 @@ func TestReadmeCustomDialectExampleValidates(t *testing.T) {
 	cfg := createDefaultConfig().(*Config)
 	require.NoError(t, sub.Unmarshal(cfg))
 	require.NoError(t, cfg.Validate())
-	assert.Equal(t, exampleConfig(t, "custom-dialect.yaml").CustomDialects, cfg.CustomDialects)
+	return cfg
 }
 
 // TestScaleOutExamplesNameEveryDialect: each tier's example configuration lists, in the

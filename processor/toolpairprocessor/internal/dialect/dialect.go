@@ -201,3 +201,16 @@ func (f *Found) valueCallID(v pcommon.Value) (id string, ok bool) {
 	}
 	return "", false
 }
+
+// EventName returns the name of the event a log record is: its OTLP EventName, else its
+// event.name attribute when that is a string (semantic conventions before EventName, and
+// agents such as Gemini CLI and Qwen Code that name their events so), else "".
+func EventName(lr plog.LogRecord) string {
+	if name := lr.EventName(); name != "" {
+		return name
+	}
+	if v, ok := fields.Get(lr.Attributes(), "event.name"); ok && v.Type() == pcommon.ValueTypeStr {
+		return v.Str()
+	}
+	return ""
+}

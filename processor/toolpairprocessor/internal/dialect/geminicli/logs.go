@@ -1,7 +1,6 @@
 package geminicli
 
 import (
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
@@ -13,7 +12,6 @@ import (
 // Log event names and attributes read (Gemini CLI 0.61.0; the event name is the event.name
 // attribute, Gemini CLI leaves the OTLP EventName empty).
 const (
-	attrEventName = "event.name"
 	// attrInstallationID is one of the attributes Gemini CLI adds to every log event it
 	// writes (with session.id and interactive): it tells Gemini CLI's operation details
 	// events apart from those of other GenAI instrumentations.
@@ -50,13 +48,9 @@ var (
 // event.timestamp.
 func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 	attrs := lr.Attributes()
-	name := lr.EventName()
+	name := dialect.EventName(lr)
 	if name == "" {
-		v, ok := fields.Get(attrs, attrEventName)
-		if !ok || v.Type() != pcommon.ValueTypeStr {
-			return false
-		}
-		name = v.Str()
+		return false
 	}
 	switch name {
 	case eventAPIRequest:

@@ -1,7 +1,6 @@
 package geminicli
 
 import (
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
@@ -132,13 +131,9 @@ func addSpanCall(span ptrace.Span, f *dialect.Found, kind pairing.Kind, idKey st
 // The record's time is its timestamp, else its observed time, else event.timestamp.
 func ExtractQwenLog(lr plog.LogRecord, f *dialect.Found) bool {
 	attrs := lr.Attributes()
-	name := lr.EventName()
+	name := dialect.EventName(lr)
 	if name == "" {
-		v, ok := fields.Get(attrs, attrEventName)
-		if !ok || v.Type() != pcommon.ValueTypeStr {
-			return false
-		}
-		name = v.Str()
+		return false
 	}
 	switch name {
 	case qwenEventToolCall:

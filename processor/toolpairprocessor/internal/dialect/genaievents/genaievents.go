@@ -66,19 +66,13 @@ const (
 )
 
 const (
-	attrEventName      = "event.name"
 	attrInputMessages  = "gen_ai.input.messages"
 	attrOutputMessages = "gen_ai.output.messages"
 )
 
 // eventName returns the record's event name, or "" when it is none of the names read.
 func eventName(lr plog.LogRecord) string {
-	name := lr.EventName()
-	if name == "" {
-		if v, ok := fields.Get(lr.Attributes(), attrEventName); ok && v.Type() == pcommon.ValueTypeStr {
-			name = v.Str()
-		}
-	}
+	name := dialect.EventName(lr)
 	if name == "" && lr.Body().Type() == pcommon.ValueTypeStr {
 		name = lr.Body().Str()
 	}
