@@ -43,3 +43,44 @@ func TestAppendLog(t *testing.T) {
 		"session.id":                "s1",
 	}, lr.Attributes().AsRaw())
 }
+
+// TestMark: what a result record carries for the calls it resolved (specification section 3):
+// the outcome only when they share it, a duration only for one paired call, the interrupt
+// reason with an aborted outcome, and toolpair.call.counted the number of calls whose first
+// report it is.
+func TestMark(t *testing.T) {
+	ms := int64(1_000_000)
+	paired := pairing.Resolution{Outcome: pairing.OutcomePaired, UseTime: 10 * ms, ResultTime: 35 * ms}
+	report := paired
+	report.Report = true
+	aborted := pairing.Resolution{Outcome: pairing.OutcomeInterrupted, Reason: pairing.ReasonAborted}
+	dup := pairing.Resolution{Outcome: pairing.OutcomeDuplicate, SameSource: true}
+	for _, tt := range []struct {
+		name string
+		res  []pairing.Resolution
+		want map[string]any
+	}{
+		{"one paired call, counted", []pairing.Resolution{paired},
+			map[string]any{AttrOutcome: "paired", AttrCallDurationMs: int64(25), AttrCallCounted: int64(1)}},
+		{"a further report: its own duration, not counted", []pairing.Resolution{report},
+			map[string]any{AttrOutcome: "paired", AttrCallDurationMs: int64(25)}},
+		{"two paired calls: the outcome, no duration", []pairing.Resolution{paired, report},
+			map[string]any{AttrOutcome: "paired", AttrCallCounted: int64(1)}},
+		{"outcomes that differ: none written", []pairing.Resolution{paired, aborted},
+			map[string]any{AttrCallCounted: int64(2)}},
+		{"aborted: the reason", []pairing.Resolution{aborted},
+			map[string]any{AttrOutcome: "interrupted", AttrInterruptReason: "aborted", AttrCallCounted: int64(1)}},
+		{"a duplicate counts nothing", []pairing.Resolution{dup},
+			map[string]any{AttrOutcome: "duplicate"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var m Mark
+			for i := range tt.res {
+				m.Add(&tt.res[i])
+			}
+			attrs := pcommon.NewMap()
+			m.Write(attrs)
+			assert.Equal(t, tt.want, attrs.AsRaw())
+		})
+	}
+}
