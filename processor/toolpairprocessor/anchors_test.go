@@ -72,7 +72,7 @@ func TestAnchorsObservedInTheWalk(t *testing.T) {
 			add("invoke_agent", 5, 2000, 3500)
 			require.NoError(t, b.traces.ConsumeTraces(context.Background(), td))
 
-			k := pairing.ScopeKey{Tenant: b.shared.keys.tenant(rs.Resource()), Scope: "session"}
+			k := pairing.ScopeKey{Tenant: b.shared.keys.Tenant(rs.Resource()), Scope: "session"}
 			for _, tc := range []struct {
 				name string
 				at   int64

@@ -10,6 +10,7 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
+	semconv "go.opentelemetry.io/otel/semconv/v1.4.0"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/custom"
@@ -228,7 +229,7 @@ func (cfg *Config) validateRoute() error {
 	if slices.Contains(cfg.ScopeAttributes, cfg.RouteAttribute) {
 		return fmt.Errorf("route_attribute %q must not be one of scope_attributes", cfg.RouteAttribute)
 	}
-	if slices.Contains(cfg.TenantAttributes, cfg.RouteAttribute) || cfg.RouteAttribute == attrServiceName {
+	if slices.Contains(cfg.TenantAttributes, cfg.RouteAttribute) || cfg.RouteAttribute == string(semconv.ServiceNameKey) {
 		return fmt.Errorf("route_attribute %q must not be service.name or one of tenant_attributes", cfg.RouteAttribute)
 	}
 	// A custom dialect's scope expression reads its scope from records, usually from the

@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/callkey"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/custom"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadatatest"
 )
@@ -317,7 +318,7 @@ func TestRouteOfCustomDialectRecords(t *testing.T) {
 	forEachSpanAt(td, func(pos recordPos, s ptrace.Span) {
 		for _, key := range keys[pos] {
 			assert.Equal(t, "sess-91bc", key.Scope)
-			assert.Equal(t, route(key.Tenant, key.Scope), byID[spanKey(s)], "span %s, call %s", s.Name(), key.CallID)
+			assert.Equal(t, callkey.Route(key.Tenant, key.Scope), byID[spanKey(s)], "span %s, call %s", s.Name(), key.CallID)
 			checked++
 		}
 	})

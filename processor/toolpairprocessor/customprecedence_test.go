@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/callkey"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/custom"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadatatest"
 )
@@ -192,7 +193,7 @@ func TestRouteClaimsBeforeBuiltin(t *testing.T) {
 			scope := ""
 			forEachSpanAt(td, func(pos recordPos, s ptrace.Span) {
 				for _, key := range keys[pos] {
-					assert.Equal(t, route(key.Tenant, key.Scope), byID[spanKey(s)], "span %s", s.Name())
+					assert.Equal(t, callkey.Route(key.Tenant, key.Scope), byID[spanKey(s)], "span %s", s.Name())
 					if strAttr(s, "gen_ai.operation.name") == "execute_tool" {
 						scope = key.Scope
 					}

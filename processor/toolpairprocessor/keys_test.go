@@ -8,54 +8,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
-
-// TestCallScope: the one rule spans, log records and route mode key calls by. A dialect's item
-// scope counts only when the dialect declares it gives one (own), whatever the signal; else
-// the record's scope attribute, its resource's, its trace ID, or nothing.
-func TestCallScope(t *testing.T) {
-	k := keyer{scopeAttrs: []string{"gen_ai.conversation.id", "session.id"}}
-	tid := pcommon.TraceID{0xab, 1}
-	withScope := []dialect.Item{{Kind: pairing.KindUse, CallID: "c1", Scope: "sess-1", ScopeAttr: "acme.session_id"}, {Kind: pairing.KindUse, CallID: "c2", Scope: "other"}}
-	noScope := []dialect.Item{{Kind: pairing.KindUse, CallID: "c1"}}
-	res := resourceScope{name: "session.id", value: "res-sess", ok: true}
-	tests := []struct {
-		name      string
-		own       bool
-		items     []dialect.Item
-		record    map[string]string
-		rs        resourceScope
-		traceID   pcommon.TraceID
-		wantAttr  string
-		wantValue string
-	}{
-		{"own scope of the first item", true, withScope, map[string]string{"session.id": "rec"}, res, tid, "acme.session_id", "sess-1"},
-		{"item scope of a dialect not declaring one is ignored", false, withScope, map[string]string{"session.id": "rec"}, res, tid, "session.id", "rec"},
-		{"own dialect, empty item scope: the record's", true, noScope, map[string]string{"gen_ai.conversation.id": "conv"}, res, tid, "gen_ai.conversation.id", "conv"},
-		{"empty record attribute skipped: the resource's", false, noScope, map[string]string{"gen_ai.conversation.id": ""}, res, tid, "session.id", "res-sess"},
-		{"no scope attribute: the trace ID", false, withScope, nil, resourceScope{}, tid, "", tid.String()},
-		{"nothing: no scope", true, noScope, nil, resourceScope{}, pcommon.TraceID{}, "", ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			attrs := pcommon.NewMap()
-			for n, v := range tt.record {
-				attrs.PutStr(n, v)
-			}
-			for _, c := range []*traceHex{nil, {}} {
-				name, value := k.callScope(tt.own, tt.items, attrs, tt.rs, tt.traceID, c)
-				assert.Equal(t, tt.wantAttr, name)
-				assert.Equal(t, tt.wantValue, value)
-			}
-		})
-	}
-}
 
 // TestDialectsDeclareTheirItemScopes: on every capture and transcript file of testdata/, the
 // items of a built-in or custom dialect carry a scope of their own exactly when the dialect

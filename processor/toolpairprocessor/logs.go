@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/processor/processorhelper"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/callkey"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
@@ -137,8 +138,8 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
 		rl := rls.At(i)
-		tenant := p.keys.tenant(rl.Resource())
-		rscope := p.keys.resourceScope(rl.Resource())
+		tenant := p.keys.Tenant(rl.Resource())
+		rscope := p.keys.ForResource(rl.Resource())
 		var res *synth.Resource
 		sls := rl.ScopeLogs()
 		for j := 0; j < sls.Len(); j++ {
@@ -167,7 +168,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 					scope = fileScope(lr.Attributes())
 				}
 				if scope == "" {
-					_, scope = p.keys.scope(lr.Attributes(), rscope, lr.TraceID())
+					_, scope = p.keys.Of(lr.Attributes(), rscope, lr.TraceID(), nil)
 				}
 				b.addTimeout(lr.Attributes(), rec, pairing.ScopeKey{Tenant: tenant, Scope: scope})
 			}
@@ -192,7 +193,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 // calls, the number of items the dialect found (0: the record has no call, or no dialect
 // recognised it; then scope is "") and how many are results. *res is the resource of the
 // origins of rl's announcing records, made at its first use.
-func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos recordPos, rl plog.ResourceLogs, sl plog.ScopeLogs, lr plog.LogRecord, tenant string, rscope resourceScope, res **synth.Resource) (scope string, items, results int) {
+func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos recordPos, rl plog.ResourceLogs, sl plog.ScopeLogs, lr plog.LogRecord, tenant string, rscope callkey.Fallback, res **synth.Resource) (scope string, items, results int) {
 	b.found.Reset()
 	var custom func(bool) *logDialect
 	if len(p.custom.logs) > 0 {
@@ -202,7 +203,7 @@ func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos recordPos,
 	if !b.claimed(ctx, p.tel, d) {
 		return "", 0, 0
 	}
-	scopeAttr, scope := p.keys.callScope(d.ownScope, b.found.Items, lr.Attributes(), rscope, lr.TraceID(), nil)
+	scopeAttr, scope := p.keys.ForCalls(d.ownScope, b.found.Items, lr.Attributes(), rscope, lr.TraceID(), nil)
 	results = b.found.Results()
 	ref := b.addRef(pos, lr, results)
 	if results > 0 && p.norm != nil {

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/callkey"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/registry"
 )
@@ -28,7 +29,7 @@ import (
 // router splits a scope group in which one trace holds spans of different routes into one
 // group per route (see splitByRoute).
 type router struct {
-	keys keyer
+	keys callkey.Keyer
 	attr string
 	// The dialects configured, tried in the order pairing tries them (built-in, then custom):
 	// the scope of a record's call keys is the one its first recognising dialect gives.
@@ -54,7 +55,7 @@ type routeMemo struct {
 // routeScratch is the per-batch scratch state of the router.
 type routeScratch struct {
 	found  dialect.Found
-	hex    traceHex
+	hex    callkey.TraceHex
 	memo   routeMemo
 	routes []string // traces: the route of each span of the scope group being routed
 }
@@ -62,7 +63,7 @@ type routeScratch struct {
 // newRouter makes the router of cfg, compiling its custom dialects with set.
 func newRouter(cfg *Config, set component.TelemetrySettings) (*router, error) {
 	r := &router{
-		keys:         keyer{scopeAttrs: cfg.ScopeAttributes, tenantAttrs: cfg.TenantAttributes},
+		keys:         callkey.Keyer{ConversationAttrs: cfg.ScopeAttributes, TenantAttrs: cfg.TenantAttributes},
 		attr:         cfg.RouteAttribute,
 		spanDialects: enabledSpanDialects(cfg),
 		logDialects:  enabledLogDialects(cfg),
@@ -78,10 +79,10 @@ func newRouter(cfg *Config, set component.TelemetrySettings) (*router, error) {
 	return r, nil
 }
 
-// routeOf returns route(tenant, scope), from the batch's memo when it is the same pair.
+// routeOf returns callkey.Route(tenant, scope), from the batch's memo when it is the same pair.
 func (s *routeScratch) routeOf(tenant, scope string) string {
 	if s.memo.route == "" || s.memo.tenant != tenant || s.memo.scope != scope {
-		s.memo = routeMemo{tenant: tenant, scope: scope, route: route(tenant, scope)}
+		s.memo = routeMemo{tenant: tenant, scope: scope, route: callkey.Route(tenant, scope)}
 	}
 	return s.memo.route
 }
@@ -94,15 +95,15 @@ func (r *router) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Tr
 	s := r.pool.Get().(*routeScratch)
 	defer func() {
 		s.found.Reset()
-		s.hex, s.memo, s.routes = traceHex{}, routeMemo{}, s.routes[:0]
+		s.hex, s.memo, s.routes = callkey.TraceHex{}, routeMemo{}, s.routes[:0]
 		r.pool.Put(s)
 	}()
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
 		rs := rss.At(i)
 		rs.Resource().Attributes().Remove(r.attr)
-		tenant := r.keys.tenant(rs.Resource())
-		rscope := r.keys.resourceScope(rs.Resource())
+		tenant := r.keys.Tenant(rs.Resource())
+		rscope := r.keys.ForResource(rs.Resource())
 		sss := rs.ScopeSpans()
 		for j, n := 0, sss.Len(); j < n; j++ {
 			ss := sss.At(j)
@@ -125,7 +126,7 @@ func (r *router) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Tr
 }
 
 // spanScope returns the scope of a span's call keys, as processTraces describes it.
-func (r *router) spanScope(ctx context.Context, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, rscope resourceScope, s *routeScratch) string {
+func (r *router) spanScope(ctx context.Context, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, rscope callkey.Fallback, s *routeScratch) string {
 	if r.spanItems {
 		s.found.Reset()
 		var custom func(bool) *spanDialect
@@ -133,11 +134,11 @@ func (r *router) spanScope(ctx context.Context, rs ptrace.ResourceSpans, ss ptra
 			custom = func(first bool) *spanDialect { return r.custom.extractSpan(ctx, rs, ss, span, &s.found, first) }
 		}
 		if d := claim(r.spanDialects, span, &s.found, custom); d != nil && len(s.found.Items) > 0 {
-			_, scope := r.keys.callScope(d.ownScope, s.found.Items, span.Attributes(), rscope, span.TraceID(), &s.hex)
+			_, scope := r.keys.ForCalls(d.ownScope, s.found.Items, span.Attributes(), rscope, span.TraceID(), &s.hex)
 			return scope
 		}
 	}
-	_, scope := r.keys.scopeHex(span.Attributes(), rscope, span.TraceID(), &s.hex)
+	_, scope := r.keys.Of(span.Attributes(), rscope, span.TraceID(), &s.hex)
 	return scope
 }
 
@@ -201,8 +202,8 @@ func (r *router) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, erro
 	for i := 0; i < rls.Len(); i++ {
 		rl := rls.At(i)
 		rl.Resource().Attributes().Remove(r.attr)
-		tenant := r.keys.tenant(rl.Resource())
-		rscope := r.keys.resourceScope(rl.Resource())
+		tenant := r.keys.Tenant(rl.Resource())
+		rscope := r.keys.ForResource(rl.Resource())
 		sls := rl.ScopeLogs()
 		for j := 0; j < sls.Len(); j++ {
 			sl := sls.At(j)
@@ -219,9 +220,9 @@ func (r *router) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, erro
 }
 
 // logScope returns the scope of a log record's call keys, as processLogs describes it.
-func (r *router) logScope(ctx context.Context, rl plog.ResourceLogs, sl plog.ScopeLogs, lr plog.LogRecord, rscope resourceScope, f *dialect.Found) string {
+func (r *router) logScope(ctx context.Context, rl plog.ResourceLogs, sl plog.ScopeLogs, lr plog.LogRecord, rscope callkey.Fallback, f *dialect.Found) string {
 	if !r.logItems {
-		_, scope := r.keys.scope(lr.Attributes(), rscope, lr.TraceID())
+		_, scope := r.keys.Of(lr.Attributes(), rscope, lr.TraceID(), nil)
 		return scope
 	}
 	f.Reset()
@@ -231,7 +232,7 @@ func (r *router) logScope(ctx context.Context, rl plog.ResourceLogs, sl plog.Sco
 	}
 	d := claim(r.logDialects, lr, f, custom)
 	if d != nil && len(f.Items) > 0 {
-		_, scope := r.keys.callScope(d.ownScope, f.Items, lr.Attributes(), rscope, lr.TraceID(), nil)
+		_, scope := r.keys.ForCalls(d.ownScope, f.Items, lr.Attributes(), rscope, lr.TraceID(), nil)
 		return scope
 	}
 	for _, lineScope := range r.lineScopes {
@@ -239,7 +240,7 @@ func (r *router) logScope(ctx context.Context, rl plog.ResourceLogs, sl plog.Sco
 			return scope
 		}
 	}
-	_, scope := r.keys.scope(lr.Attributes(), rscope, lr.TraceID())
+	_, scope := r.keys.Of(lr.Attributes(), rscope, lr.TraceID(), nil)
 	return scope
 }
 

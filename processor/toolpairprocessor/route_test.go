@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor/processortest"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/callkey"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
@@ -148,7 +149,7 @@ func checkLogRoutes(t *testing.T, mutate func(*Config), ld plog.Logs) (int, plog
 				got := routeAttr(lrs.At(k).Attributes())
 				require.Len(t, got, 16, "every record has a route")
 				for _, key := range keys[recordPos{i, j, k}] {
-					assert.Equal(t, route(key.Tenant, key.Scope), got, "record %d/%d/%d, call %s", i, j, k, key.CallID)
+					assert.Equal(t, callkey.Route(key.Tenant, key.Scope), got, "record %d/%d/%d, call %s", i, j, k, key.CallID)
 				}
 			}
 		}
@@ -221,7 +222,7 @@ func checkCaptureRoutes(t *testing.T, mutate func(*Config), keyedTraces, keyedLo
 			})
 			forEachSpanAt(td, func(pos recordPos, s ptrace.Span) {
 				for _, key := range keys[pos] {
-					assert.Equal(t, route(key.Tenant, key.Scope), byID[spanKey(s)], "span %s, call %s", s.Name(), key.CallID)
+					assert.Equal(t, callkey.Route(key.Tenant, key.Scope), byID[spanKey(s)], "span %s, call %s", s.Name(), key.CallID)
 				}
 			})
 		})
@@ -266,12 +267,12 @@ func TestRouteOfTranscriptLinesWithoutTools(t *testing.T) {
 				want := ""
 				switch {
 				case l.SessionID != "" && l.AgentID != "":
-					want = route("", l.SessionID+"/"+l.AgentID)
+					want = callkey.Route("", l.SessionID+"/"+l.AgentID)
 				case l.SessionID != "":
-					want = route("", l.SessionID)
+					want = callkey.Route("", l.SessionID)
 				case strings.Contains(path, "/pi/") || strings.Contains(path, "/openclaw/"):
 					p, _ := lr.Attributes().Get("log.file.path")
-					want = route("", p.Str())
+					want = callkey.Route("", p.Str())
 				default:
 					continue // a Claude Code line naming no session: neither tool nor timeout
 				}
@@ -358,11 +359,11 @@ func TestRouteSplitsTracesOfSeveralScopes(t *testing.T) {
 		}
 	}
 	assert.Len(t, routes, 5)
-	assert.Equal(t, route("agent", "conv-a"), routes["chat a"])
+	assert.Equal(t, callkey.Route("agent", "conv-a"), routes["chat a"])
 	assert.Equal(t, routes["chat a"], routes["execute_tool a"])
-	assert.Equal(t, route("agent", "conv-b"), routes["chat b"])
+	assert.Equal(t, callkey.Route("agent", "conv-b"), routes["chat b"])
 	assert.Equal(t, routes["chat b"], routes["other trace"])
-	assert.Equal(t, route("agent", shared.String()), routes["no scope attribute"], "the trace ID fallback")
+	assert.Equal(t, callkey.Route("agent", shared.String()), routes["no scope attribute"], "the trace ID fallback")
 	for i := 0; i < rs.ScopeSpans().Len(); i++ {
 		assert.Equal(t, "agent-sdk", rs.ScopeSpans().At(i).Scope().Name())
 		_, onScope := rs.ScopeSpans().At(i).Scope().Attributes().Get(DefaultRouteAttribute)
@@ -383,33 +384,6 @@ func TestRouteGroupsOfRealTraces(t *testing.T) {
 			}
 		}
 	}
-}
-
-// TestRouteValue: routes are 16 hex digits, depend on tenant and scope only, and keep apart
-// tenant and scope strings that concatenate alike.
-func TestRouteValue(t *testing.T) {
-	tests := []struct {
-		name           string
-		tenantA, scopA string
-		tenantB, scopB string
-		equal          bool
-	}{
-		{"same key", "svc", "s1", "svc", "s1", true},
-		{"other scope", "svc", "s1", "svc", "s2", false},
-		{"other tenant", "svc", "s1", "svc2", "s1", false},
-		{"boundary moved", "ab", "c", "a", "bc", false},
-		{"no scope, by tenant", "svc", "", "svc", "", true},
-		{"no scope vs empty tenant", "svc", "", "", "svc", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			a, b := route(tt.tenantA, tt.scopA), route(tt.tenantB, tt.scopB)
-			assert.Regexp(t, "^[0-9a-f]{16}$", a)
-			assert.Equal(t, tt.equal, a == b)
-		})
-	}
-	// A fixed value: the route must not change between collectors or versions.
-	assert.Equal(t, route("svc", "s1"), route(strings.Clone("svc"), strings.Clone("s1")))
 }
 
 // TestRouteModeKeepsNoState: in route mode the factory makes no pairing state (no shared
@@ -472,7 +446,7 @@ func TestRouteOfCustomDialects(t *testing.T) {
 	bySession := map[string]map[string]bool{}
 	forEachSpanAt(td, func(pos recordPos, s ptrace.Span) {
 		for _, key := range keys[pos] {
-			assert.Equal(t, route(key.Tenant, key.Scope), byID[spanKey(s)], "span %s, call %s", s.Name(), key.CallID)
+			assert.Equal(t, callkey.Route(key.Tenant, key.Scope), byID[spanKey(s)], "span %s, call %s", s.Name(), key.CallID)
 		}
 		if v, ok := s.Attributes().Get("acme.session_id"); ok && len(keys[pos]) > 0 {
 			if bySession[v.Str()] == nil {

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/consumer"
 	"go.uber.org/zap"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/callkey"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/normalize"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
@@ -31,7 +32,7 @@ type shared struct {
 	cfg    *Config
 	engine *pairing.Engine
 	clock  pairing.Clock
-	keys   keyer
+	keys   callkey.Keyer
 	norm   *normalize.Normalizer // nil when duration_normalization is disabled
 	tel    *telemetry
 	tmo    *timeouts // nil when timeout_classification is disabled
@@ -117,7 +118,7 @@ func newShared(cfg *Config, id component.ID, set component.TelemetrySettings, cl
 		cfg:    cfg,
 		engine: engine,
 		clock:  clock,
-		keys:   keyer{scopeAttrs: cfg.ScopeAttributes, tenantAttrs: cfg.TenantAttributes},
+		keys:   callkey.Keyer{ConversationAttrs: cfg.ScopeAttributes, TenantAttrs: cfg.TenantAttributes},
 		logger: set.Logger,
 		id:     id,
 	}

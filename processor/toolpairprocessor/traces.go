@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor/processorhelper"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/callkey"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
@@ -118,14 +119,14 @@ type spanRef = recordRef[ptrace.Traces, ptrace.Span]
 type spanBatch struct {
 	recordBatch[ptrace.Traces, ptrace.Span, consumer.Traces, spanSignal]
 	late []pairing.Event // events of late dialects, appended to events at the end
-	hex  traceHex
+	hex  callkey.TraceHex
 }
 
 func (b *spanBatch) reset() {
 	b.resetBatch()
 	clear(b.late)
 	b.late = b.late[:0]
-	b.hex = traceHex{}
+	b.hex = callkey.TraceHex{}
 }
 
 // processTraces pairs the tool calls of a batch in one walk over its spans: it extracts the
@@ -141,8 +142,8 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
 		rs := rss.At(i)
-		tenant := p.keys.tenant(rs.Resource())
-		rscope := p.keys.resourceScope(rs.Resource())
+		tenant := p.keys.Tenant(rs.Resource())
+		rscope := p.keys.ForResource(rs.Resource())
 		var res *synth.Resource // once per resource, when it announces a call (p.resources)
 		sss := rs.ScopeSpans()
 		for j := 0; j < sss.Len(); j++ {
@@ -155,7 +156,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 				var own string
 				ownDone := false
 				if turn, model := anchorKind(span); turn || model {
-					_, own = p.keys.scopeHex(span.Attributes(), rscope, span.TraceID(), &b.hex)
+					_, own = p.keys.Of(span.Attributes(), rscope, span.TraceID(), &b.hex)
 					ownDone = true
 					b.acts = append(b.acts, anchorActivity(pairing.ScopeKey{Tenant: tenant, Scope: own}, span, turn, p.next))
 				}
@@ -172,7 +173,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 				}
 				if items == 0 {
 					if !ownDone {
-						_, own = p.keys.scopeHex(span.Attributes(), rscope, span.TraceID(), &b.hex)
+						_, own = p.keys.Of(span.Attributes(), rscope, span.TraceID(), &b.hex)
 					}
 					scope = own
 				}
@@ -199,7 +200,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 // its calls, the number of items the dialect found (0: the span has no call, or no dialect
 // recognised it; then scope is "") and how many are results. *res is the resource of the
 // origins of rs's announcing spans, made at its first use.
-func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos recordPos, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, tenant string, rscope resourceScope, res **synth.Resource) (scope string, items, results int) {
+func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos recordPos, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, tenant string, rscope callkey.Fallback, res **synth.Resource) (scope string, items, results int) {
 	b.found.Reset()
 	var custom func(bool) *spanDialect
 	if len(p.custom.spans) > 0 {
@@ -209,7 +210,7 @@ func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos recordP
 	if !b.claimed(ctx, p.tel, d) {
 		return "", 0, 0
 	}
-	scopeAttr, scope := p.keys.callScope(d.ownScope, b.found.Items, span.Attributes(), rscope, span.TraceID(), &b.hex)
+	scopeAttr, scope := p.keys.ForCalls(d.ownScope, b.found.Items, span.Attributes(), rscope, span.TraceID(), &b.hex)
 	results = b.found.Results()
 	ref := b.addRef(pos, span, results)
 	if results > 0 && p.norm != nil {
