@@ -121,16 +121,11 @@ func (b *recordBatch[D, R, N, S]) resetBatch() {
 	b.unrecognized = 0
 }
 
-// claimed takes stock of the claim on the record just read (d: the dialect that claimed it,
-// nil when none did; b.found: what it found): a record no dialect claims is counted
-// unrecognised, the malformed pieces of one that a dialect claims are counted under the
-// dialect's name. It reports whether the record has tool items to pair.
-func (b *recordBatch[D, R, N, S]) claimed(ctx context.Context, tel *telemetry, d *recordDialect[R]) bool {
-	if d == nil {
-		b.unrecognized++
-		return false
-	}
-	tel.malformed(ctx, d.name, b.found.Malformed)
+// claimed takes stock of a record a dialect claimed (name: the dialect's; b.found: what it
+// found): its malformed pieces are counted under the dialect's name. It reports whether the
+// record has tool items to pair.
+func (b *recordBatch[D, R, N, S]) claimed(ctx context.Context, tel *telemetry, name string) bool {
+	tel.malformed(ctx, name, b.found.Malformed)
 	return len(b.found.Items) > 0
 }
 

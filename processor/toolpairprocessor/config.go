@@ -12,6 +12,8 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	semconv "go.opentelemetry.io/otel/semconv/v1.4.0"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/callkey"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/claim"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/custom"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/registry"
@@ -210,7 +212,7 @@ func (cfg *Config) Validate() error {
 		}
 		errs = append(errs, checkNames("duration_normalization.mirrors", cfg.DurationNormalization.Mirrors))
 	}
-	errs = append(errs, validateCustomDialects(cfg.CustomDialects))
+	errs = append(errs, claim.ValidateCustom(cfg.CustomDialects))
 	errs = append(errs, cfg.validateRoute())
 	return errors.Join(errs...)
 }
@@ -294,4 +296,9 @@ func checkDisposition(key string, d Disposition) error {
 // dialectEnabled reports whether the named dialect is configured.
 func (cfg *Config) dialectEnabled(name string) bool {
 	return slices.Contains(cfg.Dialects, name)
+}
+
+// keyer returns the call keyer of the configuration (scope_attributes, tenant_attributes).
+func (cfg *Config) keyer() callkey.Keyer {
+	return callkey.Keyer{ConversationAttrs: cfg.ScopeAttributes, TenantAttrs: cfg.TenantAttributes}
 }

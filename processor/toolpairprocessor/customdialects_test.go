@@ -267,30 +267,6 @@ func TestCustomDialectConfigErrors(t *testing.T) {
 	}
 }
 
-// TestCustomDialectsCompiledOncePerComponent: the traces and logs pipelines of a component
-// share its compiled dialects.
-func TestCustomDialectsCompiledOncePerComponent(t *testing.T) {
-	b := newBothPipelines(t, func(c *Config) { *c = *exampleConfig(t, "custom-dialect.yaml") })
-	require.Len(t, b.shared.custom.logs, 1)
-	require.Len(t, b.shared.custom.spans, 1)
-	assert.Equal(t, "acme_logs", b.shared.custom.logs[0].asLog.name)
-	assert.Equal(t, "acme_spans", b.shared.custom.spans[0].asSpan.name)
-	assert.NotEqual(t, b.shared.custom.logs[0].asLog.source, b.shared.custom.spans[0].asSpan.source)
-}
-
-// TestBuiltInSourcesBelowCustom: the Sources of the built-in dialects stay below the custom
-// dialects' range, so a custom dialect's result is never taken for a built-in one's retry.
-func TestBuiltInSourcesBelowCustom(t *testing.T) {
-	for _, d := range spanDialects {
-		assert.Less(t, d.source, sourceCustom, d.name)
-	}
-	for _, d := range logDialects {
-		assert.Less(t, d.source, sourceCustom, d.name)
-	}
-	assert.Less(t, sourceGenAIEcho, sourceCustom)
-	assert.LessOrEqual(t, int(sourceCustom)+maxCustomDialects, 256)
-}
-
 // TestRouteOfCustomDialectRecords: in route mode, each record of the example agent gets the
 // route of the tenant and scope pair mode keys its calls under, the scope its custom dialect's
 // scope expression gives (acme.session_id, not a scope attribute); with scope_attributes that

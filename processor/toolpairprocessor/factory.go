@@ -9,8 +9,10 @@ import (
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processorhelper"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/claim"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/route"
 )
 
 var processorCapabilities = consumer.Capabilities{MutatesData: true}
@@ -43,7 +45,7 @@ func createTraces(ctx context.Context, set processor.Settings, cfg component.Con
 		if err != nil {
 			return nil, err
 		}
-		return processorhelper.NewTraces(ctx, set, cfg, next, r.processTraces,
+		return processorhelper.NewTraces(ctx, set, cfg, next, r.ProcessTraces,
 			processorhelper.WithCapabilities(processorCapabilities))
 	}
 	s, err := acquire(cfg.(*Config), set.ID, set.TelemetrySettings, clock)
@@ -68,7 +70,7 @@ func createLogs(ctx context.Context, set processor.Settings, cfg component.Confi
 		if err != nil {
 			return nil, err
 		}
-		return processorhelper.NewLogs(ctx, set, cfg, next, r.processLogs,
+		return processorhelper.NewLogs(ctx, set, cfg, next, r.ProcessLogs,
 			processorhelper.WithCapabilities(processorCapabilities))
 	}
 	s, err := acquire(cfg.(*Config), set.ID, set.TelemetrySettings, clock)
@@ -85,4 +87,14 @@ func createLogs(ctx context.Context, set processor.Settings, cfg component.Confi
 		return nil, errors.Join(err, p.shutdown(ctx))
 	}
 	return proc, nil
+}
+
+// newRouter returns the stateless router of a component in route mode, its custom dialects
+// compiled with set.
+func newRouter(cfg *Config, set component.TelemetrySettings) (*route.Router, error) {
+	claims, err := claim.New(cfg.dialectEnabled, cfg.CustomDialects, set)
+	if err != nil {
+		return nil, err
+	}
+	return route.New(cfg.RouteAttribute, cfg.keyer(), claims, cfg.dialectEnabled), nil
 }

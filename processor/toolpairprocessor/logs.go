@@ -11,25 +11,19 @@ import (
 	"go.opentelemetry.io/collector/processor/processorhelper"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/callkey"
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/timeout"
 )
-
-// logDialects lists the log dialects built in, in the order they are tried (package registry
-// says why).
-var logDialects = builtinDialects(func(e *dialect.Entry) []dialect.Rule[plog.LogRecord] { return e.Logs })
 
 // logsProcessor is the toolpair processor of one logs pipeline. It shares its engine with
 // the traces pipelines of the same component, and also delivers the synthetic log records and
 // released results that outcomes decided elsewhere produce.
 type logsProcessor struct {
 	*shared
-	hold     pipelineHold // this pipeline's hold on shared
-	next     consumer.Logs
-	dialects []logDialect
-	pool     sync.Pool // *logBatch
+	hold pipelineHold // this pipeline's hold on shared
+	next consumer.Logs
+	pool sync.Pool // *logBatch
 	// resources makes the resources of the batches' origins, one copy for as long as the
 	// batches' resources stay the same.
 	resources synth.ResourceCache
@@ -40,23 +34,10 @@ func newLogsProcessor(s *shared, next consumer.Logs) *logsProcessor {
 		s.nextLogs = next
 	}
 	return &logsProcessor{
-		shared:   s,
-		next:     next,
-		dialects: enabledLogDialects(s.cfg),
-		pool:     sync.Pool{New: func() any { return &logBatch{} }},
+		shared: s,
+		next:   next,
+		pool:   sync.Pool{New: func() any { return &logBatch{} }},
 	}
-}
-
-// enabledLogDialects returns the log dialects cfg enables, in the order they are tried: pair
-// mode and route mode (route.go) recognise records, and scope their calls, alike.
-func enabledLogDialects(cfg *Config) []logDialect {
-	var ds []logDialect
-	for _, d := range logDialects {
-		if cfg.dialectEnabled(d.name) {
-			ds = append(ds, d)
-		}
-	}
-	return ds
 }
 
 func (p *logsProcessor) start(ctx context.Context, host component.Host) error {
@@ -127,7 +108,7 @@ func (b *logBatch) reset() { b.resetBatch() }
 // processLogs pairs the tool calls of a batch of log records, and classifies its timeout
 // records, in one walk, as processTraces does for spans.
 func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
-	if len(p.dialects) == 0 && len(p.custom.logs) == 0 && p.tmo == nil {
+	if !p.claims.Logs() && p.tmo == nil {
 		p.tel.unrecognized(ctx, synth.Logs, ld.LogRecordCount())
 		return ld, nil
 	}
@@ -195,15 +176,15 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 // origins of rl's announcing records, made at its first use.
 func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos recordPos, rl plog.ResourceLogs, sl plog.ScopeLogs, lr plog.LogRecord, tenant string, rscope callkey.Fallback, res **synth.Resource) (scope string, items, results int) {
 	b.found.Reset()
-	var custom func(bool) *logDialect
-	if len(p.custom.logs) > 0 {
-		custom = func(first bool) *logDialect { return p.custom.extractLog(ctx, rl, sl, lr, &b.found, first) }
-	}
-	d := claim(p.dialects, lr, &b.found, custom)
-	if !b.claimed(ctx, p.tel, d) {
+	d := p.claims.Log(ctx, rl, sl, lr, &b.found)
+	if d == nil {
+		b.unrecognized++
 		return "", 0, 0
 	}
-	scopeAttr, scope := p.keys.ForCalls(d.ownScope, b.found.Items, lr.Attributes(), rscope, lr.TraceID(), nil)
+	if !b.claimed(ctx, p.tel, d.Name) {
+		return "", 0, 0
+	}
+	scopeAttr, scope := p.keys.ForCalls(d.OwnConversation, b.found.Items, lr.Attributes(), rscope, lr.TraceID(), nil)
 	results = b.found.Results()
 	ref := b.addRef(pos, lr, results)
 	if results > 0 && p.norm != nil {
@@ -232,6 +213,6 @@ func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos recordPos,
 	if results > 0 {
 		start = logStart(lr)
 	}
-	b.events = b.appendEvents(b.events, ref, pairing.Key{Tenant: tenant, Scope: scope}, d.source, start, origin)
+	b.events = b.appendEvents(b.events, ref, pairing.Key{Tenant: tenant, Scope: scope}, d.Source, start, origin)
 	return scope, len(b.found.Items), results
 }

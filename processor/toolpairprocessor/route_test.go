@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processortest"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/callkey"
@@ -116,17 +117,38 @@ func routeAttr(attrs pcommon.Map) string {
 	return v.Str()
 }
 
-func defaultRouter(t testing.TB) *router { return testRouter(t, nil) }
+func defaultRouter(t testing.TB) *testRouteMode { return testRouter(t, nil) }
 
-func testRouter(t testing.TB, mutate func(*Config)) *router {
+// testRouteMode is a component in route mode, built through the factory, with one traces and
+// one logs pipeline whose next consumers drop what they get: processTraces and processLogs
+// route a batch in place and return it.
+type testRouteMode struct {
+	traces processor.Traces
+	logs   processor.Logs
+}
+
+func (r *testRouteMode) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
+	return td, r.traces.ConsumeTraces(ctx, td)
+}
+
+func (r *testRouteMode) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
+	return ld, r.logs.ConsumeLogs(ctx, ld)
+}
+
+func testRouter(t testing.TB, mutate func(*Config)) *testRouteMode {
 	cfg := createDefaultConfig().(*Config)
 	if mutate != nil {
 		mutate(cfg)
 	}
+	cfg.Mode = ModeRoute
 	require.NoError(t, cfg.Validate())
-	r, err := newRouter(cfg, componenttest.NewNopTelemetrySettings())
+	f := NewFactory()
+	set := processortest.NewNopSettings(metadata.Type)
+	tp, err := f.CreateTraces(context.Background(), set, cfg, consumertest.NewNop())
 	require.NoError(t, err)
-	return r
+	lp, err := f.CreateLogs(context.Background(), set, cfg, consumertest.NewNop())
+	require.NoError(t, err)
+	return &testRouteMode{traces: tp, logs: lp}
 }
 
 // checkLogRoutes routes ld and checks that every record has a route and that every record

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/callkey"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/claim"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/normalize"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
@@ -36,7 +37,7 @@ type shared struct {
 	norm   *normalize.Normalizer // nil when duration_normalization is disabled
 	tel    *telemetry
 	tmo    *timeouts // nil when timeout_classification is disabled
-	custom customDialects
+	claims *claim.Set
 	logger *zap.Logger
 	id     component.ID
 	// nextTraces and nextLogs are the next consumers of the component's first traces and
@@ -118,7 +119,7 @@ func newShared(cfg *Config, id component.ID, set component.TelemetrySettings, cl
 		cfg:    cfg,
 		engine: engine,
 		clock:  clock,
-		keys:   callkey.Keyer{ConversationAttrs: cfg.ScopeAttributes, TenantAttrs: cfg.TenantAttributes},
+		keys:   cfg.keyer(),
 		logger: set.Logger,
 		id:     id,
 	}
@@ -136,7 +137,7 @@ func newShared(cfg *Config, id component.ID, set component.TelemetrySettings, cl
 		s.norm = normalize.New(dn.Canonical, dn.Mirrors)
 	}
 	// Compiled custom dialects hold no resource beyond memory: nothing to release.
-	if s.custom, err = newCustomDialects(cfg.CustomDialects, set); err != nil {
+	if s.claims, err = claim.New(cfg.dialectEnabled, cfg.CustomDialects, set); err != nil {
 		return nil, err
 	}
 	if s.tel, err = newTelemetryFn(set, engine); err != nil {

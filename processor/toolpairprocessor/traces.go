@@ -11,23 +11,17 @@ import (
 	"go.opentelemetry.io/collector/processor/processorhelper"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/callkey"
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/timeout"
 )
 
-// spanDialects lists the span dialects built in, in the order they are tried (package
-// registry says why).
-var spanDialects = builtinDialects(func(e *dialect.Entry) []dialect.Rule[ptrace.Span] { return e.Spans })
-
 // tracesProcessor is the toolpair processor of one traces pipeline.
 type tracesProcessor struct {
 	*shared
-	hold     pipelineHold // this pipeline's hold on shared
-	next     consumer.Traces
-	dialects []spanDialect
-	pool     sync.Pool // *spanBatch
+	hold pipelineHold // this pipeline's hold on shared
+	next consumer.Traces
+	pool sync.Pool // *spanBatch
 	// resources makes the resources of the batches' origins, one copy for as long as the
 	// batches' resources stay the same.
 	resources synth.ResourceCache
@@ -38,23 +32,10 @@ func newTracesProcessor(s *shared, next consumer.Traces) *tracesProcessor {
 		s.nextTraces = next
 	}
 	return &tracesProcessor{
-		shared:   s,
-		next:     next,
-		dialects: enabledSpanDialects(s.cfg),
-		pool:     sync.Pool{New: func() any { return &spanBatch{} }},
+		shared: s,
+		next:   next,
+		pool:   sync.Pool{New: func() any { return &spanBatch{} }},
 	}
-}
-
-// enabledSpanDialects returns the span dialects cfg enables, in the order they are tried: pair
-// mode and route mode (route.go) recognise spans, and scope their calls, alike.
-func enabledSpanDialects(cfg *Config) []spanDialect {
-	var ds []spanDialect
-	for _, d := range spanDialects {
-		if cfg.dialectEnabled(d.name) {
-			ds = append(ds, d)
-		}
-	}
-	return ds
 }
 
 func (p *tracesProcessor) start(ctx context.Context, host component.Host) error {
@@ -202,15 +183,15 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 // origins of rs's announcing spans, made at its first use.
 func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos recordPos, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, tenant string, rscope callkey.Fallback, res **synth.Resource) (scope string, items, results int) {
 	b.found.Reset()
-	var custom func(bool) *spanDialect
-	if len(p.custom.spans) > 0 {
-		custom = func(first bool) *spanDialect { return p.custom.extractSpan(ctx, rs, ss, span, &b.found, first) }
-	}
-	d := claim(p.dialects, span, &b.found, custom)
-	if !b.claimed(ctx, p.tel, d) {
+	d := p.claims.Span(ctx, rs, ss, span, &b.found)
+	if d == nil {
+		b.unrecognized++
 		return "", 0, 0
 	}
-	scopeAttr, scope := p.keys.ForCalls(d.ownScope, b.found.Items, span.Attributes(), rscope, span.TraceID(), &b.hex)
+	if !b.claimed(ctx, p.tel, d.Name) {
+		return "", 0, 0
+	}
+	scopeAttr, scope := p.keys.ForCalls(d.OwnConversation, b.found.Items, span.Attributes(), rscope, span.TraceID(), &b.hex)
 	results = b.found.Results()
 	ref := b.addRef(pos, span, results)
 	if results > 0 && p.norm != nil {
@@ -236,10 +217,10 @@ func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos recordP
 	}
 	// A result span is the tool's own operation: its start is a time the call shows.
 	key, start := pairing.Key{Tenant: tenant, Scope: scope}, int64(span.StartTimestamp())
-	if d.late {
-		b.late = b.appendEvents(b.late, ref, key, d.source, start, origin)
+	if d.Late {
+		b.late = b.appendEvents(b.late, ref, key, d.Source, start, origin)
 	} else {
-		b.events = b.appendEvents(b.events, ref, key, d.source, start, origin)
+		b.events = b.appendEvents(b.events, ref, key, d.Source, start, origin)
 	}
 	return scope, len(b.found.Items), results
 }

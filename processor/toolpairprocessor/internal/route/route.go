@@ -1,23 +1,25 @@
-package toolpairprocessor
+// Package route is the toolpair processor's route mode (specification section 10): the
+// front tier of a scaled-out deployment writes on every record the route of its call keys,
+// for a load_balancing exporter to route on.
+package route
 
 import (
 	"context"
-	"slices"
 	"sync"
 
-	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/callkey"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/claim"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/registry"
 )
 
-// router is the toolpair processor in route mode (specification section 10), for the front
+// Router is the toolpair processor in route mode (specification section 10), for the front
 // tier of a scaled-out deployment: it writes on every span and log record the route of the
-// call keys it would be paired under (the tenant and scope, see route), in cfg.RouteAttribute,
+// call keys it would be paired under (the tenant and conversation, see callkey.Route), in cfg.RouteAttribute,
 // for a load_balancing exporter that routes on that attribute. It keeps no state between batches:
 // no pairing engine, no ticker, no held records; nothing is removed from or added to a batch.
 //
@@ -28,26 +30,24 @@ import (
 // instrumentation scope, trace ID) group, on the attribute of the group's first span: the
 // router splits a scope group in which one trace holds spans of different routes into one
 // group per route (see splitByRoute).
-type router struct {
+type Router struct {
 	keys callkey.Keyer
 	attr string
-	// The dialects configured, tried in the order pairing tries them (built-in, then custom):
-	// the scope of a record's call keys is the one its first recognising dialect gives.
-	spanDialects []spanDialect
-	logDialects  []logDialect
-	custom       customDialects
-	// spanItems, logItems: some span (log) dialect gives its items a scope of their own
-	// (ownScope), so spans (log records) are read by the dialects; otherwise keyer.callScope
-	// gives every record of the signal its own scope (scope_attributes or trace ID), items or not.
+	// claims are the dialects configured, tried in the order pairing tries them: the
+	// conversation of a record's call keys is the one its claiming dialect gives.
+	claims *claim.Set
+	// spanItems, logItems: some span (log) dialect gives its items a conversation of their
+	// own, so spans (log records) are read by the dialects; otherwise Keyer.Of gives every
+	// record of the signal its conversation (scope_attributes or trace ID), items or not.
 	spanItems, logItems bool
 	// lineScopes are the dialect.Entry.LineScope functions of the dialects configured: the
-	// scope of a log record their dialect reads even when it has no items.
+	// conversation of a log record their dialect reads even when it has no items.
 	lineScopes []func(plog.LogRecord) (attr, scope string, ok bool)
 	pool       sync.Pool // *routeScratch
 }
 
-// routeMemo is the latest route computed, for the tenant and scope it was computed from: the
-// records of one batch mostly share them.
+// routeMemo is the latest route computed, for the tenant and conversation it was computed
+// from: the records of one batch mostly share them.
 type routeMemo struct {
 	tenant, scope, route string
 }
@@ -60,24 +60,31 @@ type routeScratch struct {
 	routes []string // traces: the route of each span of the scope group being routed
 }
 
-// newRouter makes the router of cfg, compiling its custom dialects with set.
-func newRouter(cfg *Config, set component.TelemetrySettings) (*router, error) {
-	r := &router{
-		keys:         callkey.Keyer{ConversationAttrs: cfg.ScopeAttributes, TenantAttrs: cfg.TenantAttributes},
-		attr:         cfg.RouteAttribute,
-		spanDialects: enabledSpanDialects(cfg),
-		logDialects:  enabledLogDialects(cfg),
-		lineScopes:   enabledLineScopes(cfg),
-		pool:         sync.Pool{New: func() any { return &routeScratch{} }},
+// New returns the router writing routes in attribute attr, keying records with keys and
+// claiming them with claims, whose enabled built-in dialects enabled reports by name.
+func New(attr string, keys callkey.Keyer, claims *claim.Set, enabled func(name string) bool) *Router {
+	r := &Router{
+		keys:   keys,
+		attr:   attr,
+		claims: claims,
+		pool:   sync.Pool{New: func() any { return &routeScratch{} }},
 	}
-	var err error
-	if r.custom, err = newCustomDialects(cfg.CustomDialects, set); err != nil {
-		return nil, err
+	for _, e := range registry.Entries() {
+		if e.LineScope != nil && enabled(e.Name) {
+			r.lineScopes = append(r.lineScopes, e.LineScope)
+		}
 	}
-	r.spanItems = len(r.custom.spans) > 0 || slices.ContainsFunc(r.spanDialects, func(d spanDialect) bool { return d.ownScope })
-	r.logItems = len(r.custom.logs) > 0 || len(r.lineScopes) > 0 || slices.ContainsFunc(r.logDialects, func(d logDialect) bool { return d.ownScope })
-	return r, nil
+	r.spanItems = claims.SpanConversations()
+	r.logItems = claims.LogConversations() || len(r.lineScopes) > 0
+	return r
 }
+
+// SpanItems and LogItems report whether the router reads the signal's records with the
+// dialects (some dialect gives its items a conversation of their own).
+func (r *Router) SpanItems() bool { return r.spanItems }
+
+// LogItems: see SpanItems.
+func (r *Router) LogItems() bool { return r.logItems }
 
 // routeOf returns callkey.Route(tenant, scope), from the batch's memo when it is the same pair.
 func (s *routeScratch) routeOf(tenant, scope string) string {
@@ -87,11 +94,11 @@ func (s *routeScratch) routeOf(tenant, scope string) string {
 	return s.memo.route
 }
 
-// processTraces writes the route of every span: the tenant of its resource and the scope
-// pairing keys its tool items under (keyer.callScope over the items its first recognising
+// ProcessTraces writes the route of every span: the tenant of its resource and the scope
+// pairing keys its tool items under (callkey.Keyer.ForCalls over the items its first recognising
 // dialect finds: the scope a custom dialect's expression gives, else its scope attribute, its
 // resource's, or its trace ID).
-func (r *router) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
+func (r *Router) ProcessTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
 	s := r.pool.Get().(*routeScratch)
 	defer func() {
 		s.found.Reset()
@@ -126,15 +133,11 @@ func (r *router) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Tr
 }
 
 // spanScope returns the scope of a span's call keys, as processTraces describes it.
-func (r *router) spanScope(ctx context.Context, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, rscope callkey.Fallback, s *routeScratch) string {
+func (r *Router) spanScope(ctx context.Context, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, rscope callkey.Fallback, s *routeScratch) string {
 	if r.spanItems {
 		s.found.Reset()
-		var custom func(bool) *spanDialect
-		if len(r.custom.spans) > 0 {
-			custom = func(first bool) *spanDialect { return r.custom.extractSpan(ctx, rs, ss, span, &s.found, first) }
-		}
-		if d := claim(r.spanDialects, span, &s.found, custom); d != nil && len(s.found.Items) > 0 {
-			_, scope := r.keys.ForCalls(d.ownScope, s.found.Items, span.Attributes(), rscope, span.TraceID(), &s.hex)
+		if d := r.claims.Span(ctx, rs, ss, span, &s.found); d != nil && len(s.found.Items) > 0 {
+			_, scope := r.keys.ForCalls(d.OwnConversation, s.found.Items, span.Attributes(), rscope, span.TraceID(), &s.hex)
 			return scope
 		}
 	}
@@ -189,13 +192,13 @@ func splitByRoute(rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, routes []string
 	})
 }
 
-// processLogs writes the route of every log record: the tenant of its resource and the scope
-// pairing keys its tool items under (keyer.callScope over the items its first recognising
+// ProcessLogs writes the route of every log record: the tenant of its resource and the scope
+// pairing keys its tool items under (callkey.Keyer.ForCalls over the items its first recognising
 // dialect finds, built-in or custom). A record without items gets the scope the timeout
 // classifier tracks it under: the scope a configured dialect's LineScope gives it (a
 // transcript line's session or file), else its scope attribute, its resource's, or its trace
 // ID.
-func (r *router) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
+func (r *Router) ProcessLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
 	s := r.pool.Get().(*routeScratch)
 	defer func() { s.found.Reset(); s.memo = routeMemo{}; r.pool.Put(s) }()
 	rls := ld.ResourceLogs()
@@ -220,19 +223,15 @@ func (r *router) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, erro
 }
 
 // logScope returns the scope of a log record's call keys, as processLogs describes it.
-func (r *router) logScope(ctx context.Context, rl plog.ResourceLogs, sl plog.ScopeLogs, lr plog.LogRecord, rscope callkey.Fallback, f *dialect.Found) string {
+func (r *Router) logScope(ctx context.Context, rl plog.ResourceLogs, sl plog.ScopeLogs, lr plog.LogRecord, rscope callkey.Fallback, f *dialect.Found) string {
 	if !r.logItems {
 		_, scope := r.keys.Of(lr.Attributes(), rscope, lr.TraceID(), nil)
 		return scope
 	}
 	f.Reset()
-	var custom func(bool) *logDialect
-	if len(r.custom.logs) > 0 {
-		custom = func(first bool) *logDialect { return r.custom.extractLog(ctx, rl, sl, lr, f, first) }
-	}
-	d := claim(r.logDialects, lr, f, custom)
+	d := r.claims.Log(ctx, rl, sl, lr, f)
 	if d != nil && len(f.Items) > 0 {
-		_, scope := r.keys.ForCalls(d.ownScope, f.Items, lr.Attributes(), rscope, lr.TraceID(), nil)
+		_, scope := r.keys.ForCalls(d.OwnConversation, f.Items, lr.Attributes(), rscope, lr.TraceID(), nil)
 		return scope
 	}
 	for _, lineScope := range r.lineScopes {
@@ -242,16 +241,4 @@ func (r *router) logScope(ctx context.Context, rl plog.ResourceLogs, sl plog.Sco
 	}
 	_, scope := r.keys.Of(lr.Attributes(), rscope, lr.TraceID(), nil)
 	return scope
-}
-
-// enabledLineScopes returns the LineScope functions of the built-in dialects cfg enables, in
-// trial order.
-func enabledLineScopes(cfg *Config) []func(plog.LogRecord) (attr, scope string, ok bool) {
-	var out []func(plog.LogRecord) (attr, scope string, ok bool)
-	for _, e := range registry.Entries() {
-		if e.LineScope != nil && cfg.dialectEnabled(e.Name) {
-			out = append(out, e.LineScope)
-		}
-	}
-	return out
 }
