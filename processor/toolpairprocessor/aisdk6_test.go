@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/timeout"
 )
 
 // aisdk6Announcements maps each toolCallId of a provider call span's ai.response.toolCalls
@@ -124,8 +125,8 @@ func TestAISDK6Timeouts(t *testing.T) {
 			},
 			check: "ai.toolCall",
 			want: map[string]any{
-				AttrTimeoutPhase: "tool_execution", AttrTimeoutActiveTools: int64(1),
-				AttrTimeoutActiveToolName: "run_shell", AttrTimeoutActiveToolCallID: "call_t1", AttrTimeoutActiveToolElapsed: int64(2004),
+				timeout.AttrPhase: "tool_execution", timeout.AttrActiveTools: int64(1),
+				timeout.AttrActiveToolName: "run_shell", timeout.AttrActiveToolCallID: "call_t1", timeout.AttrActiveToolElapsed: int64(2004),
 			},
 		},
 		{
@@ -138,7 +139,7 @@ func TestAISDK6Timeouts(t *testing.T) {
 					attrs: map[string]any{"ai.operationId": "ai.generateText.doGenerate"}},
 			},
 			check: "ai.generateText.doGenerate",
-			want:  map[string]any{AttrTimeoutPhase: "provider", AttrTimeoutActiveTools: int64(0)},
+			want:  map[string]any{timeout.AttrPhase: "provider", timeout.AttrActiveTools: int64(0)},
 		},
 	}
 	for _, tt := range tests {

@@ -88,7 +88,7 @@ type recordBatch[D, R, N any, S recordSignal[D, R, N]] struct {
 	acts []pairing.Activity
 	// timeouts are the batch's timeout records, classified once the engine has processed
 	// the events (timeouts.classify).
-	timeouts []pendingTimeout
+	timeouts []timeout.Pending
 	// unrecognized counts the records no dialect recognised.
 	unrecognized int
 }
@@ -283,7 +283,7 @@ func (b *recordBatch[D, R, N, S]) addTimeout(attrs pcommon.Map, rec timeout.Reco
 		b.acts = append(b.acts, pairing.Activity{Kind: pairing.ActivityCompaction, Key: key, Start: rec.Start, End: rec.End})
 	}
 	if rec.Timeout {
-		b.timeouts = append(b.timeouts, pendingTimeout{attrs: attrs, rec: rec, key: key})
+		b.timeouts = append(b.timeouts, timeout.Pending{Attrs: attrs, Rec: rec, Key: key})
 	}
 }
 
@@ -300,7 +300,7 @@ func (b *recordBatch[D, R, N, S]) pair(ctx context.Context, s *shared) {
 		b.res = s.engine.Process(b.events, b.hold, b.res)
 	}
 	if s.tmo != nil && len(b.timeouts) > 0 {
-		s.tmo.classify(ctx, s.engine, b.timeouts)
+		s.tmo.Classify(ctx, s.engine, b.timeouts)
 	}
 }
 

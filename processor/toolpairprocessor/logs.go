@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/processor/processorhelper"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/callkey"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/claim"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/timeout"
@@ -134,11 +135,11 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 				}
 				// b.found.Line was told before the normalization, which only sets values
 				// to integers: that never makes a line a timeout line.
-				rec := p.tmo.names.LogLine(lr, b.found.Line)
+				rec := p.tmo.Names.LogLine(lr, b.found.Line)
 				if results > 0 {
 					rec.Kind = timeout.KindTool
 				}
-				if !timeoutRelevant(rec) {
+				if !timeout.Relevant(rec) {
 					continue
 				}
 				scope := rec.Scope
@@ -146,7 +147,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 				case itemScope != "":
 					scope = itemScope // the scope of the record's calls (a transcript line's session)
 				case scope == "" && rec.Transcript:
-					scope = fileScope(lr.Attributes())
+					scope = timeout.FileConversation(lr.Attributes())
 				}
 				if scope == "" {
 					_, scope = p.keys.Of(lr.Attributes(), rscope, lr.TraceID(), nil)
@@ -211,7 +212,7 @@ func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos recordPos,
 	// A result event that gives its tool's duration shows when the tool started.
 	var start int64
 	if results > 0 {
-		start = logStart(lr)
+		start = claim.LogStart(lr)
 	}
 	b.events = b.appendEvents(b.events, ref, pairing.Key{Tenant: tenant, Scope: scope}, d.Source, start, origin)
 	return scope, len(b.found.Items), results

@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processortest"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/claim"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
 )
@@ -179,7 +180,7 @@ func TestAgentLogsPairDecisionWithResult(t *testing.T) {
 					assert.Equal(t, "paired", logAttr(lr, "toolpair.outcome"), id)
 					d, _ := lr.Attributes().Get("toolpair.call.duration_ms")
 					start := decided[id]
-					if own := logStart(lr); own > 0 {
+					if own := claim.LogStart(lr); own > 0 {
 						start = min(start, own)
 					}
 					assert.Equal(t, (a.time(lr)-start)/1e6, d.Int(), id)

@@ -15,6 +15,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/normalize"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/timeout"
 )
 
 // instances holds one pairing state per toolpair component ID, shared by the traces and logs
@@ -36,7 +37,7 @@ type shared struct {
 	keys   callkey.Keyer
 	norm   *normalize.Normalizer // nil when duration_normalization is disabled
 	tel    *telemetry
-	tmo    *timeouts // nil when timeout_classification is disabled
+	tmo    *timeout.Classifier // nil when timeout_classification is disabled
 	claims *claim.Set
 	logger *zap.Logger
 	id     component.ID
@@ -106,7 +107,7 @@ func newShared(cfg *Config, id component.ID, set component.TelemetrySettings, cl
 		// The activity of a scope (model calls, compactions, anchor spans) is kept as long
 		// as a timeout may need it and, at least, as long as a call of the scope may wait
 		// for its outcome, which may need an anchor.
-		Settle:            settle,
+		Settle:            timeout.Linger,
 		ActivityRetention: max(cfg.TimeoutClassification.Retention, cfg.PairingTimeout+cfg.OrphanGrace),
 		MaxActivity:       cfg.TimeoutClassification.MaxTrackedOperations,
 		Clock:             clock,
@@ -144,8 +145,10 @@ func newShared(cfg *Config, id component.ID, set component.TelemetrySettings, cl
 		return nil, err
 	}
 	undo = append(undo, s.tel.shutdown)
-	if s.tmo, err = newTimeouts(&cfg.TimeoutClassification, s.tel); err != nil {
-		return nil, err
+	if tc := cfg.TimeoutClassification; tc.Enabled {
+		if s.tmo, err = timeout.NewClassifier(tc.CompactionSpanNames, tc.CompactionEventNames, s.tel.timeout); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }

@@ -128,7 +128,7 @@ func newTelemetry(set component.TelemetrySettings, engine *pairing.Engine) (*tel
 	}
 	phases := map[timeout.Phase]metric.AddOption{}
 	for _, p := range timeout.Phases() {
-		phases[p] = metric.WithAttributeSet(attribute.NewSet(attribute.String(AttrTimeoutPhase, p.String())))
+		phases[p] = metric.WithAttributeSet(attribute.NewSet(attribute.String(timeout.AttrPhase, p.String())))
 	}
 	t := &telemetry{
 		tb:     tb,

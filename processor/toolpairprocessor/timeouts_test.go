@@ -23,12 +23,13 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadatatest"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/timeout"
 )
 
 // timeoutAttrs returns the toolpair.timeout.* attributes of a record.
 func timeoutAttrs(attrs pcommon.Map) map[string]any {
 	out := map[string]any{}
-	for _, k := range []string{AttrTimeoutPhase, AttrTimeoutActiveTools, AttrTimeoutActiveToolName, AttrTimeoutActiveToolCallID, AttrTimeoutActiveToolElapsed} {
+	for _, k := range []string{timeout.AttrPhase, timeout.AttrActiveTools, timeout.AttrActiveToolName, timeout.AttrActiveToolCallID, timeout.AttrActiveToolElapsed} {
 		if v, ok := attrs.Get(k); ok {
 			out[k] = v.AsRaw()
 		}
@@ -137,7 +138,7 @@ func transcriptCallElapsed(t *testing.T, path, id string) int64 {
 // spans, log events and transcript together): only the timeout records of the timeout
 // scenarios get timeout attributes, with the phase of specification section 4.
 func TestTimeoutsOnRealCaptures(t *testing.T) {
-	provider := map[string]any{AttrTimeoutPhase: "provider", AttrTimeoutActiveTools: int64(0)}
+	provider := map[string]any{timeout.AttrPhase: "provider", timeout.AttrActiveTools: int64(0)}
 	nobg := filepath.Join("..", "..", "testdata", "claude", "tool_timeout_nobg")
 	tests := []struct {
 		dir  string
@@ -159,11 +160,11 @@ func TestTimeoutsOnRealCaptures(t *testing.T) {
 			// Only the transcript's tool_result says "Command timed out after 2s"; the OTel
 			// records say "Shell command failed". The call itself is the active tool.
 			{"transcript user", map[string]any{
-				AttrTimeoutPhase:             "tool_execution",
-				AttrTimeoutActiveTools:       int64(1),
-				AttrTimeoutActiveToolName:    "Bash",
-				AttrTimeoutActiveToolCallID:  "toolu_mock_tool_timeout_01",
-				AttrTimeoutActiveToolElapsed: transcriptCallElapsed(t, filepath.Join(nobg, "transcript.jsonl"), "toolu_mock_tool_timeout_01"),
+				timeout.AttrPhase:             "tool_execution",
+				timeout.AttrActiveTools:       int64(1),
+				timeout.AttrActiveToolName:    "Bash",
+				timeout.AttrActiveToolCallID:  "toolu_mock_tool_timeout_01",
+				timeout.AttrActiveToolElapsed: transcriptCallElapsed(t, filepath.Join(nobg, "transcript.jsonl"), "toolu_mock_tool_timeout_01"),
 			}},
 		}},
 		// An overload (HTTP 529) is an error, not a timeout: in spans, events and transcript.
@@ -207,14 +208,14 @@ func TestTimeoutsOnRealPiAndOpenClawTranscripts(t *testing.T) {
 		want []timeoutRecord
 	}{
 		{file: "pi/tool_timeout.jsonl", want: []timeoutRecord{{"transcript message", map[string]any{
-			AttrTimeoutPhase: "tool_execution", AttrTimeoutActiveTools: int64(1),
-			AttrTimeoutActiveToolName: "bash", AttrTimeoutActiveToolCallID: "toolu_mock_tool_timeout_01",
-			AttrTimeoutActiveToolElapsed: piCallElapsed(t, filepath.Join(dir, "pi", "tool_timeout.jsonl"), "toolu_mock_tool_timeout_01"),
+			timeout.AttrPhase: "tool_execution", timeout.AttrActiveTools: int64(1),
+			timeout.AttrActiveToolName: "bash", timeout.AttrActiveToolCallID: "toolu_mock_tool_timeout_01",
+			timeout.AttrActiveToolElapsed: piCallElapsed(t, filepath.Join(dir, "pi", "tool_timeout.jsonl"), "toolu_mock_tool_timeout_01"),
 		}}}},
 		{file: "openclaw/tool_timeout.jsonl", want: []timeoutRecord{{"transcript message", map[string]any{
-			AttrTimeoutPhase: "tool_execution", AttrTimeoutActiveTools: int64(1),
-			AttrTimeoutActiveToolName: "exec", AttrTimeoutActiveToolCallID: "toolu_mock_tool_timeout_01",
-			AttrTimeoutActiveToolElapsed: piCallElapsed(t, filepath.Join(dir, "openclaw", "tool_timeout.jsonl"), "toolu_mock_tool_timeout_01"),
+			timeout.AttrPhase: "tool_execution", timeout.AttrActiveTools: int64(1),
+			timeout.AttrActiveToolName: "exec", timeout.AttrActiveToolCallID: "toolu_mock_tool_timeout_01",
+			timeout.AttrActiveToolElapsed: piCallElapsed(t, filepath.Join(dir, "openclaw", "tool_timeout.jsonl"), "toolu_mock_tool_timeout_01"),
 		}}}},
 		{file: "pi/llm_error.jsonl"},
 		{file: "pi/normal.jsonl"},
@@ -396,8 +397,8 @@ func TestTimeoutRules(t *testing.T) {
 			},
 			check: "claude_code.interaction",
 			want: map[string]any{
-				AttrTimeoutPhase: "tool_execution", AttrTimeoutActiveTools: int64(2),
-				AttrTimeoutActiveToolName: "Read", AttrTimeoutActiveToolCallID: "toolu_2", AttrTimeoutActiveToolElapsed: int64(60_000),
+				timeout.AttrPhase: "tool_execution", timeout.AttrActiveTools: int64(2),
+				timeout.AttrActiveToolName: "Read", timeout.AttrActiveToolCallID: "toolu_2", timeout.AttrActiveToolElapsed: int64(60_000),
 			},
 		},
 		{
@@ -405,7 +406,7 @@ func TestTimeoutRules(t *testing.T) {
 			logs:  []ruleLog{ruleDecision("toolu_1", "Bash", 1000), ruleResult("toolu_1", "Bash", 2000, 990)},
 			spans: []ruleSpan{{name: "claude_code.llm_request", start: 100, end: 990}, turnTimeout(2001)},
 			check: "claude_code.interaction",
-			want:  map[string]any{AttrTimeoutPhase: "unknown", AttrTimeoutActiveTools: int64(0)},
+			want:  map[string]any{timeout.AttrPhase: "unknown", timeout.AttrActiveTools: int64(0)},
 		},
 		{
 			name: "turn-level timeout with no tool in flight and a model call: provider",
@@ -415,7 +416,7 @@ func TestTimeoutRules(t *testing.T) {
 				turnTimeout(21_709),
 			},
 			check: "claude_code.interaction",
-			want:  map[string]any{AttrTimeoutPhase: "provider", AttrTimeoutActiveTools: int64(0)},
+			want:  map[string]any{timeout.AttrPhase: "provider", timeout.AttrActiveTools: int64(0)},
 		},
 		{
 			name: "the model call record itself is provider, even with a tool in flight",
@@ -425,8 +426,8 @@ func TestTimeoutRules(t *testing.T) {
 			},
 			check: "claude_code.llm_request",
 			want: map[string]any{
-				AttrTimeoutPhase: "provider", AttrTimeoutActiveTools: int64(1),
-				AttrTimeoutActiveToolName: "Bash", AttrTimeoutActiveToolCallID: "toolu_1", AttrTimeoutActiveToolElapsed: int64(6500),
+				timeout.AttrPhase: "provider", timeout.AttrActiveTools: int64(1),
+				timeout.AttrActiveToolName: "Bash", timeout.AttrActiveToolCallID: "toolu_1", timeout.AttrActiveToolElapsed: int64(6500),
 			},
 		},
 		{
@@ -441,7 +442,7 @@ func TestTimeoutRules(t *testing.T) {
 				turnTimeout(30_000),
 			},
 			check: "claude_code.interaction",
-			want:  map[string]any{AttrTimeoutPhase: "compaction", AttrTimeoutActiveTools: int64(0)},
+			want:  map[string]any{timeout.AttrPhase: "compaction", timeout.AttrActiveTools: int64(0)},
 		},
 		{
 			name: "a tool in flight wins over a compaction and a model call",
@@ -452,8 +453,8 @@ func TestTimeoutRules(t *testing.T) {
 			spans: []ruleSpan{{name: "claude_code.llm_request", start: 500, end: 40_000}, turnTimeout(30_000)},
 			check: "claude_code.interaction",
 			want: map[string]any{
-				AttrTimeoutPhase: "tool_execution", AttrTimeoutActiveTools: int64(1),
-				AttrTimeoutActiveToolName: "Bash", AttrTimeoutActiveToolCallID: "toolu_1", AttrTimeoutActiveToolElapsed: int64(29_000),
+				timeout.AttrPhase: "tool_execution", timeout.AttrActiveTools: int64(1),
+				timeout.AttrActiveToolName: "Bash", timeout.AttrActiveToolCallID: "toolu_1", timeout.AttrActiveToolElapsed: int64(29_000),
 			},
 		},
 		{
@@ -461,14 +462,14 @@ func TestTimeoutRules(t *testing.T) {
 			logs:  []ruleLog{{event: "tool_decision", at: 1000, session: "sess-2", attrs: map[string]any{"tool_use_id": "toolu_9", "tool_name": "Bash", "decision": "accept"}}},
 			spans: []ruleSpan{turnTimeout(30_000)},
 			check: "claude_code.interaction",
-			want:  map[string]any{AttrTimeoutPhase: "unknown", AttrTimeoutActiveTools: int64(0)},
+			want:  map[string]any{timeout.AttrPhase: "unknown", timeout.AttrActiveTools: int64(0)},
 		},
 		{
 			name:  "a rejected call never runs",
 			logs:  []ruleLog{{event: "tool_decision", at: 1000, attrs: map[string]any{"tool_use_id": "toolu_1", "tool_name": "Bash", "decision": "reject"}}},
 			spans: []ruleSpan{turnTimeout(30_000)},
 			check: "claude_code.interaction",
-			want:  map[string]any{AttrTimeoutPhase: "unknown", AttrTimeoutActiveTools: int64(0)},
+			want:  map[string]any{timeout.AttrPhase: "unknown", timeout.AttrActiveTools: int64(0)},
 		},
 		{
 			name: "a 529 overload is not a timeout: nothing written",
@@ -526,9 +527,9 @@ func TestTimeoutToolRecord(t *testing.T) {
 	pl.consume(td)
 	got := spansByName(pl.output())
 	assert.Equal(t, map[string]any{
-		AttrTimeoutPhase: "tool_execution", AttrTimeoutActiveTools: int64(1),
-		AttrTimeoutActiveToolName: "run_shell", AttrTimeoutActiveToolCallID: "call_1",
-		AttrTimeoutActiveToolElapsed: int64(2020), // from the announcing chat span's end to the tool's end
+		timeout.AttrPhase: "tool_execution", timeout.AttrActiveTools: int64(1),
+		timeout.AttrActiveToolName: "run_shell", timeout.AttrActiveToolCallID: "call_1",
+		timeout.AttrActiveToolElapsed: int64(2020), // from the announcing chat span's end to the tool's end
 	}, timeoutAttrs(got["execute_tool run_shell"][0].Attributes()))
 	assert.Equal(t, "paired", strAttr(got["execute_tool run_shell"][0], "toolpair.outcome"))
 	assert.Empty(t, timeoutAttrs(got["chat m"][0].Attributes()))
@@ -562,7 +563,7 @@ func TestTimeoutsCountedByPhase(t *testing.T) {
 	require.NoError(t, b.traces.ConsumeTraces(context.Background(), ruleTraces([]ruleSpan{turnTimeout(1000)})))
 	b.shutdown()
 	phase := func(p string, n int64) metricdata.DataPoint[int64] {
-		return metricdata.DataPoint[int64]{Attributes: attribute.NewSet(attribute.String(AttrTimeoutPhase, p)), Value: n}
+		return metricdata.DataPoint[int64]{Attributes: attribute.NewSet(attribute.String(timeout.AttrPhase, p)), Value: n}
 	}
 	metadatatest.AssertEqualProcessorToolpairTimeouts(t, tel, []metricdata.DataPoint[int64]{
 		phase("provider", 5),       // AI SDK chat, step, agent; two Codex SSE events
@@ -582,8 +583,8 @@ func TestTimeoutsWithoutDialects(t *testing.T) {
 			turnTimeout(21_709),
 		})))
 		assert.Equal(t, []timeoutRecord{
-			{what: "span claude_code.interaction", attrs: map[string]any{AttrTimeoutPhase: "provider", AttrTimeoutActiveTools: int64(0)}},
-			{what: "span claude_code.llm_request", attrs: map[string]any{AttrTimeoutPhase: "provider", AttrTimeoutActiveTools: int64(0)}},
+			{what: "span claude_code.interaction", attrs: map[string]any{timeout.AttrPhase: "provider", timeout.AttrActiveTools: int64(0)}},
+			{what: "span claude_code.llm_request", attrs: map[string]any{timeout.AttrPhase: "provider", timeout.AttrActiveTools: int64(0)}},
 		}, b.timeoutRecords(t))
 	})
 	t.Run("a compaction in a log event", func(t *testing.T) {
@@ -593,7 +594,7 @@ func TestTimeoutsWithoutDialects(t *testing.T) {
 		})))
 		require.NoError(t, b.traces.ConsumeTraces(context.Background(), ruleTraces([]ruleSpan{turnTimeout(50_001)})))
 		assert.Equal(t, []timeoutRecord{
-			{what: "span claude_code.interaction", attrs: map[string]any{AttrTimeoutPhase: "compaction", AttrTimeoutActiveTools: int64(0)}},
+			{what: "span claude_code.interaction", attrs: map[string]any{timeout.AttrPhase: "compaction", timeout.AttrActiveTools: int64(0)}},
 		}, b.timeoutRecords(t))
 	})
 }

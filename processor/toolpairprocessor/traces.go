@@ -145,11 +145,11 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 				if p.tmo == nil {
 					continue
 				}
-				rec := p.tmo.names.Span(span)
+				rec := p.tmo.Names.Span(span)
 				if results > 0 {
 					rec.Kind = timeout.KindTool // a dialect found a tool result in it
 				}
-				if !timeoutRelevant(rec) {
+				if !timeout.Relevant(rec) {
 					continue
 				}
 				if items == 0 {

@@ -4,13 +4,14 @@ import (
 	"math/rand/v2"
 
 	"bufio"
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 	"unsafe"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/stretchr/testify/require"
 )

@@ -1,0 +1,61 @@
+package claim
+
+import (
+	"slices"
+	"strconv"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/registry"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
+)
+
+// durationKeys are the duration attributes of the built-in dialects
+// (dialect.Operations.DurationAttributes), each once, in trial order.
+var durationKeys = func() []string {
+	var keys []string
+	for _, e := range registry.Entries() {
+		for _, k := range e.Operations.DurationAttributes {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	return keys
+}()
+
+// LogStart is the start of the tool call a result log record reports: its time minus its
+// duration (the first of durationKeys it has, an int or a decimal string, in ms), else 0.
+func LogStart(lr plog.LogRecord) int64 {
+	var v pcommon.Value
+	ok := false
+	for _, k := range durationKeys {
+		if v, ok = fields.Get(lr.Attributes(), k); ok {
+			break
+		}
+	}
+	if !ok {
+		return 0
+	}
+	var ms int64
+	switch v.Type() {
+	case pcommon.ValueTypeInt:
+		ms = v.Int()
+	case pcommon.ValueTypeStr:
+		n, err := strconv.ParseInt(v.Str(), 10, 64)
+		if err != nil {
+			return 0
+		}
+		ms = n
+	default:
+		return 0
+	}
+	end := dialect.LogTime(lr)
+	if ms < 0 || end <= ms*int64(time.Millisecond) {
+		return 0
+	}
+	return end - ms*int64(time.Millisecond)
+}
