@@ -13,24 +13,6 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
-func TestAnchorKind(t *testing.T) {
-	for name, want := range map[string][2]bool{
-		"claude_code.interaction": {true, false},
-		"invoke_agent":            {true, false},
-		"invoke_agent weather":    {true, false},
-		"invoke_agentic":          {false, false},
-		"claude_code.llm_request": {false, true},
-		"codex.sampling":          {false, true},
-		"chat gpt-4o":             {false, false},
-		"claude_code.tool":        {false, false},
-	} {
-		s := ptrace.NewSpan()
-		s.SetName(name)
-		turn, model := anchorKind(s)
-		assert.Equal(t, want, [2]bool{turn, model}, name)
-	}
-}
-
 // TestAnchorsObservedInTheWalk sends turn and model-call spans through a traces pipeline and
 // asks the component which span a synthetic span of a call announced at each instant goes
 // under: the walk tells the engine of every anchor span, under the span's scope, whether or
@@ -85,17 +67,17 @@ func TestAnchorsObservedInTheWalk(t *testing.T) {
 				{"too long after the last model call", 1500, 0},
 				{"the replaced copy's end counts", 3400, 5},
 			} {
-				a, ok := b.shared.anchor(k, tc.at)
+				a, ok := b.shared.applier.Anchor(k, tc.at)
 				if tc.want == 0 {
 					assert.False(t, ok, tc.name)
 					continue
 				}
 				require.True(t, ok, tc.name)
-				assert.Equal(t, pcommon.SpanID{tc.want}, a.spanID, tc.name)
-				assert.Equal(t, pcommon.TraceID{tc.want}, a.traceID, tc.name)
-				assert.Same(t, b.tsink, a.next, tc.name)
+				assert.Equal(t, pcommon.SpanID{tc.want}, a.SpanID, tc.name)
+				assert.Equal(t, pcommon.TraceID{tc.want}, a.TraceID, tc.name)
+				assert.Same(t, b.tsink, a.Next, tc.name)
 			}
-			_, ok := b.shared.anchor(pairing.ScopeKey{Tenant: k.Tenant, Scope: "other"}, 1015)
+			_, ok := b.shared.applier.Anchor(pairing.ScopeKey{Tenant: k.Tenant, Scope: "other"}, 1015)
 			assert.False(t, ok, "another scope")
 		})
 	}

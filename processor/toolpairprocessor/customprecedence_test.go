@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/batch"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/callkey"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/custom"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadatatest"
@@ -189,9 +190,9 @@ func TestRouteClaimsBeforeBuiltin(t *testing.T) {
 			_, err := testRouter(t, mutate).processTraces(context.Background(), routed)
 			require.NoError(t, err)
 			byID := map[[24]byte]string{}
-			forEachSpanAt(routed, func(_ recordPos, s ptrace.Span) { byID[spanKey(s)] = routeAttr(s.Attributes()) })
+			forEachSpanAt(routed, func(_ batch.Pos, s ptrace.Span) { byID[spanKey(s)] = routeAttr(s.Attributes()) })
 			scope := ""
-			forEachSpanAt(td, func(pos recordPos, s ptrace.Span) {
+			forEachSpanAt(td, func(pos batch.Pos, s ptrace.Span) {
 				for _, key := range keys[pos] {
 					assert.Equal(t, callkey.Route(key.Tenant, key.Scope), byID[spanKey(s)], "span %s", s.Name())
 					if strAttr(s, "gen_ai.operation.name") == "execute_tool" {

@@ -93,7 +93,7 @@ func TestSemconvEventsEchoDoesNotDropTheToolSpan(t *testing.T) {
 	spec := toolSpan(1, "call_w", 2000)
 	spec.service = "py-agent"
 	spec.attrs["gen_ai.conversation.id"] = "conv"
-	td := batch(spec)
+	td := spanBatchOf(spec)
 	require.NoError(t, b.traces.ConsumeTraces(context.Background(), td))
 	require.NoError(t, b.logs.ConsumeLogs(context.Background(), events(toolMsg)))
 	b.advance(time.Minute)

@@ -15,7 +15,6 @@ import (
 	"go.opentelemetry.io/collector/processor/processortest"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
 // TestHeldResultsAcrossConcurrentPipelines: one pipeline of a component sends results before
@@ -45,13 +44,13 @@ func TestHeldResultsAcrossConcurrentPipelines(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for i := 0; i < calls; i++ {
-			assert.NoError(t, results.ConsumeTraces(ctx, batch(toolSpan(7, id(i), 2000))))
+			assert.NoError(t, results.ConsumeTraces(ctx, spanBatchOf(toolSpan(7, id(i), 2000))))
 		}
 	}()
 	go func() {
 		defer wg.Done()
 		for i := 0; i < calls; i++ {
-			assert.NoError(t, uses.ConsumeTraces(ctx, batch(chatSpan(7, 1000, id(i)))))
+			assert.NoError(t, uses.ConsumeTraces(ctx, spanBatchOf(chatSpan(7, 1000, id(i)))))
 		}
 	}()
 	wg.Wait()
@@ -86,39 +85,4 @@ func countNamed(td ptrace.Traces, name string) int {
 		}
 	}
 	return n
-}
-
-// TestHeldSpanReleasedBeforeFilled: a held span released by another goroutine (another
-// pipeline's call, the ticker) before its own call has copied it in waits for the copy, then
-// leaves marked with its outcome.
-func TestHeldSpanReleasedBeforeFilled(t *testing.T) {
-	b := newBothPipelines(t, nil)
-	td := batch(toolSpan(7, "call_x", 2000))
-	sb := &spanBatch{}
-	sb.data, sb.next = td, b.tsink
-	sb.refs = append(sb.refs, spanRef{rec: td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0), results: 1})
-	h := sb.hold(&pairing.Event{Ref: 0})
-	require.NotNil(t, h)
-	released := make(chan output)
-	go func() {
-		var out output
-		b.shared.apply([]pairing.Resolution{{
-			Outcome: pairing.OutcomePaired, Key: pairing.Key{CallID: "call_x"},
-			UseTime: 1_000_000_000, ResultTime: 2_000_000_000, UseRef: -1, ResultRef: -1, ResultPayload: h,
-		}}, &out, nil)
-		released <- out
-	}()
-	select {
-	case <-released:
-		t.Fatal("released before the span was copied in")
-	case <-time.After(50 * time.Millisecond):
-	}
-	sb.fillHeld()
-	out := <-released
-	require.Len(t, out.toTraces, 1)
-	spans := allSpans(out.toTraces[0].td)
-	require.Len(t, spans, 1)
-	assert.Equal(t, "call_x", strAttr(spans[0], "gen_ai.tool.call.id"))
-	assert.Equal(t, "paired", strAttr(spans[0], "toolpair.outcome"))
-	assert.Equal(t, int64(1000), spans[0].Attributes().AsRaw()["toolpair.call.duration_ms"])
 }

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/processor/processorhelper"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/batch"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/callkey"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/claim"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
@@ -49,62 +50,12 @@ func (p *logsProcessor) shutdown(ctx context.Context) error {
 	return p.hold.release(ctx, p.shared)
 }
 
-// logSignal is the recordSignal of log records.
-type logSignal struct{}
-
-func (logSignal) attributes(r plog.LogRecord) pcommon.Map { return r.Attributes() }
-
-func (logSignal) newHeld(next consumer.Logs) heldRecord[plog.Logs] {
-	h := &heldLog{next: next}
-	h.closeLatch()
-	return h
-}
-
-func (logSignal) copyOut(ld plog.Logs, pos recordPos, r plog.LogRecord) plog.Logs {
-	rl := ld.ResourceLogs().At(pos.res)
-	sl := rl.ScopeLogs().At(pos.scope)
-	out := plog.NewLogs()
-	orl := out.ResourceLogs().AppendEmpty()
-	rl.Resource().CopyTo(orl.Resource())
-	orl.SetSchemaUrl(rl.SchemaUrl())
-	osl := orl.ScopeLogs().AppendEmpty()
-	sl.Scope().CopyTo(osl.Scope())
-	osl.SetSchemaUrl(sl.SchemaUrl())
-	r.CopyTo(osl.LogRecords().AppendEmpty())
-	return out
-}
-
-func (logSignal) removeIf(ld plog.Logs, m remover) {
-	rls := ld.ResourceLogs()
-	for i := 0; i < rls.Len(); i++ {
-		sls := rls.At(i).ScopeLogs()
-		for j := 0; j < sls.Len(); j++ {
-			k := -1
-			sls.At(j).LogRecords().RemoveIf(func(plog.LogRecord) bool {
-				k++
-				return m.removes(recordPos{i, j, k})
-			})
-		}
-	}
-	rls.RemoveIf(func(rl plog.ResourceLogs) bool {
-		rl.ScopeLogs().RemoveIf(func(sl plog.ScopeLogs) bool { return sl.LogRecords().Len() == 0 })
-		return rl.ScopeLogs().Len() == 0
-	})
-}
-
-func (logSignal) count(ld plog.Logs) int { return ld.LogRecordCount() }
-
-func (logSignal) signal() synth.Signal { return synth.Logs }
-
-// logRef locates a recognised log record in the batch.
-type logRef = recordRef[plog.Logs, plog.LogRecord]
-
 // logBatch is the per-call scratch state of processLogs, pooled.
 type logBatch struct {
-	recordBatch[plog.Logs, plog.LogRecord, consumer.Logs, logSignal]
+	batch.Batch[plog.Logs, plog.LogRecord, consumer.Logs, batch.Logs]
 }
 
-func (b *logBatch) reset() { b.resetBatch() }
+func (b *logBatch) reset() { b.Reset() }
 
 // processLogs pairs the tool calls of a batch of log records, and classifies its timeout
 // records, in one walk, as processTraces does for spans.
@@ -115,7 +66,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 	}
 	b := p.pool.Get().(*logBatch)
 	defer func() { b.reset(); p.pool.Put(b) }()
-	b.data, b.next = ld, p.next
+	b.Data, b.Next = ld, p.next
 
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
@@ -129,13 +80,13 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 			lrs := sl.LogRecords()
 			for k := 0; k < lrs.Len(); k++ {
 				lr := lrs.At(k)
-				itemScope, _, results := p.extract(ctx, b, recordPos{i, j, k}, rl, sl, lr, tenant, rscope, &res)
+				itemScope, _, results := p.extract(ctx, b, batch.Pos{Res: i, Scope: j, Rec: k}, rl, sl, lr, tenant, rscope, &res)
 				if p.tmo == nil {
 					continue
 				}
-				// b.found.Line was told before the normalization, which only sets values
+				// b.Found.Line was told before the normalization, which only sets values
 				// to integers: that never makes a line a timeout line.
-				rec := p.tmo.Names.LogLine(lr, b.found.Line)
+				rec := p.tmo.Names.LogLine(lr, b.Found.Line)
 				if results > 0 {
 					rec.Kind = timeout.KindTool
 				}
@@ -152,17 +103,17 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 				if scope == "" {
 					_, scope = p.keys.Of(lr.Attributes(), rscope, lr.TraceID(), nil)
 				}
-				b.addTimeout(lr.Attributes(), rec, pairing.ScopeKey{Tenant: tenant, Scope: scope})
+				b.AddTimeout(lr.Attributes(), rec, pairing.ScopeKey{Tenant: tenant, Scope: scope})
 			}
 		}
 	}
-	p.tel.unrecognized(ctx, synth.Logs, b.unrecognized)
-	b.pair(ctx, p.shared)
-	if len(b.events) == 0 {
+	p.tel.unrecognized(ctx, synth.Logs, b.Unrecognized)
+	pairBatch(ctx, p.shared, &b.Batch)
+	if len(b.Events) == 0 {
 		return ld, nil
 	}
-	out := output{curLogs: p.next, logs: ld}
-	if b.settle(ctx, p.shared, &out) {
+	out := batch.Output{CurLogs: p.next, Logs: ld}
+	if finishBatch(ctx, p.shared, &b.Batch, &out) {
 		// Every record of the batch is held or dropped: nothing to forward.
 		return ld, processorhelper.ErrSkipProcessingData
 	}
@@ -170,24 +121,25 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 }
 
 // extract reads the tool calls of lr, at pos in the batch under resource group rl and scope
-// group sl, with the enabled dialects, and appends their events to b; b.found keeps what the
+// group sl, with the enabled dialects, and appends their events to b; b.Found keeps what the
 // dialects told of the record (its Line) until the next record. It returns the scope of its
 // calls, the number of items the dialect found (0: the record has no call, or no dialect
 // recognised it; then scope is "") and how many are results. *res is the resource of the
 // origins of rl's announcing records, made at its first use.
-func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos recordPos, rl plog.ResourceLogs, sl plog.ScopeLogs, lr plog.LogRecord, tenant string, rscope callkey.Fallback, res **synth.Resource) (scope string, items, results int) {
-	b.found.Reset()
-	d := p.claims.Log(ctx, rl, sl, lr, &b.found)
+func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos batch.Pos, rl plog.ResourceLogs, sl plog.ScopeLogs, lr plog.LogRecord, tenant string, rscope callkey.Fallback, res **synth.Resource) (scope string, items, results int) {
+	b.Found.Reset()
+	d := p.claims.Log(ctx, rl, sl, lr, &b.Found)
 	if d == nil {
-		b.unrecognized++
+		b.Unrecognized++
 		return "", 0, 0
 	}
-	if !b.claimed(ctx, p.tel, d.Name) {
+	p.tel.malformed(ctx, d.Name, b.Found.Malformed)
+	if len(b.Found.Items) == 0 {
 		return "", 0, 0
 	}
-	scopeAttr, scope := p.keys.ForCalls(d.OwnConversation, b.found.Items, lr.Attributes(), rscope, lr.TraceID(), nil)
-	results = b.found.Results()
-	ref := b.addRef(pos, lr, results)
+	scopeAttr, scope := p.keys.ForCalls(d.OwnConversation, b.Found.Items, lr.Attributes(), rscope, lr.TraceID(), nil)
+	results = b.Found.Results()
+	ref := b.AddRef(pos, lr, results)
 	if results > 0 && p.norm != nil {
 		p.norm.Apply(lr.Attributes())
 		if lr.Body().Type() == pcommon.ValueTypeMap {
@@ -195,7 +147,7 @@ func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos recordPos,
 		}
 	}
 	var origin *synth.Origin
-	if b.announces() {
+	if b.Announces() {
 		if *res == nil {
 			*res = p.resources.Get(rl.Resource())
 		}
@@ -214,6 +166,6 @@ func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos recordPos,
 	if results > 0 {
 		start = claim.LogStart(lr)
 	}
-	b.events = b.appendEvents(b.events, ref, pairing.Key{Tenant: tenant, Scope: scope}, d.Source, start, origin)
-	return scope, len(b.found.Items), results
+	b.Events = b.AppendEvents(b.Events, ref, pairing.Key{Tenant: tenant, Scope: scope}, d.Source, start, origin)
+	return scope, len(b.Found.Items), results
 }

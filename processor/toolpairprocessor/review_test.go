@@ -69,8 +69,8 @@ func TestEchoThenToolSpanKeepsTheToolSpan(t *testing.T) {
 		"gen_ai.operation.name": "chat",
 		"gen_ai.input.messages": `[{"role":"tool","parts":[{"type":"tool_call_response","id":"c1","response":"ok"}]}]`,
 	}}
-	pl.consume(batch(chatSpan(1, 1000, "c1"), next))
-	pl.consume(batch(toolSpan(1, "c1", 1300))) // the tool span, exported late
+	pl.consume(spanBatchOf(chatSpan(1, 1000, "c1"), next))
+	pl.consume(spanBatchOf(toolSpan(1, "c1", 1300))) // the tool span, exported late
 	got := toolSpans(pl.output())["c1"]
 	require.Len(t, got, 1, "the real result record is never dropped behind an echo")
 	assert.Equal(t, "paired", strAttr(got[0], "toolpair.outcome"), "its source's first record of the call (section 2)")
@@ -106,7 +106,7 @@ func TestTwoTracesPipelinesOfOneComponent(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, a.Start(context.Background(), componenttest.NewNopHost()))
 	require.NoError(t, bp.Start(context.Background(), componenttest.NewNopHost()))
-	require.NoError(t, a.ConsumeTraces(context.Background(), batch(chatSpan(1, 1000, "c1"))))
+	require.NoError(t, a.ConsumeTraces(context.Background(), spanBatchOf(chatSpan(1, 1000, "c1"))))
 	require.NoError(t, a.Shutdown(context.Background()))
 	require.NoError(t, bp.Shutdown(context.Background()))
 	assert.Equal(t, 2, sinkA.SpanCount(), "the chat span and its call's synthetic span")

@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processortest"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/batch"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/callkey"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
@@ -94,11 +95,11 @@ func transcriptLogs(t *testing.T, path string) plog.Logs {
 
 // pairingKeys runs a copy of a batch through a toolpair in pair mode and returns the call keys
 // the engine is handed for each record, by position.
-func pairingKeys(t *testing.T, mutate func(*Config), td ptrace.Traces, ld plog.Logs) map[recordPos][]pairing.Key {
+func pairingKeys(t *testing.T, mutate func(*Config), td ptrace.Traces, ld plog.Logs) map[batch.Pos][]pairing.Key {
 	t.Helper()
 	b := newBothPipelines(t, mutate)
-	keys := map[recordPos][]pairing.Key{}
-	b.shared.observeKeys = func(pos recordPos, key pairing.Key) { keys[pos] = append(keys[pos], key) }
+	keys := map[batch.Pos][]pairing.Key{}
+	b.shared.observeKeys = func(pos batch.Pos, key pairing.Key) { keys[pos] = append(keys[pos], key) }
 	if td != (ptrace.Traces{}) {
 		c := ptrace.NewTraces()
 		td.CopyTo(c)
@@ -170,7 +171,7 @@ func checkLogRoutes(t *testing.T, mutate func(*Config), ld plog.Logs) (int, plog
 			for k := 0; k < lrs.Len(); k++ {
 				got := routeAttr(lrs.At(k).Attributes())
 				require.Len(t, got, 16, "every record has a route")
-				for _, key := range keys[recordPos{i, j, k}] {
+				for _, key := range keys[batch.Pos{Res: i, Scope: j, Rec: k}] {
 					assert.Equal(t, callkey.Route(key.Tenant, key.Scope), got, "record %d/%d/%d, call %s", i, j, k, key.CallID)
 				}
 			}
@@ -238,11 +239,11 @@ func checkCaptureRoutes(t *testing.T, mutate func(*Config), keyedTraces, keyedLo
 			_, err := testRouter(t, mutate).processTraces(context.Background(), routed)
 			require.NoError(t, err)
 			require.Equal(t, td.SpanCount(), routed.SpanCount())
-			forEachSpanAt(routed, func(_ recordPos, s ptrace.Span) {
+			forEachSpanAt(routed, func(_ batch.Pos, s ptrace.Span) {
 				require.Len(t, routeAttr(s.Attributes()), 16, "every span has a route")
 				byID[spanKey(s)] = routeAttr(s.Attributes())
 			})
-			forEachSpanAt(td, func(pos recordPos, s ptrace.Span) {
+			forEachSpanAt(td, func(pos batch.Pos, s ptrace.Span) {
 				for _, key := range keys[pos] {
 					assert.Equal(t, callkey.Route(key.Tenant, key.Scope), byID[spanKey(s)], "span %s, call %s", s.Name(), key.CallID)
 				}
@@ -306,14 +307,14 @@ func TestRouteOfTranscriptLinesWithoutTools(t *testing.T) {
 	}
 }
 
-func forEachSpanAt(td ptrace.Traces, f func(recordPos, ptrace.Span)) {
+func forEachSpanAt(td ptrace.Traces, f func(batch.Pos, ptrace.Span)) {
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
 		sss := rss.At(i).ScopeSpans()
 		for j := 0; j < sss.Len(); j++ {
 			spans := sss.At(j).Spans()
 			for k := 0; k < spans.Len(); k++ {
-				f(recordPos{i, j, k}, spans.At(k))
+				f(batch.Pos{Res: i, Scope: j, Rec: k}, spans.At(k))
 			}
 		}
 	}
@@ -437,7 +438,7 @@ func TestRouteModeKeepsNoState(t *testing.T) {
 	require.NoError(t, lp.Shutdown(context.Background()))
 	require.Equal(t, nSpans, tsink.SpanCount(), "every span passes, no synthetic one")
 	require.Equal(t, nLogs, lsink.LogRecordCount(), "every record passes, nothing held")
-	forEachSpanAt(tsink.AllTraces()[0], func(_ recordPos, s ptrace.Span) {
+	forEachSpanAt(tsink.AllTraces()[0], func(_ batch.Pos, s ptrace.Span) {
 		v, ok := s.Attributes().Get("lb.key")
 		require.True(t, ok)
 		assert.Len(t, v.Str(), 16)
@@ -464,9 +465,9 @@ func TestRouteOfCustomDialects(t *testing.T) {
 	_, err := testRouter(t, mutate).processTraces(context.Background(), routed)
 	require.NoError(t, err)
 	byID := map[[24]byte]string{}
-	forEachSpanAt(routed, func(_ recordPos, s ptrace.Span) { byID[spanKey(s)] = routeAttr(s.Attributes()) })
+	forEachSpanAt(routed, func(_ batch.Pos, s ptrace.Span) { byID[spanKey(s)] = routeAttr(s.Attributes()) })
 	bySession := map[string]map[string]bool{}
-	forEachSpanAt(td, func(pos recordPos, s ptrace.Span) {
+	forEachSpanAt(td, func(pos batch.Pos, s ptrace.Span) {
 		for _, key := range keys[pos] {
 			assert.Equal(t, callkey.Route(key.Tenant, key.Scope), byID[spanKey(s)], "span %s, call %s", s.Name(), key.CallID)
 		}

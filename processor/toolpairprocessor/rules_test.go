@@ -40,7 +40,7 @@ func toolSpan(trace byte, id string, endMs int64) spanSpec {
 	}}
 }
 
-func batch(specs ...spanSpec) ptrace.Traces {
+func spanBatchOf(specs ...spanSpec) ptrace.Traces {
 	td := ptrace.NewTraces()
 	for i, sp := range specs {
 		rs := td.ResourceSpans().AppendEmpty()
@@ -81,10 +81,10 @@ func intAttr(s ptrace.Span, k string) int64 {
 
 func TestResultBeforeUseIsHeldThenPaired(t *testing.T) {
 	pl := newPipeline(t, nil)
-	pl.consume(batch(toolSpan(1, "c1", 1500)))
+	pl.consume(spanBatchOf(toolSpan(1, "c1", 1500)))
 	assert.Zero(t, pl.sink.SpanCount(), "the result waits for its use")
 	pl.advance(10 * time.Second)
-	pl.consume(batch(chatSpan(1, 1000, "c1")))
+	pl.consume(spanBatchOf(chatSpan(1, 1000, "c1")))
 	got := toolSpans(pl.output())["c1"]
 	require.Len(t, got, 1)
 	assert.Equal(t, "paired", strAttr(got[0], "toolpair.outcome"))
@@ -107,9 +107,9 @@ func TestDispositions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pl := newPipeline(t, tt.mutate)
-			pl.consume(batch(chatSpan(1, 1000, "c1"), toolSpan(1, "c1", 1200)))
-			pl.consume(batch(toolSpan(1, "c1", 1200)))    // an export retry
-			pl.consume(batch(toolSpan(1, "ghost", 1300))) // no use will come
+			pl.consume(spanBatchOf(chatSpan(1, 1000, "c1"), toolSpan(1, "c1", 1200)))
+			pl.consume(spanBatchOf(toolSpan(1, "c1", 1200)))    // an export retry
+			pl.consume(spanBatchOf(toolSpan(1, "ghost", 1300))) // no use will come
 			pl.advance(31 * time.Second)
 			spans := toolSpans(pl.output())
 			require.Len(t, spans["c1"], 1+tt.wantDupes)
@@ -130,7 +130,7 @@ func TestDispositions(t *testing.T) {
 func TestStandaloneWhenNoUseIsVisible(t *testing.T) {
 	pl := newPipeline(t, nil)
 	// Message content not captured: the chat span has no output messages.
-	pl.consume(batch(spanSpec{trace: 2, name: "chat m", start: 0, end: 10, attrs: map[string]any{"gen_ai.operation.name": "chat"}}, toolSpan(2, "c1", 50)))
+	pl.consume(spanBatchOf(spanSpec{trace: 2, name: "chat m", start: 0, end: 10, attrs: map[string]any{"gen_ai.operation.name": "chat"}}, toolSpan(2, "c1", 50)))
 	pl.advance(30 * time.Second)
 	got := toolSpans(pl.output())["c1"]
 	require.Len(t, got, 1)
@@ -145,7 +145,7 @@ func TestCallKeysSeparateTenantsAndScopes(t *testing.T) {
 	otherTrace := toolSpan(2, "c1", 1100)  // same call ID, other trace: other scope
 	otherTenant := toolSpan(1, "c1", 1100) // same trace, other service
 	otherTenant.service = "other-app"
-	pl.consume(batch(use, otherTrace, otherTenant))
+	pl.consume(spanBatchOf(use, otherTrace, otherTenant))
 	pl.advance(time.Minute)
 	out := pl.output()
 	for _, s := range toolSpans(out)["c1"] {
@@ -167,7 +167,7 @@ func TestScopeAttributeKeysAcrossTraces(t *testing.T) {
 	use.attrs["gen_ai.conversation.id"] = "conv-1"
 	res := toolSpan(2, "c1", 1300) // another trace of the same conversation
 	res.attrs["gen_ai.conversation.id"] = "conv-1"
-	pl.consume(batch(use, res))
+	pl.consume(spanBatchOf(use, res))
 	got := toolSpans(pl.output())["c1"]
 	require.Len(t, got, 1)
 	assert.Equal(t, "paired", strAttr(got[0], "toolpair.outcome"))
@@ -175,8 +175,8 @@ func TestScopeAttributeKeysAcrossTraces(t *testing.T) {
 
 func TestEvictionSynthesizesTheOldestCall(t *testing.T) {
 	pl := newPipeline(t, func(c *Config) { c.MaxPendingCalls = 2 })
-	pl.consume(batch(chatSpan(1, 1000, "c1", "c2")))
-	pl.consume(batch(chatSpan(1, 2000, "c3")))
+	pl.consume(spanBatchOf(chatSpan(1, 1000, "c1", "c2")))
+	pl.consume(spanBatchOf(chatSpan(1, 2000, "c3")))
 	var reasons []string
 	for _, s := range allSpans(pl.output()) {
 		if strAttr(s, "toolpair.synthetic") == "true" {
@@ -192,7 +192,7 @@ func TestEchoInLaterModelInputPairsWithoutToolSpan(t *testing.T) {
 		"gen_ai.operation.name": "chat",
 		"gen_ai.input.messages": `[{"role":"tool","parts":[{"type":"tool_call_response","id":"c1","response":"ok"}]}]`,
 	}}
-	pl.consume(batch(chatSpan(1, 1000, "c1"), next))
+	pl.consume(spanBatchOf(chatSpan(1, 1000, "c1"), next))
 	pl.shutdown()
 	for _, s := range allSpans(pl.output()) {
 		assert.Empty(t, strAttr(s, "toolpair.synthetic"), "the tool ran without a span: not interrupted")

@@ -48,7 +48,7 @@ func TestSendFailedCounted(t *testing.T) {
 	// routed: two calls pending (the bound), then a chat span announcing a third evicts the
 	// oldest, whose synthetic log record the traces pipeline call sends to the logs pipeline.
 	require.Error(t, lp.ConsumeLogs(ctx, ruleLogs([]ruleLog{ruleDecision("toolu_evicted", "Bash", 10), ruleDecision("toolu_shutdown", "Read", 20)})))
-	require.NoError(t, tp.ConsumeTraces(ctx, batch(chatSpan(1, 30, "call_span"))))
+	require.NoError(t, tp.ConsumeTraces(ctx, spanBatchOf(chatSpan(1, 30, "call_span"))))
 
 	// shutdown: the call left pending (and the span's call, whose synthetic span is accepted).
 	// The first pipeline to shut down flushes, and returns the refusal.

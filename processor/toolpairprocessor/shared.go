@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/consumer"
 	"go.uber.org/zap"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/batch"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/callkey"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/claim"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/normalize"
@@ -37,10 +38,12 @@ type shared struct {
 	keys   callkey.Keyer
 	norm   *normalize.Normalizer // nil when duration_normalization is disabled
 	tel    *telemetry
-	tmo    *timeout.Classifier // nil when timeout_classification is disabled
-	claims *claim.Set
-	logger *zap.Logger
-	id     component.ID
+	tmo    *timeout.Classifier
+	// applier turns outcomes into records.
+	applier batch.Applier // nil when timeout_classification is disabled
+	claims  *claim.Set
+	logger  *zap.Logger
+	id      component.ID
 	// nextTraces and nextLogs are the next consumers of the component's first traces and
 	// logs pipelines, where restored calls and held records of each signal go (nil when the
 	// component has no pipeline of that signal). Set before start.
@@ -50,7 +53,7 @@ type shared struct {
 	store *stateStore
 	// observeKeys, when set (by tests, before the first batch), is told the call key of every
 	// event a batch hands to the engine and the position of the record it came from.
-	observeKeys func(pos recordPos, key pairing.Key)
+	observeKeys func(pos batch.Pos, key pairing.Key)
 
 	// refs counts the pipelines holding the instance: one per acquire, one less per pipeline
 	// shutdown (release). Guarded by instances' lock.
@@ -68,10 +71,6 @@ type shared struct {
 	stop  chan struct{}
 	done  chan struct{}
 }
-
-// recordPos is the position of a record in its batch: the indexes of its resource group,
-// scope group and record.
-type recordPos struct{ res, scope, rec int }
 
 // acquire returns the shared state of component id for one more pipeline, creating it for the
 // component's first pipeline. Every successful acquire is balanced by one release (the
@@ -145,6 +144,14 @@ func newShared(cfg *Config, id component.ID, set component.TelemetrySettings, cl
 		return nil, err
 	}
 	undo = append(undo, s.tel.shutdown)
+	s.applier = batch.Applier{
+		DropDuplicates: cfg.Duplicates == DispositionDrop,
+		DropOrphans:    cfg.Orphans == DispositionDrop,
+		Synthesize:     cfg.Synthesize,
+		Engine:         engine,
+		AnchorGrace:    int64(cfg.OrphanGrace),
+		Synthetic:      s.tel.synthetic,
+	}
 	if tc := cfg.TimeoutClassification; tc.Enabled {
 		if s.tmo, err = timeout.NewClassifier(tc.CompactionSpanNames, tc.CompactionEventNames, s.tel.timeout); err != nil {
 			return nil, err
@@ -385,7 +392,59 @@ var atLastShutdown func(*shared)
 // downstream: the synthetic records and the released results, each to its own signal's
 // pipeline.
 func (s *shared) emit(ctx context.Context, res []pairing.Resolution, trigger sendTrigger) error {
-	var out output
-	s.apply(res, &out, nil)
+	var out batch.Output
+	s.applier.Apply(res, &out, nil, s.clock.Now())
 	return s.send(ctx, &out, trigger)
+}
+
+// send delivers the records of out bound for other pipelines than the current batch's, and
+// counts those a next consumer refused (otelcol_processor_toolpair_send_failed), by what
+// triggered the send. It is never called with a lock held.
+func (s *shared) send(ctx context.Context, out *batch.Output, trigger sendTrigger) error {
+	return out.Send(ctx, func(ctx context.Context, sig synth.Signal, n int) { s.tel.sendFailed(ctx, sig, trigger, n) })
+}
+
+// pairBatch hands a batch to the engine and classifies its timeout records. The activity goes
+// first, so that an eviction inside Process can put a synthetic span under an anchor of this
+// very batch; the classification last, so that it sees the calls Process recorded. It runs
+// before finishBatch, whose FillHeld copies held records with what the classifier wrote on
+// them.
+func pairBatch[D, R, N any, S batch.Signal[D, R, N]](ctx context.Context, s *shared, b *batch.Batch[D, R, N, S]) {
+	if len(b.Acts) > 0 {
+		s.engine.Observe(b.Acts)
+	}
+	if s.observeKeys != nil {
+		for i := range b.Events {
+			s.observeKeys(b.PosOf(b.Events[i].Ref), b.Events[i].Key)
+		}
+	}
+	if len(b.Events) > 0 {
+		b.Resolutions = s.engine.Process(b.Events, b.Hold, b.Resolutions)
+	}
+	if s.tmo != nil && len(b.Timeouts) > 0 {
+		s.tmo.Classify(ctx, s.engine, b.Timeouts)
+	}
+}
+
+// finishBatch finishes a batch whose events went through the engine and the timeout
+// classifier (pairBatch): it fills the held records, records the resolutions, applies the
+// outcomes (out holds the batch's pipeline and its data), removes the held and dropped
+// records, and sends what goes to other pipelines. It reports whether records were removed
+// and none is left, a batch that must not be forwarded.
+func finishBatch[D, R, N any, S batch.Signal[D, R, N]](ctx context.Context, s *shared, b *batch.Batch[D, R, N, S], out *batch.Output) (emptied bool) {
+	b.FillHeld()
+	// After FillHeld: a checkpoint waiting for this batch's held records holds the lock that
+	// orders resolution records. Before anything leaves the processor.
+	if err := s.recordResolutions(ctx, b.Resolutions); err != nil {
+		s.logger.Error("toolpair: the outcomes of a batch leave without being stored", zap.Error(err))
+	}
+	s.applier.Apply(b.Resolutions, out, b, s.clock.Now())
+	b.WriteMarks()
+	removed := b.RemoveMarked()
+	if out.Others() {
+		if err := s.send(ctx, out, triggerRouted); err != nil {
+			s.logger.Warn("toolpair: sending records to other pipelines failed", zap.Error(err))
+		}
+	}
+	return removed && b.Len() == 0
 }

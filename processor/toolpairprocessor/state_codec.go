@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/batch"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
@@ -126,20 +127,20 @@ type heldBytes struct {
 // the record to be copied in (heldSpan.wait); nil for any other payload.
 func marshalHeld(p any) any {
 	switch h := p.(type) {
-	case *heldSpan:
-		if !h.wait() {
+	case *batch.HeldSpan:
+		if !h.Wait() {
 			return nil
 		}
-		b, err := (&ptrace.ProtoMarshaler{}).MarshalTraces(h.td)
+		b, err := (&ptrace.ProtoMarshaler{}).MarshalTraces(h.Traces)
 		if err != nil {
 			return nil
 		}
 		return heldBytes{signal: synth.Traces, data: b}
-	case *heldLog:
-		if !h.wait() {
+	case *batch.HeldLog:
+		if !h.Wait() {
 			return nil
 		}
-		b, err := (&plog.ProtoMarshaler{}).MarshalLogs(h.ld)
+		b, err := (&plog.ProtoMarshaler{}).MarshalLogs(h.Logs)
 		if err != nil {
 			return nil
 		}

@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/batch"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/custom"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
@@ -50,8 +51,8 @@ func codecState() (*savedState, nexts) {
 	lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
 	lr.Body().SetStr("claude_code.tool_result")
 	lr.Attributes().PutStr("tool_use_id", "w2")
-	spanBytes := marshalHeld(&heldSpan{td: td})
-	logBytes := marshalHeld(&heldLog{ld: ld})
+	spanBytes := marshalHeld(&batch.HeldSpan{Traces: td})
+	logBytes := marshalHeld(&batch.HeldLog{Logs: ld})
 
 	s1 := pairing.ScopeKey{Tenant: "agent", Scope: "s1"}
 	key := func(id string) pairing.Key { return pairing.Key{Tenant: s1.Tenant, Scope: s1.Scope, CallID: id} }
@@ -111,13 +112,13 @@ func TestStateRoundTrip(t *testing.T) {
 	}
 	// The held records decode to what was held.
 	assert.True(t, got.engine.Calls[3].HasMatch(), "a match hash kept (openinference, openllmetry)")
-	hs := got.engine.Calls[5].Payload.(*heldSpan)
-	assert.Equal(t, "w1", hs.span().Attributes().AsRaw()["gen_ai.tool.call.id"])
-	assert.Same(t, next.traces, hs.next)
-	hl := got.engine.Calls[6].Payload.(*heldLog)
-	assert.Equal(t, "claude_code.tool_result", hl.record().Body().Str())
-	assert.Same(t, next.logs, hl.next)
-	hs.wait() // restored records are filled: wait returns at once
+	hs := got.engine.Calls[5].Payload.(*batch.HeldSpan)
+	assert.Equal(t, "w1", hs.Span().Attributes().AsRaw()["gen_ai.tool.call.id"])
+	assert.Same(t, next.traces, hs.Next)
+	hl := got.engine.Calls[6].Payload.(*batch.HeldLog)
+	assert.Equal(t, "claude_code.tool_result", hl.Record().Body().Str())
+	assert.Same(t, next.logs, hl.Next)
+	hs.Wait() // restored records are filled: wait returns at once
 }
 
 // assertPayload compares an encoded payload (an origin, or a held record as heldBytes) with
@@ -138,9 +139,9 @@ func assertPayload(t *testing.T, want, got any) {
 	case heldBytes:
 		var b any
 		switch g := got.(type) {
-		case *heldSpan:
+		case *batch.HeldSpan:
 			b = marshalHeld(g)
-		case *heldLog:
+		case *batch.HeldLog:
 			b = marshalHeld(g)
 		}
 		assert.Equal(t, w, b)
@@ -300,8 +301,8 @@ func TestStateDecodeRefusesMisshapenHeld(t *testing.T) {
 	rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty().Body().SetStr("tool_result")
 	fp := stateFingerprint(createDefaultConfig().(*Config))
 	for name, payload := range map[string]any{
-		"span in second scope":       marshalHeld(&heldSpan{td: td}),
-		"log record in second scope": marshalHeld(&heldLog{ld: ld}),
+		"span in second scope":       marshalHeld(&batch.HeldSpan{Traces: td}),
+		"log record in second scope": marshalHeld(&batch.HeldLog{Logs: ld}),
 	} {
 		st, next := codecState()
 		st.engine.Calls[5].Payload = payload

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/batch"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
@@ -378,7 +379,7 @@ func decodeHeld(r *decoder, next nexts) any {
 		if next.traces == nil {
 			return nil
 		}
-		return &heldSpan{td: td, next: next.traces}
+		return &batch.HeldSpan{Traces: td, Next: next.traces}
 	case synth.Logs:
 		ld, err := (&plog.ProtoUnmarshaler{}).UnmarshalLogs(data)
 		if err != nil || !oneLogRecord(ld) {
@@ -388,7 +389,7 @@ func decodeHeld(r *decoder, next nexts) any {
 		if next.logs == nil {
 			return nil
 		}
-		return &heldLog{ld: ld, next: next.logs}
+		return &batch.HeldLog{Logs: ld, Next: next.logs}
 	}
 	r.fail("held record signal")
 	return nil

@@ -6,10 +6,10 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor/processorhelper"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/batch"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/callkey"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
@@ -46,65 +46,15 @@ func (p *tracesProcessor) shutdown(ctx context.Context) error {
 	return p.hold.release(ctx, p.shared)
 }
 
-// spanSignal is the recordSignal of spans.
-type spanSignal struct{}
-
-func (spanSignal) attributes(s ptrace.Span) pcommon.Map { return s.Attributes() }
-
-func (spanSignal) newHeld(next consumer.Traces) heldRecord[ptrace.Traces] {
-	h := &heldSpan{next: next}
-	h.closeLatch()
-	return h
-}
-
-func (spanSignal) copyOut(td ptrace.Traces, pos recordPos, s ptrace.Span) ptrace.Traces {
-	rs := td.ResourceSpans().At(pos.res)
-	ss := rs.ScopeSpans().At(pos.scope)
-	out := ptrace.NewTraces()
-	ors := out.ResourceSpans().AppendEmpty()
-	rs.Resource().CopyTo(ors.Resource())
-	ors.SetSchemaUrl(rs.SchemaUrl())
-	oss := ors.ScopeSpans().AppendEmpty()
-	ss.Scope().CopyTo(oss.Scope())
-	oss.SetSchemaUrl(ss.SchemaUrl())
-	s.CopyTo(oss.Spans().AppendEmpty())
-	return out
-}
-
-func (spanSignal) removeIf(td ptrace.Traces, m remover) {
-	rss := td.ResourceSpans()
-	for i := 0; i < rss.Len(); i++ {
-		sss := rss.At(i).ScopeSpans()
-		for j := 0; j < sss.Len(); j++ {
-			k := -1
-			sss.At(j).Spans().RemoveIf(func(ptrace.Span) bool {
-				k++
-				return m.removes(recordPos{i, j, k})
-			})
-		}
-	}
-	rss.RemoveIf(func(rs ptrace.ResourceSpans) bool {
-		rs.ScopeSpans().RemoveIf(func(ss ptrace.ScopeSpans) bool { return ss.Spans().Len() == 0 })
-		return rs.ScopeSpans().Len() == 0
-	})
-}
-
-func (spanSignal) count(td ptrace.Traces) int { return td.SpanCount() }
-
-func (spanSignal) signal() synth.Signal { return synth.Traces }
-
-// spanRef locates a recognised span in the batch.
-type spanRef = recordRef[ptrace.Traces, ptrace.Span]
-
 // spanBatch is the per-call scratch state of processTraces, pooled.
 type spanBatch struct {
-	recordBatch[ptrace.Traces, ptrace.Span, consumer.Traces, spanSignal]
+	batch.Batch[ptrace.Traces, ptrace.Span, consumer.Traces, batch.Spans]
 	late []pairing.Event // events of late dialects, appended to events at the end
 	hex  callkey.TraceHex
 }
 
 func (b *spanBatch) reset() {
-	b.resetBatch()
+	b.Reset()
 	clear(b.late)
 	b.late = b.late[:0]
 	b.hex = callkey.TraceHex{}
@@ -118,7 +68,7 @@ func (b *spanBatch) reset() {
 func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
 	b := p.pool.Get().(*spanBatch)
 	defer func() { b.reset(); p.pool.Put(b) }()
-	b.data, b.next = td, p.next
+	b.Data, b.Next = td, p.next
 
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
@@ -136,12 +86,12 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 				// an anchor span that is also a model call.
 				var own string
 				ownDone := false
-				if turn, model := anchorKind(span); turn || model {
+				if turn, model := batch.AnchorKind(span); turn || model {
 					_, own = p.keys.Of(span.Attributes(), rscope, span.TraceID(), &b.hex)
 					ownDone = true
-					b.acts = append(b.acts, anchorActivity(pairing.ScopeKey{Tenant: tenant, Scope: own}, span, turn, p.next))
+					b.Acts = append(b.Acts, batch.AnchorActivity(pairing.ScopeKey{Tenant: tenant, Scope: own}, span, turn, p.next))
 				}
-				scope, items, results := p.extract(ctx, b, recordPos{i, j, k}, rs, ss, span, tenant, rscope, &res)
+				scope, items, results := p.extract(ctx, b, batch.Pos{Res: i, Scope: j, Rec: k}, rs, ss, span, tenant, rscope, &res)
 				if p.tmo == nil {
 					continue
 				}
@@ -158,18 +108,18 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 					}
 					scope = own
 				}
-				b.addTimeout(span.Attributes(), rec, pairing.ScopeKey{Tenant: tenant, Scope: scope})
+				b.AddTimeout(span.Attributes(), rec, pairing.ScopeKey{Tenant: tenant, Scope: scope})
 			}
 		}
 	}
-	b.events = append(b.events, b.late...)
-	p.tel.unrecognized(ctx, synth.Traces, b.unrecognized)
-	b.pair(ctx, p.shared)
-	if len(b.events) == 0 {
+	b.Events = append(b.Events, b.late...)
+	p.tel.unrecognized(ctx, synth.Traces, b.Unrecognized)
+	pairBatch(ctx, p.shared, &b.Batch)
+	if len(b.Events) == 0 {
 		return td, nil
 	}
-	out := output{curTraces: p.next, traces: td}
-	if b.settle(ctx, p.shared, &out) {
+	out := batch.Output{CurTraces: p.next, Traces: td}
+	if finishBatch(ctx, p.shared, &b.Batch, &out) {
 		// Every record of the batch is held or dropped: nothing to forward.
 		return td, processorhelper.ErrSkipProcessingData
 	}
@@ -181,26 +131,27 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 // its calls, the number of items the dialect found (0: the span has no call, or no dialect
 // recognised it; then scope is "") and how many are results. *res is the resource of the
 // origins of rs's announcing spans, made at its first use.
-func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos recordPos, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, tenant string, rscope callkey.Fallback, res **synth.Resource) (scope string, items, results int) {
-	b.found.Reset()
-	d := p.claims.Span(ctx, rs, ss, span, &b.found)
+func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos batch.Pos, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, tenant string, rscope callkey.Fallback, res **synth.Resource) (scope string, items, results int) {
+	b.Found.Reset()
+	d := p.claims.Span(ctx, rs, ss, span, &b.Found)
 	if d == nil {
-		b.unrecognized++
+		b.Unrecognized++
 		return "", 0, 0
 	}
-	if !b.claimed(ctx, p.tel, d.Name) {
+	p.tel.malformed(ctx, d.Name, b.Found.Malformed)
+	if len(b.Found.Items) == 0 {
 		return "", 0, 0
 	}
-	scopeAttr, scope := p.keys.ForCalls(d.OwnConversation, b.found.Items, span.Attributes(), rscope, span.TraceID(), &b.hex)
-	results = b.found.Results()
-	ref := b.addRef(pos, span, results)
+	scopeAttr, scope := p.keys.ForCalls(d.OwnConversation, b.Found.Items, span.Attributes(), rscope, span.TraceID(), &b.hex)
+	results = b.Found.Results()
+	ref := b.AddRef(pos, span, results)
 	if results > 0 && p.norm != nil {
 		// Before a result can be held, so what leaves is normalized; the engine reads no
 		// duration field.
 		p.norm.Apply(span.Attributes())
 	}
 	var origin *synth.Origin
-	if b.announces() {
+	if b.Announces() {
 		if *res == nil {
 			*res = p.resources.Get(rs.Resource())
 		}
@@ -218,9 +169,9 @@ func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos recordP
 	// A result span is the tool's own operation: its start is a time the call shows.
 	key, start := pairing.Key{Tenant: tenant, Scope: scope}, int64(span.StartTimestamp())
 	if d.Late {
-		b.late = b.appendEvents(b.late, ref, key, d.Source, start, origin)
+		b.late = b.AppendEvents(b.late, ref, key, d.Source, start, origin)
 	} else {
-		b.events = b.appendEvents(b.events, ref, key, d.Source, start, origin)
+		b.Events = b.AppendEvents(b.Events, ref, key, d.Source, start, origin)
 	}
-	return scope, len(b.found.Items), results
+	return scope, len(b.Found.Items), results
 }

@@ -1,4 +1,4 @@
-package toolpairprocessor
+package batch
 
 import (
 	"strings"
@@ -33,8 +33,8 @@ func init() {
 	}
 }
 
-// anchorKind says whether a span is a turn span, a model-call span, or neither.
-func anchorKind(s ptrace.Span) (turn, model bool) {
+// AnchorKind says whether a span is a turn span, a model-call span, or neither.
+func AnchorKind(s ptrace.Span) (turn, model bool) {
 	name := s.Name()
 	if turn, ok := anchorNames[name]; ok {
 		return turn, !turn
@@ -47,23 +47,23 @@ func anchorKind(s ptrace.Span) (turn, model bool) {
 	return false, false
 }
 
-// anchor is a span seen in a traces pipeline of the component, the Activity.Anchor of an
-// anchor span: what a synthetic span is put under (shared.apply).
-type anchor struct {
-	traceID    pcommon.TraceID
-	spanID     pcommon.SpanID
-	start, end int64 // Unix ns
-	next       consumer.Traces
+// Anchor is a span seen in a traces pipeline of the component, the Activity.Anchor of an
+// anchor span: what a synthetic span is put under (Applier).
+type Anchor struct {
+	TraceID    pcommon.TraceID
+	SpanID     pcommon.SpanID
+	Start, End int64 // Unix ns
+	Next       consumer.Traces
 }
 
-// anchorActivity is the Activity that tells the engine of anchor span s of scope k, a turn
+// AnchorActivity is the Activity that tells the engine of anchor span s of scope k, a turn
 // span (turn true) or a model-call span, seen in the traces pipeline whose next consumer is
 // next. The engine keeps the latest of each kind per scope, a span seen again (an export
 // retry) replacing its earlier copy, so that a call announced only in logs (a Claude Code or
 // Codex tool_decision) and interrupted gets a synthetic span in the trace of the turn it
 // happened in, as well as its synthetic log record (specification section 3); see
 // pairing.Engine.Anchor for the choice of span.
-func anchorActivity(k pairing.ScopeKey, s ptrace.Span, turn bool, next consumer.Traces) pairing.Activity {
+func AnchorActivity(k pairing.ScopeKey, s ptrace.Span, turn bool, next consumer.Traces) pairing.Activity {
 	act := pairing.Activity{Kind: pairing.ActivityModelSpan, Key: k, Start: int64(s.StartTimestamp()), End: int64(s.EndTimestamp())}
 	if turn {
 		act.Kind = pairing.ActivityTurn
@@ -71,6 +71,6 @@ func anchorActivity(k pairing.ScopeKey, s ptrace.Span, turn bool, next consumer.
 	tid, sid := s.TraceID(), s.SpanID()
 	copy(act.ID[:16], tid[:])
 	copy(act.ID[16:], sid[:])
-	act.Anchor = anchor{traceID: tid, spanID: sid, start: act.Start, end: act.End, next: next}
+	act.Anchor = Anchor{TraceID: tid, SpanID: sid, Start: act.Start, End: act.End, Next: next}
 	return act
 }

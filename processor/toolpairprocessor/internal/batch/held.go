@@ -1,0 +1,86 @@
+package batch
+
+import (
+	"sync"
+
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// Latch is the latch of a held record's copy. The hold callback closes it, under the
+// engine's lock; the batch opens it once the engine has returned, after copying the record in
+// (Batch.FillHeld), or without a copy when a step of the batch failed before
+// (Batch.Reset), so it never stays closed. Whoever releases the record (another
+// pipeline's call, the ticker, a shutdown) waits for it (wait) before reading it. The zero
+// Latch is open and filled: a record restored from storage.
+type Latch struct {
+	latch     sync.WaitGroup // one while the record waits to be copied in
+	abandoned bool           // opened without a copy; written before the latch opens
+	closed    bool           // the latch is closed; read and written by the holding batch only
+}
+
+// CloseLatch closes the latch of a new held record.
+func (g *Latch) CloseLatch() {
+	g.latch.Add(1)
+	g.closed = true
+}
+
+// open opens the latch if it is closed, telling waiters whether the record was copied in.
+func (g *Latch) open(filled bool) {
+	if !g.closed {
+		return
+	}
+	g.closed, g.abandoned = false, !filled
+	g.latch.Done()
+}
+
+// Abandon opens the latch with no copy, if it is still closed (Held).
+func (g *Latch) Abandon() { g.open(false) }
+
+// Wait returns once the latch is open, and reports whether the record was copied in; a
+// record that was not must not be read.
+func (g *Latch) Wait() bool {
+	g.latch.Wait()
+	return !g.abandoned
+}
+
+// HeldSpan is a result span held while it waits for its use: a Traces holding just that
+// span under copies of its resource and scope, and the pipeline it came through. The engine
+// keeps it from the hold callback on, under its lock, but the span is copied in after the
+// engine returns (see Latch).
+type HeldSpan struct {
+	Latch
+	Traces ptrace.Traces
+	Next   consumer.Traces
+}
+
+// Fill stores the copy td and opens the latch (Held).
+func (h *HeldSpan) Fill(td ptrace.Traces) {
+	h.Traces = td
+	h.open(true)
+}
+
+// Span returns the held span.
+func (h *HeldSpan) Span() ptrace.Span {
+	return h.Traces.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+}
+
+// HeldLog is a result log record held while it waits for its use, with its pipeline; filled
+// as in HeldSpan (see Latch).
+type HeldLog struct {
+	Latch
+	Logs plog.Logs
+	Next consumer.Logs
+}
+
+// Fill stores the copy ld and opens the latch (Held).
+func (h *HeldLog) Fill(ld plog.Logs) {
+	h.Logs = ld
+	h.open(true)
+}
+
+// Record returns the held log record.
+func (h *HeldLog) Record() plog.LogRecord {
+	return h.Logs.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0)
+}
