@@ -30,10 +30,10 @@ var (
 	inlineCode = regexp.MustCompile("`+[^`]*`+")
 )
 
-// TestMarkdownLinks: every relative link of every *.md file of the repository (outside
+// TestDocsMarkdownLinks: every relative link of every *.md file of the repository (outside
 // skipDirs) names an existing file or directory, and a #fragment names a heading (or an
 // explicit anchor) of the Markdown file it points into, by GitHub's slug rules.
-func TestMarkdownLinks(t *testing.T) {
+func TestDocsMarkdownLinks(t *testing.T) {
 	files := markdownFiles(t, repoRoot)
 	if len(files) < 5 {
 		t.Fatalf("found only %d Markdown files under %s", len(files), repoRoot)
@@ -246,8 +246,8 @@ func Slug(heading string) string {
 	return b.String()
 }
 
-// TestSlug: GitHub's slugs of headings of this repository's kind.
-func TestSlug(t *testing.T) {
+// TestDocsSlug: GitHub's slugs of headings of this repository's kind.
+func TestDocsSlug(t *testing.T) {
 	for heading, want := range map[string]string{
 		"Route mode (scaling out)":                                   "route-mode-scaling-out",
 		"`genai`: OTel GenAI semantic-convention spans":              "genai-otel-genai-semantic-convention-spans",
