@@ -863,7 +863,7 @@ func TestContractS2Outcomes(t *testing.T) {
 			r.spans(ctTool(1, 2, 0, "c1", 110, 150))
 			r.advance(31 * time.Second)
 		}, want: map[string][]string{"c1": {"span:duplicate", "span:orphan"}, "other": {"span:paired"}}},
-		{name: "a use arriving after its result was released standalone is a repeat, never interrupted (README)", run: func(r *ctRig) {
+		{name: "a use arriving after its result was released standalone is a repeat, never interrupted (docs/pairing.md)", run: func(r *ctRig) {
 			r.spans(ctTool(1, 2, 0, "c1", 110, 150))
 			r.advance(31 * time.Second)
 			r.spans(ctChat(1, 1, 0, 0, 100, "c1"))
@@ -1903,8 +1903,8 @@ func ctToolMessage(ms int64, call string) ctLog {
 
 // TestContractS8GenAIEvents: the genai_events dialect. gen_ai.choice and
 // gen_ai.assistant.message tool_calls[].id announce calls; gen_ai.tool.message id resolves
-// them. The next gen_ai.choice is deliberately not a step boundary (README "Step boundaries,
-// session ends and groups": these events carry nothing that tells a nested agent's requests
+// them. The next gen_ai.choice is deliberately not a step boundary (docs/dialects/genai_events.md "Step boundaries
+// and session ends": these events carry nothing that tells a nested agent's requests
 // from its parent's, so the next choice would close the call of an outer agent waiting for a
 // nested one); the call is closed by pairing_timeout instead.
 func TestContractS8GenAIEvents(t *testing.T) {
@@ -1965,7 +1965,7 @@ func TestContractS8GenAIEvents(t *testing.T) {
 // TestContractS8ClaudeCode: the claude_code dialect. tool_decision (tool_use_id, decision)
 // announces or rejects, tool_result (duration_ms a string) and the claude_code.tool span
 // resolve; the claude_code.interaction span's end is a session end. claude_code.api_request
-// is deliberately not a step boundary (README: sub-agents share the session.id and their
+// is deliberately not a step boundary (docs/dialects/claude_code.md: sub-agents share the session.id and their
 // requests carry nothing that tells them apart, so a sub-agent's request would close the
 // parent's pending Task call).
 func TestContractS8ClaudeCode(t *testing.T) {

@@ -240,14 +240,14 @@ custom_dialects:
 	assert.Equal(t, map[string]string{"type": "tool_call", "functionCall.kind": "call"}, d.CallsMatch)
 }
 
-// TestReadmeTakeoverExample: the YAML block of the README's "Taking records from a built-in
-// dialect" is a valid configuration that does what the README says on the real interrupt
+// TestDocsTakeoverExample: the YAML block of the custom dialects page's "Taking records from a
+// built-in dialect" is a valid configuration that does what the page says on the real interrupt
 // captures of GitHub Copilot CLI and Qwen Code, with genai on: both interrupted tool spans
 // leave interrupted/aborted, Qwen Code's tool_call event, named in an event.name attribute and
 // arriving second, reports the abort too (its source's first record, specification section
 // 2), and no text part is counted malformed.
-func TestReadmeTakeoverExample(t *testing.T) {
-	cfg := readmeConfig(t, "### Taking records from a built-in dialect")
+func TestDocsTakeoverExample(t *testing.T) {
+	cfg := docConfig(t, customDialectPage, "## Taking records from a built-in dialect")
 	require.Contains(t, cfg.Dialects, "genai")
 
 	tel := componenttest.NewTelemetry()

@@ -18,22 +18,55 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 )
 
-// The component README is the operator's reference: these tests keep it true to the code.
+// The component README is the operator's reference, and the pages under docs/ (relative to the
+// repository root) hold the details it links to: these tests keep both true to the code.
+
+// Pages of docs/ the tests read, relative to this package.
+const (
+	docsDir           = "../../docs"
+	dialectDocsDir    = docsDir + "/dialects"
+	customDialectPage = dialectDocsDir + "/custom.md"
+	scaleOutPage      = docsDir + "/scale-out.md"
+)
+
+// readmeMaxBytes is the size limit of the component README: a reference, with the details on
+// the pages of docs/.
+const readmeMaxBytes = 30_000
+
+// TestReadmeSize: the component README stays a reference of at most readmeMaxBytes.
+func TestReadmeSize(t *testing.T) {
+	fi, err := os.Stat("README.md")
+	require.NoError(t, err)
+	assert.LessOrEqualf(t, fi.Size(), int64(readmeMaxBytes), "README.md is %d bytes: move details to a page of docs/", fi.Size())
+}
 
 // readmeSection returns the text of the README section headed by heading ("## Name"), up to
 // the next heading of the same level.
 func readmeSection(t *testing.T, heading string) string {
 	t.Helper()
-	data, err := os.ReadFile("README.md")
-	require.NoError(t, err)
-	text := string(data)
+	return docSection(t, "README.md", heading)
+}
+
+// docSection returns the text of the section of the Markdown file at path headed by heading
+// ("## Name"), up to the next heading of the same level.
+func docSection(t *testing.T, path, heading string) string {
+	t.Helper()
+	text := docText(t, path)
 	i := strings.Index(text, "\n"+heading+"\n")
-	require.GreaterOrEqual(t, i, 0, "README has no section %q", heading)
+	require.GreaterOrEqual(t, i, 0, "%s has no section %q", path, heading)
 	rest := text[i+1+len(heading):]
 	if j := strings.Index(rest, "\n"+heading[:strings.IndexByte(heading, ' ')+1]); j >= 0 {
 		rest = rest[:j]
 	}
 	return rest
+}
+
+// docText returns the text of the file at path.
+func docText(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(data)
 }
 
 // TestReadmeConfigurationExampleIsTheDefault: the YAML block of the README's Configuration
@@ -244,46 +277,84 @@ func stringLit(e ast.Expr) (string, bool) {
 	return v, err == nil
 }
 
-// TestReadmeNamesEverySourceFieldRead: every field name and value a dialect's code, or the
-// dialect package's shared code, looks up (see sourceFields) is named, between backquotes, in
-// the README's "Source fields read" section, alone or as part of a path or example.
-func TestReadmeNamesEverySourceFieldRead(t *testing.T) {
-	section := readmeSection(t, "## Source fields read")
-	var quoted []string
-	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(section, -1) {
-		quoted = append(quoted, m[1])
+// dialectPage returns the page of docs/dialects that documents the dialect package in dir:
+// the page named after the dialect's configuration name (its Name constant), custom.md for the
+// custom dialects, and the index (README.md, which holds the rules every dialect shares, such as
+// the cancellation markers) for package dialect itself.
+func dialectPage(t *testing.T, dir string) string {
+	t.Helper()
+	switch filepath.Base(dir) {
+	case "dialect":
+		return filepath.Join(dialectDocsDir, "README.md")
+	case "custom":
+		return customDialectPage
 	}
+	name := stringConstants(t, dir, "Name")["Name"]
+	require.NotEmptyf(t, name, "%s declares no Name constant", dir)
+	return filepath.Join(dialectDocsDir, name+".md")
+}
+
+// TestDocsDialectPagesNameEverySourceFieldRead: every field name and value a dialect's code looks
+// up (see sourceFields) is named, between backquotes, on that dialect's page of docs/dialects,
+// alone or as part of a path or example; the fields of the code every dialect shares, on the
+// index page.
+func TestDocsDialectPagesNameEverySourceFieldRead(t *testing.T) {
 	dirs, err := filepath.Glob("internal/dialect/*")
 	require.NoError(t, err)
 	dirs = append(dirs, "internal/dialect") // the rules every dialect shares (dialect.Cancelled)
 	checked := 0
 	for _, dir := range dirs {
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || strings.HasSuffix(dir, "dialecttest") {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || strings.HasSuffix(dir, "dialecttest") || strings.HasSuffix(dir, "registry") {
 			continue
+		}
+		page := dialectPage(t, dir)
+		var quoted []string
+		for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(docText(t, page), -1) {
+			quoted = append(quoted, m[1])
 		}
 		for _, field := range sourceFields(t, dir) {
 			checked++
 			assert.Truef(t, slices.ContainsFunc(quoted, func(q string) bool { return strings.Contains(q, field) }),
-				"%s reads %q, which the README's Source fields read section does not name", dir, field)
+				"%s reads %q, which %s does not name", dir, field, page)
 		}
 	}
 	t.Logf("%d fields checked", checked)
 	require.GreaterOrEqual(t, checked, 40, "the dialects' source fields were not found")
 }
 
-// TestReadmeCustomDialectExampleValidates: the YAML block of the README's Custom dialects
-// section is a valid configuration, and declares the same dialects as
+// TestDocsDialectPagesCoverTheRegistry: every built-in dialect has its page in docs/dialects, a
+// row in the index there and in the README's Dialects table, and every page of docs/dialects
+// is a built-in dialect's, the custom dialects' or the index.
+func TestDocsDialectPagesCoverTheRegistry(t *testing.T) {
+	index := docText(t, filepath.Join(dialectDocsDir, "README.md"))
+	readme := readmeSection(t, "## Dialects")
+	for _, name := range knownDialects {
+		_, err := os.Stat(filepath.Join(dialectDocsDir, name+".md"))
+		assert.NoErrorf(t, err, "dialect %s has no page", name)
+		assert.Containsf(t, index, "| `"+name+"` |", "the dialects index has no row for %s", name)
+		assert.Containsf(t, readme, "[`"+name+"`](../../docs/dialects/"+name+".md)", "the README's Dialects table has no row for %s", name)
+	}
+	pages, err := filepath.Glob(filepath.Join(dialectDocsDir, "*.md"))
+	require.NoError(t, err)
+	for _, page := range pages {
+		name := strings.TrimSuffix(filepath.Base(page), ".md")
+		assert.Truef(t, name == "README" || name == "custom" || slices.Contains(knownDialects, name), "%s is no dialect's page", page)
+	}
+}
+
+// TestDocsCustomDialectExampleValidates: the YAML block of the Example section of the custom
+// dialects page is a valid configuration, and declares the same dialects as
 // examples/custom-dialect.yaml.
-func TestReadmeCustomDialectExampleValidates(t *testing.T) {
-	cfg := readmeConfig(t, "## Custom dialects")
+func TestDocsCustomDialectExampleValidates(t *testing.T) {
+	cfg := docConfig(t, customDialectPage, "## Example")
 	assert.Equal(t, exampleConfig(t, "custom-dialect.yaml").CustomDialects, cfg.CustomDialects)
 }
 
-// readmeConfig returns the toolpair configuration of the first YAML block of the README
-// section under heading, unmarshalled over the defaults and validated.
-func readmeConfig(t *testing.T, heading string) *Config {
+// docConfig returns the toolpair configuration of the first YAML block of the section under
+// heading of the Markdown file at path, unmarshalled over the defaults and validated.
+func docConfig(t *testing.T, path, heading string) *Config {
 	t.Helper()
-	section := readmeSection(t, heading)
+	section := docSection(t, path, heading)
 	m := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindStringSubmatch(section)
 	require.NotNil(t, m, "no yaml block in the section %q", heading)
 	retrieved, err := confmap.NewRetrievedFromYAML([]byte(m[1]))
@@ -300,7 +371,8 @@ func readmeConfig(t *testing.T, heading string) *Config {
 
 // TestScaleOutExamplesNameEveryDialect: each tier's example configuration lists, in the
 // comment that gives the default of dialects, every built-in dialect, and says which keys must
-// be equal between the tiers, custom_dialects included; so do both READMEs.
+// be equal between the tiers, custom_dialects included; so do the scale-out page and the
+// example's README.
 func TestScaleOutExamplesNameEveryDialect(t *testing.T) {
 	list := regexp.MustCompile(`#\s+\[(genai[a-z_, ]*)\]`)
 	equal := "scope_attributes, tenant_attributes, dialects and custom_dialects must be the same"
@@ -314,7 +386,7 @@ func TestScaleOutExamplesNameEveryDialect(t *testing.T) {
 		assert.Contains(t, strings.Join(strings.Fields(strings.ReplaceAll(text, "#", "")), " "), equal, name)
 	}
 	for _, text := range []string{
-		readmeSection(t, "## Route mode (scaling out)"),
+		docText(t, scaleOutPage),
 		func() string {
 			data, err := os.ReadFile(filepath.Join("..", "..", "examples", "scale-out", "README.md"))
 			require.NoError(t, err)

@@ -372,7 +372,7 @@ func oiSpan(kind string, id byte, startMs, endMs int64, attrs map[string]any) pt
 // TestOpenInferenceNestedAgentTool: an agent run as a tool makes model requests in the
 // outer agent's trace. Each is a step boundary for the outer call, applied orphan_grace after
 // it arrives: an outer tool span arriving before then pairs the call; one arriving later finds
-// it closed (next_step) and is standalone (see README, Step boundaries).
+// it closed (next_step) and is standalone (see docs/dialects/openinference.md, Step boundaries).
 func TestOpenInferenceNestedAgentTool(t *testing.T) {
 	for _, tt := range []struct {
 		wait    time.Duration

@@ -70,7 +70,7 @@ func TestGoldenOpenInferenceAndOpenLLMetryCaptures(t *testing.T) {
 		}},
 		// Without withAgent every chat span is a trace of its own and nothing names the
 		// conversation: the next request's history is in another scope and cannot pair the
-		// call (see README, Dialects).
+		// call (see docs/dialects/openllmetry.md).
 		{"openllmetry", "normal_nodecorators", map[string]openCall{
 			"call_mock_normal_01": {outcome: "interrupted", reason: "shutdown", tool: "run_shell"},
 		}},

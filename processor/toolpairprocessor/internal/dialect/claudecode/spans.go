@@ -53,7 +53,7 @@ func SessionGroup(traceID pcommon.TraceID) string {
 //   - claude_code.interaction: a session end at the span's end, grouped by the trace ID (see
 //     SessionGroup): the calls of the interaction still pending then were never answered;
 //   - claude_code.llm_request: recognised, nothing to pair (it is an anchor for synthetic
-//     spans; Claude Code's model requests are not step boundaries, see the README).
+//     spans; Claude Code's model requests are not step boundaries, see docs/dialects/claude_code.md).
 //
 // claude_code.tool.execution is read by ExtractExecutionSpan.
 func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {

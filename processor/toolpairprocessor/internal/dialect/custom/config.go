@@ -40,7 +40,7 @@ const (
 
 // Config declares one custom dialect. Conditions are OTTL boolean expressions and values OTTL
 // value expressions, both evaluated in the dialect's Context; an empty string leaves the key
-// unused. Every key is described, with an example, in the component README.
+// unused. Every key is described, with an example, in docs/dialects/custom.md.
 type Config struct {
 	// Name identifies the dialect in the malformed-input metric and in errors; unique among
 	// the custom dialects and distinct from the built-in dialect names.
@@ -81,7 +81,7 @@ type Config struct {
 	// Scope expression gave.
 	ScopeAttribute string `mapstructure:"scope_attribute"`
 	// Time: the record's time for pairing, as Unix nanoseconds (int), a time (the Time
-	// converter) or an RFC 3339 string; optional (see the README for the default of each
+	// converter) or an RFC 3339 string; optional (see docs/dialects/custom.md for the default of each
 	// context).
 	Time string `mapstructure:"time"`
 
