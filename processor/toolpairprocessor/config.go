@@ -1,6 +1,7 @@
 package toolpairprocessor
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"regexp"
@@ -293,4 +294,33 @@ func checkDisposition(key string, d Disposition) error {
 // dialectEnabled reports whether the named dialect is configured.
 func (cfg *Config) dialectEnabled(name string) bool {
 	return slices.Contains(cfg.Dialects, name)
+}
+
+// stateFingerprint is the fingerprint of the configuration that gives stored call keys their
+// meaning (specification section 9): the first 8 bytes of a SHA-256 of scope_attributes,
+// tenant_attributes, dialects (in any order) and custom_dialects. A stored state of another
+// fingerprint is discarded: its keys would not match the records the processor now sees.
+func stateFingerprint(cfg *Config) [8]byte {
+	h := sha256.New()
+	write := func(name string, list []string) {
+		h.Write([]byte(name))
+		for _, s := range list {
+			h.Write([]byte{0})
+			h.Write([]byte(s))
+		}
+		h.Write([]byte{1})
+	}
+	write("scope_attributes", cfg.ScopeAttributes)
+	write("tenant_attributes", cfg.TenantAttributes)
+	dialects := slices.Clone(cfg.Dialects)
+	slices.Sort(dialects)
+	write("dialects", dialects)
+	custom := make([]string, 0, len(cfg.CustomDialects))
+	for _, c := range cfg.CustomDialects {
+		custom = append(custom, fmt.Sprintf("%#v", c))
+	}
+	write("custom_dialects", custom)
+	var fp [8]byte
+	copy(fp[:], h.Sum(nil))
+	return fp
 }

@@ -1,11 +1,15 @@
 package toolpairprocessor
 
 import (
+	"errors"
 	"sync"
 
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/statefile"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
 
 // heldFill is the latch of a held record's copy. The hold callback closes it, under the
@@ -81,4 +85,82 @@ func (h *heldLog) fill(ld plog.Logs) {
 
 func (h *heldLog) record() plog.LogRecord {
 	return h.ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0)
+}
+
+// marshalHeld serialises a held record (a *heldSpan or *heldLog) for the stored state, as a
+// statefile.Held: the engine's Snapshot calls it under its lock. It waits for the record to
+// be copied in (heldFill.wait); nil for any other payload, or a record that was not copied.
+func marshalHeld(p any) any {
+	switch h := p.(type) {
+	case *heldSpan:
+		if !h.wait() {
+			return nil
+		}
+		b, err := (&ptrace.ProtoMarshaler{}).MarshalTraces(h.td)
+		if err != nil {
+			return nil
+		}
+		return statefile.Held{Signal: synth.Traces, OTLP: b}
+	case *heldLog:
+		if !h.wait() {
+			return nil
+		}
+		b, err := (&plog.ProtoMarshaler{}).MarshalLogs(h.ld)
+		if err != nil {
+			return nil
+		}
+		return statefile.Held{Signal: synth.Logs, OTLP: b}
+	}
+	return nil
+}
+
+// stateSinks binds a restored state to the component's next consumers: origins and held
+// records of each signal go to next of that signal (nil when the component has no pipeline of
+// that signal now: the origin or record is then dropped). A held record that is not one span
+// or one log record at the position heldSpan.span and heldLog.record read is refused, which
+// discards the state.
+func stateSinks(traces consumer.Traces, logs consumer.Logs) statefile.Sinks {
+	return statefile.Sinks{Traces: traces, Logs: logs, Held: func(sig synth.Signal, data []byte) (any, error) {
+		switch sig {
+		case synth.Traces:
+			td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(data)
+			if err != nil || !oneSpan(td) {
+				return nil, errors.New("a held span that is not one span")
+			}
+			if traces == nil {
+				return nil, nil
+			}
+			return &heldSpan{td: td, next: traces}, nil
+		case synth.Logs:
+			ld, err := (&plog.ProtoUnmarshaler{}).UnmarshalLogs(data)
+			if err != nil || !oneLogRecord(ld) {
+				return nil, errors.New("a held log record that is not one log record")
+			}
+			if logs == nil {
+				return nil, nil
+			}
+			return &heldLog{ld: ld, next: logs}, nil
+		}
+		return nil, errors.New("a held record of no known signal")
+	}}
+}
+
+// oneSpan reports whether td has the only shape a held span may have: one ResourceSpans
+// holding one ScopeSpans holding one span (heldSpan.span reads that position).
+func oneSpan(td ptrace.Traces) bool {
+	if td.ResourceSpans().Len() != 1 {
+		return false
+	}
+	ss := td.ResourceSpans().At(0).ScopeSpans()
+	return ss.Len() == 1 && ss.At(0).Spans().Len() == 1
+}
+
+// oneLogRecord reports whether ld has the only shape a held log record may have: one
+// ResourceLogs holding one ScopeLogs holding one record (heldLog.record reads that position).
+func oneLogRecord(ld plog.Logs) bool {
+	if ld.ResourceLogs().Len() != 1 {
+		return false
+	}
+	sl := ld.ResourceLogs().At(0).ScopeLogs()
+	return sl.Len() == 1 && sl.At(0).LogRecords().Len() == 1
 }
