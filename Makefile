@@ -24,7 +24,7 @@ DIST_SRCS      := $(wildcard $(DIST_DIR)/*.go $(DIST_DIR)/go.mod $(DIST_DIR)/go.
 JAEGER         := .cache/jaeger
 JAEGER_MODULE  := internal/tools/jaeger
 
-.PHONY: all build generate test bench bench-e2e mdatagen run clean jaeger jaeger-run
+.PHONY: all build generate proto test bench bench-e2e mdatagen run clean jaeger jaeger-run
 
 all: build
 
@@ -35,6 +35,19 @@ $(BUILDER):
 # Regenerate the committed distribution sources (main.go, components.go, go.mod, go.sum).
 generate: $(BUILDER)
 	$(BUILDER) --config $(BUILDER_CONFIG) --skip-compilation
+
+# The stored state's messages (processor/toolpairprocessor/internal/statefile/state.proto):
+# regenerate the committed state.pb.go after changing the .proto. protoc-gen-go is the
+# google.golang.org/protobuf version go.mod resolves, buf a pinned release, both built from
+# their Go modules into the git-ignored .cache/ (`make test` needs neither).
+PROTO_DIR      := processor/toolpairprocessor/internal/statefile
+PROTO_TOOLS    := $(CURDIR)/.cache/proto
+BUF_VERSION    := v1.75.0
+
+proto:
+	GOBIN=$(PROTO_TOOLS) go install google.golang.org/protobuf/cmd/protoc-gen-go@$$(go list -m -f '{{.Version}}' google.golang.org/protobuf)
+	GOBIN=$(PROTO_TOOLS) go install github.com/bufbuild/buf/cmd/buf@$(BUF_VERSION)
+	cd $(PROTO_DIR) && PATH=$(PROTO_TOOLS):$$PATH buf generate --template '{"version":"v2","plugins":[{"local":"protoc-gen-go","out":".","opt":["paths=source_relative"]}]}' .
 
 # Regenerate only when main.go is missing or older than the manifest or the root module's
 # requirements (the distribution's go.mod/go.sum take them in through the replace).
@@ -85,6 +98,7 @@ test: build $(JAEGER)
 	go test -run='^$$' -fuzz='^FuzzExtractSpan$$' -fuzztime=6000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/openllmetry/
 	go test -run='^$$' -fuzz='^FuzzExtractLog$$' -fuzztime=10000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/custom/
 	go test -run='^$$' -fuzz='^FuzzExtractSpan$$' -fuzztime=10000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/custom/
+	go test -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=20000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/statefile/
 
 # Benchmarks of the engine and the message scanner (see the component README).
 bench:

@@ -1,6 +1,7 @@
 package toolpairprocessor
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"regexp"
@@ -301,4 +302,33 @@ func (cfg *Config) dialectEnabled(name string) bool {
 // keyer returns the call keyer of the configuration (scope_attributes, tenant_attributes).
 func (cfg *Config) keyer() callkey.Keyer {
 	return callkey.Keyer{ConversationAttrs: cfg.ScopeAttributes, TenantAttrs: cfg.TenantAttributes}
+}
+
+// stateFingerprint is the fingerprint of the configuration that gives stored call keys their
+// meaning (specification section 9): the first 8 bytes of a SHA-256 of scope_attributes,
+// tenant_attributes, dialects (in any order) and custom_dialects. A stored state of another
+// fingerprint is discarded: its keys would not match the records the processor now sees.
+func stateFingerprint(cfg *Config) [8]byte {
+	h := sha256.New()
+	write := func(name string, list []string) {
+		h.Write([]byte(name))
+		for _, s := range list {
+			h.Write([]byte{0})
+			h.Write([]byte(s))
+		}
+		h.Write([]byte{1})
+	}
+	write("scope_attributes", cfg.ScopeAttributes)
+	write("tenant_attributes", cfg.TenantAttributes)
+	dialects := slices.Clone(cfg.Dialects)
+	slices.Sort(dialects)
+	write("dialects", dialects)
+	custom := make([]string, 0, len(cfg.CustomDialects))
+	for _, c := range cfg.CustomDialects {
+		custom = append(custom, fmt.Sprintf("%#v", c))
+	}
+	write("custom_dialects", custom)
+	var fp [8]byte
+	copy(fp[:], h.Sum(nil))
+	return fp
 }

@@ -17,14 +17,15 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/statefile"
 )
 
 // Keys of the storage client (one client per component, named by the component's ID):
 //
 //   - pointerKey: the generation of the current checkpoint and the sequence number of the
 //     first resolution record it does not cover;
-//   - toolpair.state.{generation}: a checkpoint (state_codec.go);
-//   - toolpair.resolved.{sequence}: the resolution record of one batch (state_resolutions.go).
+//   - toolpair.state.{generation}: a checkpoint (statefile.Encode);
+//   - toolpair.resolved.{sequence}: the resolution record of one batch (statefile.EncodeResolutions).
 //
 // A checkpoint is written under a new generation's key first, then one storage batch points
 // the pointer at it and deletes the previous checkpoint and the resolution records it covers,
@@ -50,12 +51,13 @@ func encodePointer(gen, logStart uint64) []byte {
 func decodePointer(b []byte) (gen, logStart uint64, err error) {
 	if len(b) < len(pointerMagic)+6 || string(b[:len(pointerMagic)]) != pointerMagic ||
 		crc32.ChecksumIEEE(b[:len(b)-4]) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
-		return 0, 0, discard(discardCorrupt, "pointer %q is not readable", pointerKey)
+		return 0, 0, statefile.Discard(statefile.ReasonCorrupt, "pointer %q is not readable", pointerKey)
 	}
-	r := &decoder{buf: b[len(pointerMagic) : len(b)-4]}
-	gen, logStart = r.uint(), r.uint()
-	if r.err != nil {
-		return 0, 0, r.err
+	body := b[len(pointerMagic) : len(b)-4]
+	gen, n := binary.Uvarint(body)
+	logStart, m := binary.Uvarint(body[max(n, 0):])
+	if n <= 0 || m <= 0 {
+		return 0, 0, statefile.Discard(statefile.ReasonCorrupt, "pointer %q is not readable", pointerKey)
 	}
 	return gen, logStart, nil
 }
@@ -134,7 +136,7 @@ func (s *shared) restore(ctx context.Context) error {
 			break
 		}
 		st.nextSeq = seq + 1
-		k, h, err := decodeResolutions(b)
+		k, h, err := statefile.DecodeResolutions(b)
 		if err != nil {
 			s.logger.Warn("toolpair: a stored resolution record is not readable; its calls may be restored as pending",
 				zap.String("key", resolvedKey(seq)), zap.Error(err))
@@ -153,28 +155,28 @@ func (s *shared) restore(ctx context.Context) error {
 		return s.readFailed(ctx, stateKey(gen), err, gen)
 	}
 	if blob == nil {
-		s.discarded(ctx, discard(discardMissing, "checkpoint %q named by %q is absent", stateKey(gen), pointerKey))
+		s.discarded(ctx, statefile.Discard(statefile.ReasonMissing, "checkpoint %q named by %q is absent", stateKey(gen), pointerKey))
 		return nil
 	}
-	saved, err := decodeState(blob, st.fp, nexts{traces: s.nextTraces, logs: s.nextLogs})
+	saved, err := statefile.Decode(blob, st.fp, stateSinks(s.nextTraces, s.nextLogs))
 	if err != nil {
 		s.discarded(ctx, err)
 		return nil
 	}
 	if s.tmo == nil {
 		// Model calls and compactions serve only the timeout classifier.
-		saved.engine.Activity = nil
+		saved.Activity = nil
 	}
-	rs, err := s.engine.Restore(saved.engine, keys, released...)
+	rs, err := s.engine.Restore(saved, keys, released...)
 	if err != nil {
-		s.discarded(ctx, discard(discardCorrupt, "%v", err))
+		s.discarded(ctx, statefile.Discard(statefile.ReasonCorrupt, "%v", err))
 		return nil
 	}
 	s.tel.restored(ctx, rs)
 	s.logger.Info("toolpair: state restored from storage",
 		zap.Int("pending_calls", rs.Pending), zap.Int("held_results", rs.Waiting),
 		zap.Int("resolved_calls", rs.Resolved), zap.Int("replayed_resolutions", rs.Replayed),
-		zap.Int("activity", len(saved.engine.Activity)), zap.Int("bytes", len(blob)))
+		zap.Int("activity", len(saved.Activity)), zap.Int("bytes", len(blob)))
 	return nil
 }
 
@@ -210,11 +212,7 @@ func (s *shared) startFresh(ctx context.Context, gen uint64) error {
 
 // discarded logs and counts a stored state that was not used.
 func (s *shared) discarded(ctx context.Context, err error) {
-	reason := discardCorrupt
-	var de *discardError
-	if errors.As(err, &de) {
-		reason = de.reason
-	}
+	reason := statefile.ReasonOf(err)
 	s.tel.stateDiscarded(ctx, reason)
 	s.logger.Warn("toolpair: stored state discarded; starting clean (pending calls, held results and resolved-call memory of the previous run are lost)",
 		zap.String("reason", string(reason)), zap.Error(err))
@@ -240,11 +238,11 @@ func (s *shared) checkpoint(ctx context.Context, trigger checkpointTrigger) erro
 	defer st.ckMu.Unlock()
 	began := time.Now()
 	st.logMu.Lock()
-	saved := &savedState{engine: s.engine.Snapshot(marshalHeld)}
+	saved := s.engine.Snapshot(marshalHeld)
 	logStart := st.nextSeq
 	st.logMu.Unlock()
 
-	blob, err := encodeState(saved, st.fp)
+	blob, err := statefile.Encode(saved, st.fp)
 	if err == nil {
 		gen := st.gen + 1
 		err = st.client.Set(ctx, stateKey(gen), blob)
@@ -281,11 +279,13 @@ func (s *shared) recordResolutions(ctx context.Context, res []pairing.Resolution
 	if s.store == nil || len(res) == 0 {
 		return nil
 	}
-	b := encodeResolutions(res)
-	if b == nil {
+	b, err := statefile.EncodeResolutions(res)
+	if b == nil && err == nil {
 		return nil
 	}
-	err := s.appendResolutions(ctx, b)
+	if err == nil {
+		err = s.appendResolutions(ctx, b)
+	}
 	if err == nil {
 		return nil
 	}
@@ -330,7 +330,7 @@ func (t *telemetry) restored(ctx context.Context, rs pairing.RestoreStats) {
 	}
 }
 
-func (t *telemetry) stateDiscarded(ctx context.Context, reason discardReason) {
+func (t *telemetry) stateDiscarded(ctx context.Context, reason statefile.Reason) {
 	t.tb.ProcessorToolpairStateDiscarded.Add(ctx, 1, metric.WithAttributes(attribute.String(telAttrWhy, string(reason))))
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/statefile"
 )
 
 // storageBenchComponent is a component whose state is kept in ext (nil: no storage), with
@@ -89,7 +90,7 @@ func BenchmarkCheckpoint(b *testing.B) {
 			b.StopTimer()
 			blob := ext.snapshot()[stateKey(s.store.gen)]
 			began := time.Now()
-			st, err := decodeState(blob, s.store.fp, nexts{traces: consumertest.NewNop()})
+			st, err := statefile.Decode(blob, s.store.fp, stateSinks(consumertest.NewNop(), nil))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -97,7 +98,7 @@ func BenchmarkCheckpoint(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if rs, err := e.Restore(st.engine, nil); err != nil || rs.Pending != n {
+			if rs, err := e.Restore(st, nil); err != nil || rs.Pending != n {
 				b.Fatalf("restored %d pending calls (%v), want %d", rs.Pending, err, n)
 			}
 			b.ReportMetric(float64(time.Since(began))/1e6, "restore-ms")
@@ -127,7 +128,10 @@ func BenchmarkResolutionRecord(b *testing.B) {
 		client := &memClient{m: newMemStorage()}
 		size := 0
 		for i := 0; b.Loop(); i++ {
-			rec := encodeResolutions(res)
+			rec, err := statefile.EncodeResolutions(res)
+			if err != nil {
+				b.Fatal(err)
+			}
 			size = len(rec)
 			if err := client.Set(context.Background(), resolvedKey(uint64(i)), rec); err != nil {
 				b.Fatal(err)

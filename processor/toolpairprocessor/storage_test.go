@@ -23,6 +23,7 @@ import (
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadatatest"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/statefile"
 )
 
 // memStorage is a storage extension whose data outlives its clients, as a storage file
@@ -335,7 +336,7 @@ func TestStorageDiscarded(t *testing.T) {
 		{reason: "version", spoil: func(m map[string][]byte) {
 			for k, v := range m {
 				if k != pointerKey {
-					v[len(stateMagic)] = stateVersion + 1
+					v[len(statefile.StateMagic)] = statefile.Version + 1
 				}
 			}
 		}},

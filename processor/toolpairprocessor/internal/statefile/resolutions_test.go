@@ -1,0 +1,88 @@
+package statefile
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+)
+
+func testResolutions() []pairing.Resolution {
+	k := func(scope, id string) pairing.Key { return pairing.Key{Tenant: "t", Scope: scope, CallID: id} }
+	return []pairing.Resolution{
+		{Outcome: pairing.OutcomePaired, Key: k("s1", "a")},
+		{Outcome: pairing.OutcomeDuplicate, Key: k("s1", "b")},
+		{Outcome: pairing.OutcomeInterrupted, Key: k("s1", "c")},
+		{Outcome: pairing.OutcomeOrphan, Key: k("s2", "d")},
+		{Outcome: pairing.OutcomeRejected, Key: k("s1", "e\xff")},
+	}
+}
+
+// TestResolutionsRoundTrip: a batch's resolution record keeps the keys of the calls it
+// resolved (not its duplicates) in order, and the held results without a call ID it released;
+// nothing is written for a batch without either.
+func TestResolutionsRoundTrip(t *testing.T) {
+	k := func(scope, id string) pairing.Key { return pairing.Key{Tenant: "t", Scope: scope, CallID: id} }
+	res := testResolutions()
+	b, err := EncodeResolutions(res)
+	require.NoError(t, err)
+	keys, held, err := DecodeResolutions(b)
+	require.NoError(t, err)
+	assert.Equal(t, []pairing.Key{k("s1", "a"), k("s1", "c"), k("s2", "d"), k("s1", "e\xff")}, keys)
+	assert.Nil(t, held)
+	b, err = EncodeResolutions(res[1:2])
+	assert.NoError(t, err)
+	assert.Nil(t, b)
+
+	// Releases of held results without a call ID: paired by their use (the call's key too),
+	// or settled without one.
+	res = append(res,
+		pairing.Resolution{Outcome: pairing.OutcomePaired, Key: k("s2", "f"), Matched: true, HeldSeq: 12},
+		pairing.Resolution{Outcome: pairing.OutcomeOrphan, Key: k("s2", ""), Matched: true, HeldSeq: 13},
+		pairing.Resolution{Outcome: pairing.OutcomeStandalone, Key: k("s3", ""), Matched: true, HeldSeq: 300})
+	b, err = EncodeResolutions(res)
+	require.NoError(t, err)
+	keys, held, err = DecodeResolutions(b)
+	require.NoError(t, err)
+	assert.Equal(t, []pairing.Key{k("s1", "a"), k("s1", "c"), k("s2", "d"), k("s1", "e\xff"), k("s2", "f")}, keys)
+	assert.Equal(t, []pairing.HeldRef{
+		{Scope: pairing.ScopeKey{Tenant: "t", Scope: "s2"}, Seq: 12},
+		{Scope: pairing.ScopeKey{Tenant: "t", Scope: "s2"}, Seq: 13},
+		{Scope: pairing.ScopeKey{Tenant: "t", Scope: "s3"}, Seq: 300},
+	}, held)
+}
+
+// TestResolutionsRefuseDamage: every truncation and single-byte change of a resolution record
+// is refused with a *DiscardError; a record of format 3 (magic TPR1 or TPR2) or of a newer
+// version is ReasonVersion.
+func TestResolutionsRefuseDamage(t *testing.T) {
+	res := append(testResolutions(), pairing.Resolution{Outcome: pairing.OutcomeOrphan, Key: pairing.Key{Tenant: "t", Scope: "s2"}, HeldSeq: 13})
+	b, err := EncodeResolutions(res)
+	require.NoError(t, err)
+	check := func(b []byte) {
+		keys, held, err := DecodeResolutions(b)
+		var de *DiscardError
+		require.True(t, errors.As(err, &de), "%q: %v", b, err)
+		assert.Nil(t, keys)
+		assert.Nil(t, held)
+	}
+	for n := range len(b) {
+		check(b[:n])
+	}
+	for i := range b {
+		for _, flip := range []byte{0x01, 0x80, 0xff} {
+			c := append([]byte(nil), b...)
+			c[i] ^= flip
+			check(c)
+		}
+	}
+	newer := append([]byte(nil), b...)
+	newer[len(ResolutionsMagic)] = Version + 1
+	for _, old := range [][]byte{[]byte("TPR1\x01\x01\x01t\x02s1\x01a\x00\x00\x00\x00"), []byte("TPR2\x00\x00\x00\x00\x00\x00"), newer} {
+		_, _, err := DecodeResolutions(old)
+		assert.Equal(t, ReasonVersion, ReasonOf(err), "%q: %v", old, err)
+	}
+}
