@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processortest"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -334,4 +335,41 @@ func TestLifecycleCatchUpWaitsForAllPipelines(t *testing.T) {
 	for _, c := range run2.comps {
 		require.NoError(t, c.Shutdown(context.Background()))
 	}
+}
+
+func TestRecordsAfterTheFirstPipelineShutdownAreReleased(t *testing.T) {
+	b := newBothPipelines(t, nil)
+	require.NoError(t, b.traces.Shutdown(context.Background()))
+	ld := plog.NewLogs()
+	lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	lr.Body().SetStr("claude_code.tool_result")
+	lr.Attributes().PutStr("tool_use_id", "toolu_x")
+	lr.Attributes().PutStr("session.id", "s")
+	require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
+	require.NoError(t, b.logs.Shutdown(context.Background()))
+	logs := allLogs(b.lsink)
+	require.Len(t, logs, 1)
+	assert.Equal(t, "standalone", logAttr(logs[0], "toolpair.outcome"))
+	assert.Zero(t, b.shared.engine.Stats().Waiting)
+}
+
+// TestTwoTracesPipelinesOfOneComponent: a synthetic span goes to the pipeline of the span
+// that announced its call, not to whichever pipeline started last.
+func TestTwoTracesPipelinesOfOneComponent(t *testing.T) {
+	clock := newTestClock()
+	f := newFactoryWithClock(clock)
+	cfg := f.CreateDefaultConfig().(*Config)
+	set := processortest.NewNopSettings(metadata.Type)
+	sinkA, sinkB := new(consumertest.TracesSink), new(consumertest.TracesSink)
+	a, err := f.CreateTraces(context.Background(), set, cfg, sinkA)
+	require.NoError(t, err)
+	bp, err := f.CreateTraces(context.Background(), set, cfg, sinkB)
+	require.NoError(t, err)
+	require.NoError(t, a.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, bp.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, a.ConsumeTraces(context.Background(), batch(chatSpan(1, 1000, "c1"))))
+	require.NoError(t, a.Shutdown(context.Background()))
+	require.NoError(t, bp.Shutdown(context.Background()))
+	assert.Equal(t, 2, sinkA.SpanCount(), "the chat span and its call's synthetic span")
+	assert.Zero(t, sinkB.SpanCount())
 }

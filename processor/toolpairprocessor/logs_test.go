@@ -263,3 +263,23 @@ func TestCrossSignalPairing(t *testing.T) {
 	require.Len(t, resultLogs, 1)
 	assert.Equal(t, "paired", logAttr(resultLogs[0], "toolpair.outcome"), "its source's first record of the call (section 2)")
 }
+
+// TestRejectedCallHasNoSyntheticRecord: a Claude Code decision "reject" resolves its call as
+// rejected; no synthetic record follows, even at shutdown.
+func TestRejectedCallHasNoSyntheticRecord(t *testing.T) {
+	b := newBothPipelines(t, nil)
+	ld := plog.NewLogs()
+	lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	lr.Body().SetStr("claude_code.tool_decision")
+	lr.SetTimestamp(1_000_000)
+	require.NoError(t, lr.Attributes().FromRaw(map[string]any{
+		"event.name": "tool_decision", "tool_use_id": "toolu_r", "tool_name": "Bash", "decision": "reject", "session.id": "s",
+	}))
+	require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
+	b.advance(11 * time.Minute)
+	b.shutdown()
+	assert.Len(t, allLogs(b.lsink), 1, "the decision only")
+	s := b.shared.engine.Stats()
+	assert.Equal(t, uint64(1), s.Rejected)
+	assert.Zero(t, s.InterruptedTotal())
+}

@@ -327,3 +327,16 @@ func TestSynthesizeDisabled(t *testing.T) {
 	pl.shutdown()
 	assert.Equal(t, n, pl.output().SpanCount())
 }
+
+func TestEchoThenToolSpanKeepsTheToolSpan(t *testing.T) {
+	pl := newPipeline(t, nil)
+	next := spanSpec{trace: 1, name: "chat m", start: 1400, end: 1600, attrs: map[string]any{
+		"gen_ai.operation.name": "chat",
+		"gen_ai.input.messages": `[{"role":"tool","parts":[{"type":"tool_call_response","id":"c1","response":"ok"}]}]`,
+	}}
+	pl.consume(batch(chatSpan(1, 1000, "c1"), next))
+	pl.consume(batch(toolSpan(1, "c1", 1300))) // the tool span, exported late
+	got := toolSpans(pl.output())["c1"]
+	require.Len(t, got, 1, "the real result record is never dropped behind an echo")
+	assert.Equal(t, "paired", strAttr(got[0], "toolpair.outcome"), "its source's first record of the call (section 2)")
+}

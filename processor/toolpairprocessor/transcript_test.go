@@ -278,3 +278,51 @@ func transcriptResults(t *testing.T, lines [][]byte) int {
 	}
 	return n
 }
+
+// transcriptLine builds a log batch holding one transcript line given as a map body.
+func transcriptLine(typ, msgID string, blocks ...map[string]any) plog.Logs {
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.Resource().Attributes().PutStr("service.name", "t")
+	lr := rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	content := make([]any, len(blocks))
+	for i, b := range blocks {
+		content[i] = b
+	}
+	msg := map[string]any{"role": typ, "content": content}
+	if msgID != "" {
+		msg["id"] = msgID
+	}
+	if err := lr.Body().SetEmptyMap().FromRaw(map[string]any{
+		"type": typ, "sessionId": "sess", "timestamp": "2026-02-10T21:12:02.480Z", "message": msg,
+	}); err != nil {
+		panic(err)
+	}
+	return ld
+}
+
+func TestRecordWithSeveralResultsIsNeverHeldOrDuplicated(t *testing.T) {
+	b := newBothPipelines(t, nil)
+	two := transcriptLine("user", "",
+		map[string]any{"type": "tool_result", "tool_use_id": "a"},
+		map[string]any{"type": "tool_result", "tool_use_id": "b"})
+	require.NoError(t, b.logs.ConsumeLogs(context.Background(), two))
+	b.shutdown()
+	logs := allLogs(b.lsink)
+	require.Len(t, logs, 1, "passed once, not held and released per call")
+	assert.Equal(t, "standalone", logAttr(logs[0], "toolpair.outcome"))
+}
+
+func TestRecordWithAPairedAndADuplicateResultIsKept(t *testing.T) {
+	b := newBothPipelines(t, nil)
+	require.NoError(t, b.logs.ConsumeLogs(context.Background(), transcriptLine("assistant", "m1",
+		map[string]any{"type": "tool_use", "id": "a", "name": "Bash"},
+		map[string]any{"type": "tool_use", "id": "b", "name": "Bash"})))
+	require.NoError(t, b.logs.ConsumeLogs(context.Background(), transcriptLine("user", "",
+		map[string]any{"type": "tool_result", "tool_use_id": "a"})))
+	require.NoError(t, b.logs.ConsumeLogs(context.Background(), transcriptLine("user", "",
+		map[string]any{"type": "tool_result", "tool_use_id": "a"},
+		map[string]any{"type": "tool_result", "tool_use_id": "b"})))
+	b.shutdown()
+	assert.Len(t, allLogs(b.lsink), 3, "the line resolving b is kept although it repeats a")
+}
