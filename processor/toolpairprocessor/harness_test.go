@@ -6,16 +6,19 @@ package toolpairprocessor
 // componenttest.Telemetry, consumertest sinks and built pdata (or the real captures under
 // testdata/ where a clause is about a real source), and reads the attribute and metric names
 // exactly as the specification spells them. The clock is the factory's injected one, so
-// nothing sleeps. This file holds the component they run.
+// nothing sleeps. This file holds the rig every test of the component runs it in.
 
 import (
 	"context"
+	"fmt"
 	"sort"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -26,6 +29,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadatatest"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
 // ctBase is the time origin of the hand-made records: times in the tables are ms after it.
@@ -35,90 +39,298 @@ func ctTS(ms int64) pcommon.Timestamp {
 	return pcommon.Timestamp((ctBase + ms) * int64(time.Millisecond))
 }
 
-// ctRig is one toolpair component in a traces and a logs pipeline, with its own telemetry.
-type ctRig struct {
+// testClock is a settable clock shared by a test's processors.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newTestClock() *testClock { return &testClock{now: time.Unix(1_900_000_000, 0).UTC()} }
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *testClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// rig is one toolpair component built through its factory (newFactoryWithClock, on an
+// injected clock), in a traces pipeline, a logs pipeline or both (the default), each ending in
+// a sink, with its own telemetry: tests read the engine's counters through the component's
+// metrics (stats, sum), as a collector's operator would.
+type rig struct {
 	t      *testing.T
 	clock  *testClock
 	cfg    *Config
 	tel    *componenttest.Telemetry
-	traces processor.Traces
-	logs   processor.Logs
+	traces processor.Traces // nil without a traces pipeline
+	logs   processor.Logs   // nil without a logs pipeline
 	tsink  *consumertest.TracesSink
 	lsink  *consumertest.LogsSink
+	// shared is the component's state, for the unit tests of internals (apply, anchor,
+	// custom dialects, key observation) that move with that code; other tests read what the
+	// component exports.
 	shared *shared
 	down   bool
-	// final is the component's metrics collected at its shutdown, before its telemetry shut
-	// down; sum reads it once set.
+	// final is the component's metrics collected at its last shutdown, before its telemetry
+	// shut down; stats and sum read it once set.
 	final *metricdata.ResourceMetrics
 }
 
-func newCTRig(t *testing.T, mutate func(*Config)) *ctRig {
+type rigSetup struct {
+	mutate       []func(*Config)
+	traces, logs bool
+	settings     []func(*processor.Settings)
+	clock        *testClock
+	unstarted    bool
+}
+
+// rigOption configures newRig.
+type rigOption func(*rigSetup)
+
+// withConfig changes the default configuration before the component is created; the result
+// must validate.
+func withConfig(mutate func(*Config)) rigOption {
+	return func(s *rigSetup) {
+		if mutate != nil {
+			s.mutate = append(s.mutate, mutate)
+		}
+	}
+}
+
+// tracesOnly builds the component in a traces pipeline only.
+func tracesOnly() rigOption { return func(s *rigSetup) { s.traces, s.logs = true, false } }
+
+// logsOnly builds the component in a logs pipeline only.
+func logsOnly() rigOption { return func(s *rigSetup) { s.traces, s.logs = false, true } }
+
+// withSettings changes the processor settings (ID, logger) the pipelines are created with;
+// their telemetry is the rig's.
+func withSettings(mutate func(*processor.Settings)) rigOption {
+	return func(s *rigSetup) { s.settings = append(s.settings, mutate) }
+}
+
+// withClock makes the component read time from clock, shared with other components.
+func withClock(clock *testClock) rigOption { return func(s *rigSetup) { s.clock = clock } }
+
+// newRig creates and starts the component; it is shut down when the test ends.
+func newRig(t *testing.T, opts ...rigOption) *rig {
 	t.Helper()
-	r := &ctRig{t: t, clock: newTestClock(), tel: componenttest.NewTelemetry(),
+	setup := rigSetup{traces: true, logs: true}
+	for _, o := range opts {
+		o(&setup)
+	}
+	if setup.clock == nil {
+		setup.clock = newTestClock()
+	}
+	r := &rig{t: t, clock: setup.clock, tel: componenttest.NewTelemetry(),
 		tsink: new(consumertest.TracesSink), lsink: new(consumertest.LogsSink)}
 	t.Cleanup(func() { require.NoError(t, r.tel.Shutdown(context.Background())) })
 	f := newFactoryWithClock(r.clock)
 	r.cfg = f.CreateDefaultConfig().(*Config)
-	if mutate != nil {
-		mutate(r.cfg)
+	for _, m := range setup.mutate {
+		m(r.cfg)
 	}
 	require.NoError(t, r.cfg.Validate())
 	set := metadatatest.NewSettings(r.tel)
+	for _, m := range setup.settings {
+		m(&set)
+	}
 	var err error
-	r.traces, err = f.CreateTraces(context.Background(), set, r.cfg, r.tsink)
-	require.NoError(t, err)
-	r.logs, err = f.CreateLogs(context.Background(), set, r.cfg, r.lsink)
-	require.NoError(t, err)
-	require.NoError(t, r.traces.Start(context.Background(), componenttest.NewNopHost()))
-	require.NoError(t, r.logs.Start(context.Background(), componenttest.NewNopHost()))
+	if setup.traces {
+		r.traces, err = f.CreateTraces(context.Background(), set, r.cfg, r.tsink)
+		require.NoError(t, err)
+	}
+	if setup.logs {
+		r.logs, err = f.CreateLogs(context.Background(), set, r.cfg, r.lsink)
+		require.NoError(t, err)
+	}
+	r.shared = sharedOf(r.cfg)
+	r.keepFinalMetrics()
+	t.Cleanup(func() {
+		r.down = true
+		for _, c := range r.components() {
+			_ = c.Shutdown(context.Background())
+		}
+	})
+	for _, c := range r.components() {
+		require.NoError(t, c.Start(context.Background(), componenttest.NewNopHost()))
+	}
+	return r
+}
+
+func (r *rig) components() []component.Component {
+	var cs []component.Component
+	if r.traces != nil {
+		cs = append(cs, r.traces)
+	}
+	if r.logs != nil {
+		cs = append(cs, r.logs)
+	}
+	return cs
+}
+
+// sharedOf returns the component state built from cfg. It reads the process-wide instances
+// registry, which is how a test reaches one component's state.
+func sharedOf(cfg *Config) *shared {
+	instances.Lock()
+	defer instances.Unlock()
+	return instanceOf(cfg)
+}
+
+// instanceOf returns the shared state built from cfg, or nil. The caller holds instances' lock.
+func instanceOf(cfg *Config) *shared {
+	for _, s := range instances.m {
+		if s.cfg == cfg {
+			return s
+		}
+	}
+	return nil
+}
+
+// instanceByID returns the component state of id from the process-wide instances registry,
+// for the lifecycle tests of how pipelines share one instance.
+func instanceByID(id component.ID) *shared {
+	instances.Lock()
+	defer instances.Unlock()
+	return instances.m[id]
+}
+
+// keepFinalMetrics collects the component's metrics when its last pipeline shuts down: the
+// shutdown hook atLastShutdown runs after the engine is flushed and before the telemetry
+// shuts down, the one moment the final counts can be read.
+func (r *rig) keepFinalMetrics() {
 	prev := atLastShutdown
 	atLastShutdown = func(s *shared) {
 		if s == r.shared {
 			var rm metricdata.ResourceMetrics
-			require.NoError(t, r.tel.Reader.Collect(context.Background(), &rm))
+			require.NoError(r.t, r.tel.Reader.Collect(context.Background(), &rm))
 			r.final = &rm
 		}
 		if prev != nil {
 			prev(s)
 		}
 	}
-	t.Cleanup(func() { atLastShutdown = prev })
-	instances.Lock()
-	r.shared = instanceOf(r.cfg)
-	instances.Unlock()
-	t.Cleanup(r.shutdown)
-	return r
+	r.t.Cleanup(func() { atLastShutdown = prev })
 }
 
-func (r *ctRig) spans(specs ...ctSpan) {
+// spans sends hand-made spans through the traces pipeline.
+func (r *rig) spans(specs ...ctSpan) {
 	r.t.Helper()
-	require.NoError(r.t, r.traces.ConsumeTraces(context.Background(), ctTraces(specs...)))
+	r.consume(ctTraces(specs...))
 }
 
-func (r *ctRig) logRecords(specs ...ctLog) {
+// logRecords sends hand-made log records through the logs pipeline.
+func (r *rig) logRecords(specs ...ctLog) {
 	r.t.Helper()
-	require.NoError(r.t, r.logs.ConsumeLogs(context.Background(), ctLogs(specs...)))
+	r.consumeLogs(ctLogs(specs...))
 }
 
-// advance moves the clock and runs one expiry tick, as the component's ticker would.
-func (r *ctRig) advance(d time.Duration) {
+// consume sends td through the traces pipeline.
+func (r *rig) consume(td ptrace.Traces) {
+	r.t.Helper()
+	require.NoError(r.t, r.traces.ConsumeTraces(context.Background(), td))
+}
+
+// consumeLogs sends ld through the logs pipeline.
+func (r *rig) consumeLogs(ld plog.Logs) {
+	r.t.Helper()
+	require.NoError(r.t, r.logs.ConsumeLogs(context.Background(), ld))
+}
+
+// consumeBoth sends td through the traces pipeline and ld through the logs pipeline, the logs
+// first when logsFirst is set.
+func (r *rig) consumeBoth(td ptrace.Traces, ld plog.Logs, logsFirst bool) {
+	r.t.Helper()
+	if logsFirst {
+		r.consumeLogs(ld)
+	}
+	r.consume(td)
+	if !logsFirst {
+		r.consumeLogs(ld)
+	}
+}
+
+// advance moves the clock and runs one expiry tick. The tick is the component's own
+// (shared.tick, what its ticker runs every interval), called here so that the test reads
+// its outcome without waiting for the ticker; advanceUntil waits for the ticker instead.
+func (r *rig) advance(d time.Duration) {
 	r.clock.Advance(d)
 	r.shared.tick(context.Background())
 }
 
-// shutdown shuts the traces and logs pipelines down: pending calls are interrupted with
-// reason shutdown. The metrics stay readable (see final).
-func (r *ctRig) shutdown() {
+// advanceUntil moves the clock and waits for the component's ticker to expire what is due,
+// until done holds.
+func (r *rig) advanceUntil(d time.Duration, done func() bool, msg string) {
+	r.t.Helper()
+	r.clock.Advance(d)
+	require.Eventually(r.t, done, 10*time.Second, 5*time.Millisecond, msg)
+}
+
+// shutdown shuts the pipelines down: without storage, pending calls are interrupted with
+// reason shutdown. The metrics stay readable (see final). A second call does nothing.
+func (r *rig) shutdown() {
+	r.t.Helper()
 	if r.down {
 		return
 	}
 	r.down = true
-	require.NoError(r.t, r.traces.Shutdown(context.Background()))
-	require.NoError(r.t, r.logs.Shutdown(context.Background()))
+	for _, c := range r.components() {
+		require.NoError(r.t, c.Shutdown(context.Background()))
+	}
+}
+
+// output merges everything the traces sink received into one Traces.
+func (r *rig) output() ptrace.Traces {
+	out := ptrace.NewTraces()
+	for _, td := range r.tsink.AllTraces() {
+		rss := td.ResourceSpans()
+		for i := 0; i < rss.Len(); i++ {
+			rss.At(i).CopyTo(out.ResourceSpans().AppendEmpty())
+		}
+	}
+	return out
+}
+
+// metrics collects the component's metrics: the final ones once it shut down.
+func (r *rig) metrics() *metricdata.ResourceMetrics {
+	r.t.Helper()
+	if r.final != nil {
+		return r.final
+	}
+	var rm metricdata.ResourceMetrics
+	require.NoError(r.t, r.tel.Reader.Collect(context.Background(), &rm))
+	return &rm
+}
+
+// stats reads the engine's counters from the component's metrics (specification section 7).
+// The metrics carry every counter but EchoesIgnored and HeldReports, which stay zero.
+func (r *rig) stats() pairing.Stats {
+	r.t.Helper()
+	st, err := statsFrom(r.metrics())
+	require.NoError(r.t, err)
+	return st
+}
+
+// metricIn returns the metric called name in rm.
+func metricIn(rm *metricdata.ResourceMetrics, name string) (metricdata.Metrics, error) {
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name == name {
+				return m, nil
+			}
+		}
+	}
+	return metricdata.Metrics{}, fmt.Errorf("metric %q not found", name)
 }
 
 // outSpans and outLogs are everything the sinks received, in order.
-func (r *ctRig) outSpans() []ptrace.Span {
+func (r *rig) outSpans() []ptrace.Span {
 	var out []ptrace.Span
 	for _, td := range r.tsink.AllTraces() {
 		ctEachSpan(td, func(_ pcommon.Resource, s ptrace.Span) { out = append(out, s) })
@@ -126,12 +338,12 @@ func (r *ctRig) outSpans() []ptrace.Span {
 	return out
 }
 
-func (r *ctRig) outLogs() []plog.LogRecord { return allLogs(r.lsink) }
+func (r *rig) outLogs() []plog.LogRecord { return allLogs(r.lsink) }
 
 // marks returns, per call ID, what was written on the records of the call that carry a
 // toolpair.outcome, sorted. Records whose call ID sits in a body (transcripts) are found by
 // idOf when given.
-func (r *ctRig) marks(idOf func(plog.LogRecord) string) map[string][]string {
+func (r *rig) marks(idOf func(plog.LogRecord) string) map[string][]string {
 	out := map[string][]string{}
 	for _, s := range r.outSpans() {
 		if _, ok := s.Attributes().Get("toolpair.outcome"); ok {
@@ -156,12 +368,9 @@ func (r *ctRig) marks(idOf func(plog.LogRecord) string) map[string][]string {
 
 // sum returns the sum of the data points of an int64 metric (sum or gauge) whose attributes
 // include every key/value of match (nil: all points), 0 when the metric was never recorded.
-func (r *ctRig) sum(name string, match map[string]string) int64 {
+func (r *rig) sum(name string, match map[string]string) int64 {
 	r.t.Helper()
-	m, err := r.tel.GetMetric(name)
-	if r.final != nil {
-		m, err = metricIn(r.final, name)
-	}
+	m, err := metricIn(r.metrics(), name)
 	if err != nil {
 		return 0
 	}
@@ -192,7 +401,7 @@ func (r *ctRig) sum(name string, match map[string]string) int64 {
 // checkConservation checks specification section 7 on the component's metrics: uses seen = paired
 // + interrupted + rejected + pending; results seen = paired + aborted + orphan + duplicate +
 // standalone + waiting.
-func (r *ctRig) checkConservation() {
+func (r *rig) checkConservation() {
 	r.t.Helper()
 	const outcomes = "otelcol_processor_toolpair_outcomes"
 	paired := r.sum(outcomes, map[string]string{"toolpair.outcome": "paired"})
@@ -211,4 +420,98 @@ func (r *ctRig) checkConservation() {
 		"uses %d = paired %d + interrupted %d + rejected %d + pending %d", uses, paired, interrupted, rejected, pending)
 	assert.Equal(r.t, results, paired+aborted+orphan+duplicate+standalone+waiting,
 		"results %d = paired %d + aborted %d + orphan %d + duplicate %d + standalone %d + waiting %d", results, paired, aborted, orphan, duplicate, standalone, waiting)
+}
+
+// statsFrom reads the component's own metrics (specification section 7) in rm into Stats.
+func statsFrom(rm *metricdata.ResourceMetrics) (pairing.Stats, error) {
+	var st pairing.Stats
+	metrics := map[string]metricdata.Metrics{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			metrics[m.Name] = m
+		}
+	}
+	points := func(name string) ([]metricdata.DataPoint[int64], error) {
+		m, ok := metrics["otelcol_processor_toolpair_"+name]
+		if !ok {
+			return nil, nil // never observed: no data point
+		}
+		switch d := m.Data.(type) {
+		case metricdata.Sum[int64]:
+			return d.DataPoints, nil
+		case metricdata.Gauge[int64]:
+			return d.DataPoints, nil
+		}
+		return nil, fmt.Errorf("metric %s of type %T", name, m.Data)
+	}
+	one := func(name string) (int64, error) {
+		ps, err := points(name)
+		if err != nil || len(ps) == 0 {
+			return 0, err
+		}
+		if len(ps) != 1 {
+			return 0, fmt.Errorf("metric %s has %d points", name, len(ps))
+		}
+		return ps[0].Value, nil
+	}
+	for _, f := range []struct {
+		name string
+		to   func(int64)
+	}{
+		{"uses", func(v int64) { st.UsesSeen = uint64(v) }},
+		{"uses_repeated", func(v int64) { st.UsesRepeated = uint64(v) }},
+		{"results", func(v int64) { st.ResultsSeen = uint64(v) }},
+		{"reports", func(v int64) { st.Reports = uint64(v) }},
+		{"pending_calls", func(v int64) { st.Pending = int(v) }},
+		{"waiting_results", func(v int64) { st.Waiting = int(v) }},
+	} {
+		v, err := one(f.name)
+		if err != nil {
+			return st, err
+		}
+		f.to(v)
+	}
+	ps, err := points("outcomes")
+	if err != nil {
+		return st, err
+	}
+	reasons := map[string]pairing.Reason{}
+	for _, rs := range pairing.Reasons() {
+		reasons[rs.String()] = rs
+	}
+	for _, p := range ps {
+		o, _ := p.Attributes.Value("toolpair.outcome")
+		v := uint64(p.Value)
+		switch o.AsString() {
+		case "paired":
+			st.Paired = v
+		case "rejected":
+			st.Rejected = v
+		case "orphan":
+			st.Orphan += v
+			if r, ok := p.Attributes.Value("reason"); ok && r.AsString() == "no_matching_call" {
+				st.UnmatchedOrphan = v
+			}
+		case "duplicate":
+			st.Duplicate = v
+		case "standalone":
+			st.Standalone += v
+			if r, ok := p.Attributes.Value("reason"); ok && r.AsString() == "no_matching_call" {
+				st.Unmatched = v
+			}
+		case "interrupted":
+			rv, _ := p.Attributes.Value("toolpair.interrupt.reason")
+			rs, ok := reasons[rv.AsString()]
+			if !ok {
+				return st, fmt.Errorf("interrupted outcome with reason %q", rv.AsString())
+			}
+			st.Interrupted[rs] = v
+			if rs == pairing.ReasonAborted {
+				st.Aborted = v
+			}
+		default:
+			return st, fmt.Errorf("outcome %q", o.AsString())
+		}
+	}
+	return st, nil
 }

@@ -2,7 +2,6 @@ package toolpairprocessor
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
@@ -20,28 +19,6 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadatatest"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
-
-// instanceOf returns the shared state built from cfg, or nil. The caller holds instances' lock.
-func instanceOf(cfg *Config) *shared {
-	for _, s := range instances.m {
-		if s.cfg == cfg {
-			return s
-		}
-	}
-	return nil
-}
-
-// metricIn returns the metric called name in rm.
-func metricIn(rm *metricdata.ResourceMetrics, name string) (metricdata.Metrics, error) {
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			if m.Name == name {
-				return m, nil
-			}
-		}
-	}
-	return metricdata.Metrics{}, fmt.Errorf("metric %q not found", name)
-}
 
 // lcPipelines creates, in order, the pipelines of kinds ("traces" or "logs") of component id
 // from cfg, each with its own sink, on one clock and telemetry.
@@ -90,12 +67,6 @@ func (p *lcPipelines) spanCount() int {
 		n += s.SpanCount()
 	}
 	return n
-}
-
-func instanceByID(id component.ID) *shared {
-	instances.Lock()
-	defer instances.Unlock()
-	return instances.m[id]
 }
 
 // TestLifecycleOneInstancePerComponent: every pipeline of one component ID shares one

@@ -303,7 +303,7 @@ func merge(tds ...ptrace.Traces) ptrace.Traces {
 func TestUnmatchedToolSpanCounted(t *testing.T) {
 	for _, disp := range []Disposition{DispositionMark, DispositionDrop} {
 		t.Run(string(disp), func(t *testing.T) {
-			r := newCTRig(t, func(c *Config) { c.Orphans = disp })
+			r := newRig(t, withConfig(func(c *Config) { c.Orphans = disp }))
 			require.NoError(t, r.traces.ConsumeTraces(context.Background(), toolSpanTrace([][3]string{{"c1", "read_file", `{"path":"a"}`}},
 				[][2]string{{"read_file", `{"args":[],"kwargs":{"path":"b"}}`}, {"read_file", `{"args":[],"kwargs":{"path":"a"}}`}})))
 			assert.Equal(t, int64(1), r.sum("otelcol_processor_toolpair_waiting_results", nil))
@@ -328,7 +328,7 @@ func TestUnmatchedToolSpanCounted(t *testing.T) {
 // calls captured without their output) waits orphan_grace, then is standalone, counted under
 // no_matching_call.
 func TestUnmatchedToolSpanStandalone(t *testing.T) {
-	r := newCTRig(t, nil)
+	r := newRig(t)
 	td := toolSpanTrace(nil, [][2]string{{"read_file", `{"args":[],"kwargs":{"path":"b"}}`}})
 	chat := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
 	chat.Attributes().Remove("gen_ai.output.messages")

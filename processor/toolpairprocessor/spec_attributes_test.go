@@ -17,7 +17,7 @@ import (
 // TestContractS3ResultAttributes: toolpair.outcome (string) on every recognised result record,
 // toolpair.call.duration_ms (int, ms: result time minus use time) on paired ones only.
 func TestContractS3ResultAttributes(t *testing.T) {
-	r := newCTRig(t, func(c *Config) { c.Duplicates = DispositionMark })
+	r := newRig(t, withConfig(func(c *Config) { c.Duplicates = DispositionMark }))
 	r.spans(ctChat(1, 1, 0, 0, 100, "c1"), ctTool(1, 2, 0, "c1", 110, 1337))
 	r.spans(ctTool(1, 2, 0, "c1", 110, 1337))
 	r.logRecords(ctClaudeDecision("toolu_1", "accept", 1000), ctClaudeResult("toolu_1", 3500))
@@ -63,33 +63,33 @@ func TestContractS3ResultAttributes(t *testing.T) {
 func TestContractS3CallStart(t *testing.T) {
 	tests := []struct {
 		name   string
-		run    func(r *ctRig)
-		result func(r *ctRig) pcommon.Map // the result record's attributes
+		run    func(r *rig)
+		result func(r *rig) pcommon.Map // the result record's attributes
 		wantMs int64
 	}{
-		{name: "a Codex tool span that starts before the decision", run: func(r *ctRig) {
+		{name: "a Codex tool span that starts before the decision", run: func(r *rig) {
 			r.logRecords(ctCodexDecision("call_1", "approved", 1000))
 			r.spans(ctCodexToolSpan("call_1", 900, 1500, false))
 		}, result: ctOutSpanAttrs("exec_command"), wantMs: 600},
-		{name: "the tool span first, then the decision", run: func(r *ctRig) {
+		{name: "the tool span first, then the decision", run: func(r *rig) {
 			r.spans(ctCodexToolSpan("call_1", 900, 1500, false))
 			r.logRecords(ctCodexDecision("call_1", "approved", 1000))
 		}, result: ctOutSpanAttrs("exec_command"), wantMs: 600},
-		{name: "a tool span that starts after the decision", run: func(r *ctRig) {
+		{name: "a tool span that starts after the decision", run: func(r *rig) {
 			r.logRecords(ctCodexDecision("call_1", "approved", 1000))
 			r.spans(ctCodexToolSpan("call_1", 1100, 1500, false))
 		}, result: ctOutSpanAttrs("exec_command"), wantMs: 500},
-		{name: "an execute_tool span that starts before the chat span ends", run: func(r *ctRig) {
+		{name: "an execute_tool span that starts before the chat span ends", run: func(r *rig) {
 			r.spans(ctChat(1, 1, 0, 0, 100, "c1"), ctTool(1, 2, 0, "c1", 60, 400))
 		}, result: ctOutSpanAttrs("execute_tool run_shell"), wantMs: 340},
-		{name: "a result event whose duration_ms reaches back before the decision", run: func(r *ctRig) {
+		{name: "a result event whose duration_ms reaches back before the decision", run: func(r *rig) {
 			// duration_ms "7": the tool started at 1003, before the decision at 1005.
 			r.logRecords(ctCodexDecision("call_1", "approved", 1005), ctCodexResult("call_1", 1010))
 		}, result: ctOutLogAttrs("codex.tool_result"), wantMs: 7},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newCTRig(t, nil)
+			r := newRig(t)
 			tt.run(r)
 			r.advance(time.Minute)
 			attrs := tt.result(r)
@@ -102,8 +102,8 @@ func TestContractS3CallStart(t *testing.T) {
 }
 
 // ctOutSpanAttrs returns a getter of the attributes of the one output span named name.
-func ctOutSpanAttrs(name string) func(r *ctRig) pcommon.Map {
-	return func(r *ctRig) pcommon.Map {
+func ctOutSpanAttrs(name string) func(r *rig) pcommon.Map {
+	return func(r *rig) pcommon.Map {
 		var found []pcommon.Map
 		for _, s := range r.outSpans() {
 			if s.Name() == name {
@@ -116,8 +116,8 @@ func ctOutSpanAttrs(name string) func(r *ctRig) pcommon.Map {
 }
 
 // ctOutLogAttrs returns a getter of the attributes of the one output log record of event.
-func ctOutLogAttrs(event string) func(r *ctRig) pcommon.Map {
-	return func(r *ctRig) pcommon.Map {
+func ctOutLogAttrs(event string) func(r *rig) pcommon.Map {
+	return func(r *rig) pcommon.Map {
 		var found []pcommon.Map
 		for _, lr := range r.outLogs() {
 			if ctStr(lr.Attributes(), "event.name") == event {
@@ -137,42 +137,42 @@ func TestContractS3SyntheticSpan(t *testing.T) {
 	tests := []struct {
 		name     string
 		mutate   func(*Config)
-		run      func(r *ctRig)
+		run      func(r *rig)
 		reason   string
 		parent   pcommon.SpanID // want
-		end      func(r *ctRig) pcommon.Timestamp
+		end      func(r *rig) pcommon.Timestamp
 		scopeKey string // scope attribute expected on the synthetic span, "" for none
 	}{
-		{name: "expired: parent is the announcing span's parent, end the scope's last sign of life", run: func(r *ctRig) {
+		{name: "expired: parent is the announcing span's parent, end the scope's last sign of life", run: func(r *rig) {
 			r.spans(withRes(ctWith(ctChat(1, 1, 7, 0, 100, "c1"), "gen_ai.conversation.id", "conv-1")))
 			// Another call's tool span in the same conversation, later in record time, and one
 			// of another conversation later still: the first is the scope's last sign of life.
 			r.spans(ctWith(ctTool(1, 4, 7, "c2", 300, 700), "gen_ai.conversation.id", "conv-1"),
 				ctWith(ctTool(2, 5, 7, "c3", 300, 9000), "gen_ai.conversation.id", "conv-2"))
 			r.advance(10 * time.Minute)
-		}, reason: "expired", parent: ctSpanID(7), end: func(*ctRig) pcommon.Timestamp { return ctTS(700) }, scopeKey: "gen_ai.conversation.id"},
-		{name: "shutdown: a root announcing span is the parent, end the use time when nothing followed", run: func(r *ctRig) {
+		}, reason: "expired", parent: ctSpanID(7), end: func(*rig) pcommon.Timestamp { return ctTS(700) }, scopeKey: "gen_ai.conversation.id"},
+		{name: "shutdown: a root announcing span is the parent, end the use time when nothing followed", run: func(r *rig) {
 			r.spans(withRes(ctChat(1, 1, 0, 0, 100, "c1")))
 			r.shutdown()
-		}, reason: "shutdown", parent: ctSpanID(1), end: func(*ctRig) pcommon.Timestamp { return ctTS(100) }},
-		{name: "next_step: ends at the boundary", run: func(r *ctRig) {
+		}, reason: "shutdown", parent: ctSpanID(1), end: func(*rig) pcommon.Timestamp { return ctTS(100) }},
+		{name: "next_step: ends at the boundary", run: func(r *rig) {
 			r.spans(withRes(ctChat(1, 1, 7, 0, 100, "c1")), ctChat(1, 3, 7, 400, 500))
 			r.advance(31 * time.Second)
-		}, reason: "next_step", parent: ctSpanID(7), end: func(*ctRig) pcommon.Timestamp { return ctTS(400) }},
-		{name: "session_end: ends at the session end", run: func(r *ctRig) {
+		}, reason: "next_step", parent: ctSpanID(7), end: func(*rig) pcommon.Timestamp { return ctTS(400) }},
+		{name: "session_end: ends at the session end", run: func(r *rig) {
 			r.spans(withRes(ctWith(ctChat(1, 1, 7, 0, 100, "c1"), "session.id", "s-9")), ctWith(ctAgent(1, 7, 0, 0, 800), "session.id", "s-9"))
 			r.advance(31 * time.Second)
-		}, reason: "session_end", parent: ctSpanID(7), end: func(*ctRig) pcommon.Timestamp { return ctTS(800) }, scopeKey: "session.id"},
-		{name: "evicted: ends in record time, not at the detection time", mutate: func(c *Config) { c.MaxPendingCalls = 1 }, run: func(r *ctRig) {
+		}, reason: "session_end", parent: ctSpanID(7), end: func(*rig) pcommon.Timestamp { return ctTS(800) }, scopeKey: "session.id"},
+		{name: "evicted: ends in record time, not at the detection time", mutate: func(c *Config) { c.MaxPendingCalls = 1 }, run: func(r *rig) {
 			r.spans(withRes(ctChat(1, 1, 7, 0, 100, "c1")))
 			r.spans(ctChat(2, 1, 7, 0, 100, "c2"))
-		}, reason: "evicted", parent: ctSpanID(7), end: func(*ctRig) pcommon.Timestamp { return ctTS(100) }},
+		}, reason: "evicted", parent: ctSpanID(7), end: func(*rig) pcommon.Timestamp { return ctTS(100) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var ids []pcommon.SpanID
 			for range 2 { // a replay yields the same span ID
-				r := newCTRig(t, tt.mutate)
+				r := newRig(t, withConfig(tt.mutate))
 				tt.run(r)
 				var synthetic []ptrace.Span
 				var resource pcommon.Resource
@@ -252,7 +252,7 @@ func TestContractS3SyntheticLogRecord(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newCTRig(t, nil)
+			r := newRig(t)
 			r.logRecords(tt.records...)
 			r.advance(10 * time.Minute)
 			var synthetic []plog.LogRecord
@@ -312,7 +312,7 @@ func TestContractS3Dispositions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newCTRig(t, tt.mutate)
+			r := newRig(t, withConfig(tt.mutate))
 			r.spans(ctChat(1, 1, 0, 0, 100, "c1"), ctTool(1, 2, 0, "c1", 110, 150), ctTool(1, 3, 0, "ghost", 110, 150))
 			r.spans(ctTool(1, 2, 0, "c1", 110, 150))
 			r.advance(31 * time.Second)
@@ -332,7 +332,7 @@ func TestContractS3Dispositions(t *testing.T) {
 // "Attributes written"): the span is named execute_tool, the log body says "unknown tool",
 // gen_ai.tool.name is absent.
 func TestContractS3UnnamedTool(t *testing.T) {
-	r := newCTRig(t, nil)
+	r := newRig(t)
 	r.spans(ctSpan{trace: 1, id: 1, name: "chat m", start: 0, end: 100, attrs: map[string]any{
 		"gen_ai.operation.name": "chat", "gen_ai.output.messages": `[{"role":"assistant","parts":[{"type":"tool_call","id":"c9"}]}]`,
 	}})

@@ -77,7 +77,7 @@ func TestContractS1CallKey(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newCTRig(t, tt.mutate)
+			r := newRig(t, withConfig(tt.mutate))
 			r.spans(tt.use, tt.result)
 			r.advance(r.cfg.OrphanGrace + time.Second)
 			got := r.marks(nil)["c1"]
@@ -90,7 +90,7 @@ func TestContractS1CallKey(t *testing.T) {
 	// No scope at all (log records without scope attribute or trace ID): the call key is
 	// (tenant, no scope, call ID), and records of one tenant pair.
 	t.Run("no scope: log records without scope attribute or trace ID", func(t *testing.T) {
-		r := newCTRig(t, nil)
+		r := newRig(t)
 		use, result := ctClaudeDecision("c1", "accept", 100), ctClaudeResult("c1", 300)
 		delete(use.attrs, "session.id")
 		delete(result.attrs, "session.id")

@@ -95,14 +95,14 @@ func TestContractS6Configuration(t *testing.T) {
 	}
 
 	t.Run("dialects: only the configured formats are recognised", func(t *testing.T) {
-		r := newCTRig(t, func(c *Config) { c.Dialects = []string{"genai"} })
+		r := newRig(t, withConfig(func(c *Config) { c.Dialects = []string{"genai"} }))
 		r.logRecords(ctClaudeDecision("toolu_1", "accept", 100), ctClaudeResult("toolu_1", 200))
 		r.spans(ctChat(1, 1, 0, 0, 100, "c1"), ctTool(1, 2, 0, "c1", 110, 150))
 		assert.Equal(t, map[string][]string{"c1": {"span:paired"}}, r.marks(nil))
 		assert.Equal(t, int64(2), r.sum("otelcol_processor_toolpair_records_unrecognized", map[string]string{"otel.signal": "logs"}))
 	})
 	t.Run("synthesize false: interrupted calls are counted, nothing is emitted", func(t *testing.T) {
-		r := newCTRig(t, func(c *Config) { c.Synthesize = false })
+		r := newRig(t, withConfig(func(c *Config) { c.Synthesize = false }))
 		r.spans(ctChat(1, 1, 0, 0, 100, "c1"))
 		r.logRecords(ctClaudeDecision("toolu_1", "accept", 100))
 		r.advance(10 * time.Minute)
@@ -112,14 +112,14 @@ func TestContractS6Configuration(t *testing.T) {
 		r.checkConservation()
 	})
 	t.Run("timeout_classification.enabled false: timeout records untouched", func(t *testing.T) {
-		r := newCTRig(t, func(c *Config) { c.TimeoutClassification.Enabled = false })
+		r := newRig(t, withConfig(func(c *Config) { c.TimeoutClassification.Enabled = false }))
 		r.spans(ctWith(ctChat(1, 1, 0, 0, 100), "error.type", "timeout"))
 		out := r.outSpans()
 		require.Len(t, out, 1)
 		assert.Equal(t, map[string]any{"gen_ai.operation.name": "chat", "error.type": "timeout"}, out[0].Attributes().AsRaw())
 	})
 	t.Run("pairing_timeout and orphan_grace as configured", func(t *testing.T) {
-		r := newCTRig(t, func(c *Config) { c.PairingTimeout, c.OrphanGrace = 3*time.Second, time.Second })
+		r := newRig(t, withConfig(func(c *Config) { c.PairingTimeout, c.OrphanGrace = 3*time.Second, time.Second }))
 		r.spans(ctChat(1, 1, 0, 0, 100, "c1"), ctTool(1, 3, 0, "ghost", 110, 150))
 		r.advance(900 * time.Millisecond)
 		assert.Empty(t, r.marks(nil))

@@ -43,7 +43,7 @@ func ctToolMessage(ms int64, call string) ctLog {
 // nested one); the call is closed by pairing_timeout instead.
 func TestContractS8GenAIEvents(t *testing.T) {
 	t.Run("gen_ai.choice tool_calls announce, gen_ai.tool.message resolves", func(t *testing.T) {
-		r := newCTRig(t, nil)
+		r := newRig(t)
 		r.logRecords(ctChoice(100, "call_1", "call_2"))
 		r.logRecords(ctToolMessage(900, "call_1"), ctToolMessage(901, "call_2"))
 		r.shutdown()
@@ -54,7 +54,7 @@ func TestContractS8GenAIEvents(t *testing.T) {
 		r.checkConservation()
 	})
 	t.Run("gen_ai.tool.message that resolves a call carries its outcome (specification section 3)", func(t *testing.T) {
-		r := newCTRig(t, nil)
+		r := newRig(t)
 		r.logRecords(ctChoice(100, "call_1"), ctToolMessage(900, "call_1"))
 		out := r.outLogs()
 		require.Len(t, out, 2)
@@ -64,7 +64,7 @@ func TestContractS8GenAIEvents(t *testing.T) {
 		assert.Equal(t, int64(800), d.Int())
 	})
 	t.Run("gen_ai.assistant.message tool_calls at the top level announce", func(t *testing.T) {
-		r := newCTRig(t, nil)
+		r := newRig(t)
 		r.logRecords(ctGenAIEvent("gen_ai.assistant.message", 100, map[string]any{"role": "assistant", "tool_calls": []any{
 			map[string]any{"id": "call_a", "type": "function", "function": map[string]any{"name": "get_weather"}},
 		}}))
@@ -75,7 +75,7 @@ func TestContractS8GenAIEvents(t *testing.T) {
 		assert.Equal(t, "tool call call_a (get_weather) interrupted: expired", syn.Body().Str())
 	})
 	t.Run("event name from the event.name attribute and a JSON string body", func(t *testing.T) {
-		r := newCTRig(t, nil)
+		r := newRig(t)
 		l := ctChoice(100, "call_s")
 		b, err := json.Marshal(l.body)
 		require.NoError(t, err)
@@ -86,7 +86,7 @@ func TestContractS8GenAIEvents(t *testing.T) {
 		assert.Equal(t, map[string][]string{"call_s": {"log:interrupted/shutdown+synthetic"}}, r.marks(nil))
 	})
 	t.Run("the next gen_ai.choice is not a step boundary (documented)", func(t *testing.T) {
-		r := newCTRig(t, nil)
+		r := newRig(t)
 		r.logRecords(ctChoice(100, "call_outer"))
 		r.logRecords(ctChoice(300, "call_inner"), ctToolMessage(400, "call_inner"), ctChoice(500))
 		r.advance(time.Minute)
@@ -104,7 +104,7 @@ func TestContractS8GenAIEvents(t *testing.T) {
 // parent's pending Task call).
 func TestContractS8ClaudeCode(t *testing.T) {
 	t.Run("real capture: every tool_result paired with its decision", func(t *testing.T) {
-		r := newCTRig(t, nil)
+		r := newRig(t)
 		td, ld := readClaude(t, "parallel")
 		require.NoError(t, r.logs.ConsumeLogs(context.Background(), ld))
 		require.NoError(t, r.traces.ConsumeTraces(context.Background(), td))
@@ -138,7 +138,7 @@ func TestContractS8ClaudeCode(t *testing.T) {
 		r.checkConservation()
 	})
 	t.Run("claude_code.api_request is not a step boundary (documented)", func(t *testing.T) {
-		r := newCTRig(t, nil)
+		r := newRig(t)
 		r.logRecords(ctClaudeDecision("toolu_task", "accept", 100),
 			ctClaude("api_request", 5000, "sess-1", "model", "claude", "duration_ms", "900"),
 			ctClaudeDecision("toolu_sub", "accept", 6000), ctClaudeResult("toolu_sub", 6500),
@@ -154,7 +154,7 @@ func TestContractS8ClaudeCode(t *testing.T) {
 // turn still unanswered at the next request is interrupted next_step, ending at that request.
 func TestContractS8Codex(t *testing.T) {
 	t.Run("decision and result pair; duration from the observed times", func(t *testing.T) {
-		r := newCTRig(t, nil)
+		r := newRig(t)
 		r.logRecords(ctCodex("codex.api_request", 50, 9, "duration_ms", "10", "http.response.status_code", "200"),
 			ctCodexDecision("call_1", "approved", 100), ctCodexResult("call_1", 420),
 			ctCodex("codex.api_request", 500, 9, "duration_ms", "10", "http.response.status_code", "200"))
@@ -167,7 +167,7 @@ func TestContractS8Codex(t *testing.T) {
 		}
 	})
 	t.Run("the next codex.api_request closes an unanswered call of the turn", func(t *testing.T) {
-		r := newCTRig(t, nil)
+		r := newRig(t)
 		r.logRecords(ctCodex("codex.api_request", 50, 9, "duration_ms", "10"),
 			ctCodexDecision("call_1", "approved", 100), ctCodexDecision("call_2", "approved", 101), ctCodexResult("call_2", 300),
 			ctCodex("codex.api_request", 500, 9, "duration_ms", "10"))
@@ -182,7 +182,7 @@ func TestContractS8Codex(t *testing.T) {
 		}
 	})
 	t.Run("a request of another turn (trace) does not close the call", func(t *testing.T) {
-		r := newCTRig(t, nil)
+		r := newRig(t)
 		r.logRecords(ctCodexDecision("call_1", "approved", 100), ctCodex("codex.api_request", 500, 8, "duration_ms", "10"))
 		r.advance(time.Minute)
 		assert.Empty(t, r.marks(nil))
@@ -197,7 +197,7 @@ func TestContractS8Codex(t *testing.T) {
 // parsed maps.
 func TestContractS8Transcripts(t *testing.T) {
 	const f = "/home/u/.claude/projects/p/s1.jsonl"
-	durations := func(r *ctRig) map[string]int64 {
+	durations := func(r *rig) map[string]int64 {
 		out := map[string]int64{}
 		for _, lr := range r.outLogs() {
 			if v, ok := lr.Attributes().Get("toolpair.call.duration_ms"); ok {
@@ -207,13 +207,13 @@ func TestContractS8Transcripts(t *testing.T) {
 		return out
 	}
 	t.Run("Claude Code: a result of another session does not pair", func(t *testing.T) {
-		r := newCTRig(t, nil)
+		r := newRig(t)
 		r.logRecords(ctLine(f, ctClaudeUse("s1", "", "msg_1", "toolu_1", 100)), ctLine(f, ctClaudeResultLine("s2", "", "toolu_1", "ok", 200)))
 		r.advance(31 * time.Second)
 		assert.Equal(t, map[string][]string{"toolu_1": {"log:standalone"}}, r.marks(ctTranscriptCallID))
 	})
 	t.Run("Claude Code: lines of one message are one step; the next message closes its unanswered calls", func(t *testing.T) {
-		r := newCTRig(t, nil)
+		r := newRig(t)
 		r.logRecords(
 			ctLine(f, ctClaudeUse("s1", "", "msg_1", "toolu_1", 100)),
 			ctLine(f, ctClaudeUse("s1", "", "msg_1", "toolu_2", 150)), // same message, next line
@@ -233,7 +233,7 @@ func TestContractS8Transcripts(t *testing.T) {
 		assert.Equal(t, map[string]int64{"toolu_2": 250}, durations(r), "times from the lines' timestamp fields")
 	})
 	t.Run("Claude Code: a subagent's steps are not boundaries of its parent", func(t *testing.T) {
-		r := newCTRig(t, nil)
+		r := newRig(t)
 		sub := "/home/u/.claude/projects/p/s1/subagents/agent-a1.jsonl"
 		r.logRecords(
 			ctLine(f, ctClaudeUse("s1", "", "msg_1", "toolu_task", 100)),
@@ -247,20 +247,20 @@ func TestContractS8Transcripts(t *testing.T) {
 		assert.Equal(t, map[string][]string{"toolu_task": {"log:paired"}, "toolu_s": {"log:paired"}}, r.marks(ctTranscriptCallID))
 	})
 	t.Run("Claude Code: a subagent call of the same ID is another scope", func(t *testing.T) {
-		r := newCTRig(t, nil)
+		r := newRig(t)
 		r.logRecords(ctLine(f, ctClaudeUse("s1", "a1", "msg_1", "toolu_1", 100)), ctLine(f, ctClaudeResultLine("s1", "", "toolu_1", "ok", 200)))
 		r.advance(31 * time.Second)
 		assert.Equal(t, map[string][]string{"toolu_1": {"log:standalone"}}, r.marks(ctTranscriptCallID))
 	})
 	t.Run("the log record's own timestamp wins over the line's", func(t *testing.T) {
-		r := newCTRig(t, nil)
+		r := newRig(t)
 		use, res := ctLine(f, ctClaudeUse("s1", "", "msg_1", "toolu_1", 100)), ctLine(f, ctClaudeResultLine("s1", "", "toolu_1", "ok", 200))
 		use.time, res.time = 1000, 4000
 		r.logRecords(use, res)
 		assert.Equal(t, map[string]int64{"toolu_1": 3000}, durations(r))
 	})
 	t.Run("a parsed map body reads the same", func(t *testing.T) {
-		r := newCTRig(t, nil)
+		r := newRig(t)
 		use := ctLog{service: "transcripts", observed: 999_000, body: ctClaudeUse("s1", "", "msg_1", "toolu_1", 100)}
 		res := ctLog{service: "transcripts", observed: 999_000, body: ctClaudeResultLine("s1", "", "toolu_1", "ok", 350)}
 		r.logRecords(use, res)
@@ -275,13 +275,13 @@ func TestContractS8Transcripts(t *testing.T) {
 		assert.Equal(t, []string{"paired"}, got)
 	})
 	t.Run("pi/OpenClaw: the scope is log.file.path, else log.file.name", func(t *testing.T) {
-		r := newCTRig(t, nil)
+		r := newRig(t)
 		a, b := ctLine("/s/a/x.jsonl", ctPiUse("e1", "call_1", 100)), ctLine("/s/b/x.jsonl", ctPiResult("e2", "call_1", 300, nil))
 		r.logRecords(a, b) // same call ID, same file name, other paths
 		r.advance(31 * time.Second)
 		assert.Equal(t, map[string][]string{"call_1": {"log:standalone"}}, r.marks(ctTranscriptCallID))
 
-		r2 := newCTRig(t, nil)
+		r2 := newRig(t)
 		a, b = ctLine("/s/a/x.jsonl", ctPiUse("e1", "call_1", 100)), ctLine("/s/b/x.jsonl", ctPiResult("e2", "call_1", 300, nil))
 		delete(a.attrs, "log.file.path")
 		delete(b.attrs, "log.file.path")
@@ -290,7 +290,7 @@ func TestContractS8Transcripts(t *testing.T) {
 		r2.shutdown()
 	})
 	t.Run("pi/OpenClaw: synthetic records carry the file scope", func(t *testing.T) {
-		r := newCTRig(t, nil)
+		r := newRig(t)
 		l := ctLine("/s/a/x.jsonl", ctPiUse("e1", "call_1", 100))
 		delete(l.attrs, "log.file.path")
 		r.logRecords(l)
@@ -305,7 +305,7 @@ func TestContractS8Transcripts(t *testing.T) {
 		assert.Equal(t, "x.jsonl", ctStr(syn[0].Attributes(), "log.file.name"))
 	})
 	t.Run("pi/OpenClaw: time from message.timestamp (ms), else the entry's ISO timestamp", func(t *testing.T) {
-		r := newCTRig(t, nil)
+		r := newRig(t)
 		use := ctPiUse("e1", "call_1", 100)
 		res := ctPiResult("e2", "call_1", 300, nil)
 		delete(res["message"].(map[string]any), "timestamp") // the entry's ISO timestamp: 305
@@ -313,7 +313,7 @@ func TestContractS8Transcripts(t *testing.T) {
 		assert.Equal(t, map[string]int64{"call_1": 205}, durations(r))
 	})
 	t.Run("pi/OpenClaw: the next assistant entry closes unanswered calls", func(t *testing.T) {
-		r := newCTRig(t, nil)
+		r := newRig(t)
 		next := ctPiUse("e3", "call_2", 900)
 		r.logRecords(ctLine("/s/a.jsonl", ctPiUse("e1", "call_1", 100)), ctLine("/s/a.jsonl", next))
 		r.advance(31 * time.Second)
@@ -328,7 +328,7 @@ func TestContractS8Transcripts(t *testing.T) {
 	})
 	t.Run("real pi and OpenClaw interrupted sessions", func(t *testing.T) {
 		for _, path := range []string{"../../testdata/transcripts/pi/interrupt_sigterm.jsonl", "../../testdata/transcripts/openclaw/interrupt_sigterm.jsonl"} {
-			r := newCTRig(t, nil)
+			r := newRig(t)
 			lines := readTranscriptLines(t, path)
 			for _, ld := range logRecordsOf(lines, "/sessions/"+path[strings.LastIndexByte(path, '/')+1:]) {
 				require.NoError(t, r.logs.ConsumeLogs(context.Background(), ld))

@@ -61,7 +61,7 @@ func TestContractS5DurationNormalization(t *testing.T) {
 				continue
 			}
 			t.Run(signal+"/"+tt.name, func(t *testing.T) {
-				r := newCTRig(t, tt.mutate)
+				r := newRig(t, withConfig(tt.mutate))
 				switch {
 				case tt.in.body != nil:
 					body := ctPiResult("e2", "call_pi", 200, nil)
@@ -126,7 +126,7 @@ func TestContractS5DurationNormalization(t *testing.T) {
 	}
 
 	t.Run("records that are not tool results are untouched", func(t *testing.T) {
-		r := newCTRig(t, nil)
+		r := newRig(t)
 		in := map[string]any{"durationMs": int64(461), "metadata.durationMs": int64(3)}
 		r.spans(ctSpan{trace: 1, id: 1, name: "GET /", start: 0, end: 10, attrs: in})
 		out := r.outSpans()

@@ -27,31 +27,31 @@ func TestContractS2Outcomes(t *testing.T) {
 	tests := []struct {
 		name   string
 		mutate func(*Config)
-		run    func(r *ctRig)
+		run    func(r *rig)
 		want   map[string][]string
 	}{
-		{name: "paired: use then result", run: func(r *ctRig) {
+		{name: "paired: use then result", run: func(r *rig) {
 			r.spans(ctChat(1, 1, 0, 0, 100, "c1"), ctTool(1, 2, 0, "c1", 110, 150))
 		}, want: map[string][]string{"c1": {"span:paired"}}},
-		{name: "paired: result first, waits up to orphan_grace for its use", run: func(r *ctRig) {
+		{name: "paired: result first, waits up to orphan_grace for its use", run: func(r *rig) {
 			r.spans(ctTool(1, 2, 0, "c1", 110, 150))
 			r.advance(29 * time.Second)
 			r.spans(ctChat(1, 1, 0, 0, 100, "c1"))
 		}, want: map[string][]string{"c1": {"span:paired"}}},
-		{name: "paired: across signals (Claude Code decision log, tool result span)", run: func(r *ctRig) {
+		{name: "paired: across signals (Claude Code decision log, tool result span)", run: func(r *rig) {
 			r.logRecords(ctClaudeDecision("toolu_1", "accept", 100))
 			r.spans(ctSpan{service: "claude-code", trace: 3, id: 1, name: "claude_code.tool", start: 100, end: 180,
 				attrs: map[string]any{"tool_use_id": "toolu_1", "tool_name": "Bash", "session.id": "sess-1"}})
 		}, want: map[string][]string{"toolu_1": {"span:paired"}}},
-		{name: "interrupted next_step: a later model request under the same agent", run: func(r *ctRig) {
+		{name: "interrupted next_step: a later model request under the same agent", run: func(r *rig) {
 			r.spans(ctChat(1, 1, 7, 0, 100, "c1", "c2"), ctTool(1, 2, 7, "c2", 110, 150), ctChat(1, 3, 7, 200, 300))
 			r.advance(31 * time.Second)
 		}, want: map[string][]string{"c1": {"span:interrupted/next_step+synthetic"}, "c2": {"span:paired"}}},
-		{name: "interrupted session_end: invoke_agent end", run: func(r *ctRig) {
+		{name: "interrupted session_end: invoke_agent end", run: func(r *rig) {
 			r.spans(ctChat(1, 1, 7, 0, 100, "c1"), ctAgent(1, 7, 0, 0, 500))
 			r.advance(31 * time.Second)
 		}, want: map[string][]string{"c1": {"span:interrupted/session_end+synthetic"}}},
-		{name: "interrupted session_end: claude_code.interaction end", run: func(r *ctRig) {
+		{name: "interrupted session_end: claude_code.interaction end", run: func(r *rig) {
 			d := ctClaudeDecision("toolu_1", "accept", 100)
 			d.trace = 4
 			r.logRecords(d)
@@ -59,70 +59,70 @@ func TestContractS2Outcomes(t *testing.T) {
 				attrs: map[string]any{"session.id": "sess-1"}})
 			r.advance(31 * time.Second)
 		}, want: map[string][]string{"toolu_1": {"log:interrupted/session_end+synthetic", "span:interrupted/session_end+synthetic"}}},
-		{name: "interrupted expired: no result within pairing_timeout", run: func(r *ctRig) {
+		{name: "interrupted expired: no result within pairing_timeout", run: func(r *rig) {
 			r.spans(ctChat(1, 1, 0, 0, 100, "c1"))
 			r.advance(9 * time.Minute)
 			require.Empty(t, r.marks(nil), "not before pairing_timeout")
 			r.advance(time.Minute)
 		}, want: map[string][]string{"c1": {"span:interrupted/expired+synthetic"}}},
-		{name: "interrupted evicted: max_pending_calls reached, oldest first", mutate: func(c *Config) { c.MaxPendingCalls = 2 }, run: func(r *ctRig) {
+		{name: "interrupted evicted: max_pending_calls reached, oldest first", mutate: func(c *Config) { c.MaxPendingCalls = 2 }, run: func(r *rig) {
 			r.spans(ctChat(1, 1, 0, 0, 100, "c1"))
 			r.spans(ctChat(2, 1, 0, 0, 100, "c2"))
 			r.spans(ctChat(3, 1, 0, 0, 100, "c3"))
 		}, want: map[string][]string{"c1": {"span:interrupted/evicted+synthetic"}}},
-		{name: "interrupted shutdown: pending at shutdown", run: func(r *ctRig) {
+		{name: "interrupted shutdown: pending at shutdown", run: func(r *rig) {
 			r.spans(ctChat(1, 1, 0, 0, 100, "c1"))
 			r.logRecords(ctClaudeDecision("toolu_1", "accept", 100))
 			r.shutdown()
 		}, want: map[string][]string{"c1": {"span:interrupted/shutdown+synthetic"}, "toolu_1": {"log:interrupted/shutdown+synthetic"}}},
-		{name: "interrupted aborted: Codex tool span aborted=true marks the result, no synthetic", run: func(r *ctRig) {
+		{name: "interrupted aborted: Codex tool span aborted=true marks the result, no synthetic", run: func(r *rig) {
 			r.logRecords(ctCodexDecision("call_1", "approved", 100))
 			r.spans(ctCodexToolSpan("call_1", 110, 900, true))
 			r.shutdown()
 		}, want: map[string][]string{"call_1": {"span:interrupted/aborted"}}},
-		{name: "interrupted aborted: Claude Code transcript interrupt marker", run: func(r *ctRig) {
+		{name: "interrupted aborted: Claude Code transcript interrupt marker", run: func(r *rig) {
 			r.logRecords(ctLine("/p/s1.jsonl", ctClaudeUse("s1", "", "msg_1", "toolu_9", 100)),
 				ctLine("/p/s1.jsonl", ctClaudeResultLine("s1", "", "toolu_9", "[Request interrupted by user for tool use]", 200)))
 			r.shutdown()
 		}, want: map[string][]string{"toolu_9": {"log:interrupted/aborted"}}},
-		{name: "interrupted aborted: OpenClaw synthetic missing tool result", run: func(r *ctRig) {
+		{name: "interrupted aborted: OpenClaw synthetic missing tool result", run: func(r *rig) {
 			r.logRecords(ctLine("/oc/a.jsonl", ctPiUse("e1", "call_oc", 100)),
 				ctLine("/oc/a.jsonl", ctPiResult("e2", "call_oc", 200, map[string]any{"openclawSyntheticMissingToolResult": true})))
 			r.shutdown()
 		}, want: map[string][]string{"call_oc": {"log:interrupted/aborted"}}},
-		{name: "interrupted aborted: the aborted result arriving before its use", run: func(r *ctRig) {
+		{name: "interrupted aborted: the aborted result arriving before its use", run: func(r *rig) {
 			r.logRecords(ctLine("/p/s1.jsonl", ctClaudeResultLine("s1", "", "toolu_9", "[Request interrupted by user for tool use]", 200)))
 			r.advance(10 * time.Second)
 			r.logRecords(ctLine("/p/s1.jsonl", ctClaudeUse("s1", "", "msg_1", "toolu_9", 100)))
 			r.shutdown()
 		}, want: map[string][]string{"toolu_9": {"log:interrupted/aborted"}}},
-		{name: "rejected: Claude Code decision reject, no synthetic even at shutdown", run: func(r *ctRig) {
+		{name: "rejected: Claude Code decision reject, no synthetic even at shutdown", run: func(r *rig) {
 			r.logRecords(ctClaudeDecision("toolu_r", "reject", 100))
 			r.shutdown()
 		}, want: map[string][]string{}},
-		{name: "rejected: a Claude Code transcript result the user refused, marked on the result, no synthetic even at shutdown", run: func(r *ctRig) {
+		{name: "rejected: a Claude Code transcript result the user refused, marked on the result, no synthetic even at shutdown", run: func(r *rig) {
 			r.logRecords(ctLine("/p/s1.jsonl", ctClaudeUse("s1", "", "msg_1", "toolu_9", 100)))
 			r.logRecords(ctLine("/p/s1.jsonl", ctClaudeRefusalLine("s1", "toolu_9", "The user doesn't want to proceed with this tool use.", "permission_prompt", 200)))
 			r.shutdown()
 		}, want: map[string][]string{"toolu_9": {"log:rejected"}}},
-		{name: "rejected: ... also when the user interrupted the running tool, and the refusal comes first", run: func(r *ctRig) {
+		{name: "rejected: ... also when the user interrupted the running tool, and the refusal comes first", run: func(r *rig) {
 			r.logRecords(ctLine("/p/s1.jsonl", ctClaudeRefusalLine("s1", "toolu_9", "[Request interrupted by user for tool use]", "interrupt", 200)))
 			r.logRecords(ctLine("/p/s1.jsonl", ctClaudeUse("s1", "", "msg_1", "toolu_9", 100)))
 			r.shutdown()
 		}, want: map[string][]string{"toolu_9": {"log:rejected"}}},
-		{name: "paired: a refusal text without toolDenialKind is an ordinary result", run: func(r *ctRig) {
+		{name: "paired: a refusal text without toolDenialKind is an ordinary result", run: func(r *rig) {
 			l := ctClaudeRefusalLine("s1", "toolu_9", "The user doesn't want to proceed with this tool use.", "", 200)
 			r.logRecords(ctLine("/p/s1.jsonl", ctClaudeUse("s1", "", "msg_1", "toolu_9", 100)), ctLine("/p/s1.jsonl", l))
 		}, want: map[string][]string{"toolu_9": {"log:paired"}}},
-		{name: "rejected: Codex denied and abort", run: func(r *ctRig) {
+		{name: "rejected: Codex denied and abort", run: func(r *rig) {
 			r.logRecords(ctCodexDecision("call_d", "denied", 100), ctCodexDecision("call_a", "abort", 100))
 			r.shutdown()
 		}, want: map[string][]string{}},
-		{name: "rejected: a later result of the call is a duplicate", mutate: mark, run: func(r *ctRig) {
+		{name: "rejected: a later result of the call is a duplicate", mutate: mark, run: func(r *rig) {
 			r.logRecords(ctClaudeDecision("toolu_r", "reject", 100))
 			r.logRecords(ctClaudeResult("toolu_r", 300))
 		}, want: map[string][]string{"toolu_r": {"log:duplicate"}}},
-		{name: "rejected: the result of a refused call is kept, marked duplicate, whether it comes after the refusal", run: func(r *ctRig) {
+		{name: "rejected: the result of a refused call is kept, marked duplicate, whether it comes after the refusal", run: func(r *rig) {
 			r.logRecords(ctCodexDecision("call_d", "denied", 100))
 			r.logRecords(ctCodexResult("call_d", 110))
 			r.logRecords(ctCodexResult("call_d", 110)) // an export retry: dropped
@@ -130,7 +130,7 @@ func TestContractS2Outcomes(t *testing.T) {
 			r.advance(31 * time.Second)
 			assert.Len(t, r.outLogs(), 2)
 		}, want: map[string][]string{"call_d": {"log:duplicate", "span:duplicate"}}},
-		{name: "rejected: ... or before it", run: func(r *ctRig) {
+		{name: "rejected: ... or before it", run: func(r *rig) {
 			r.logRecords(ctCodexResult("call_d", 110))
 			r.spans(ctCodexToolSpan("call_d", 100, 110, false))
 			r.logRecords(ctCodexDecision("call_d", "denied", 100))
@@ -138,57 +138,57 @@ func TestContractS2Outcomes(t *testing.T) {
 			r.advance(31 * time.Second)
 			assert.Len(t, r.outLogs(), 2)
 		}, want: map[string][]string{"call_d": {"log:duplicate", "span:duplicate"}}},
-		{name: "orphan: no use within orphan_grace, in a scope where uses are visible", run: func(r *ctRig) {
+		{name: "orphan: no use within orphan_grace, in a scope where uses are visible", run: func(r *rig) {
 			r.spans(ctChat(1, 1, 0, 0, 100, "c1"), ctTool(1, 2, 0, "c1", 110, 150), ctTool(1, 3, 0, "ghost", 110, 160))
 			r.advance(29 * time.Second)
 			require.NotContains(t, r.marks(nil), "ghost", "held for orphan_grace")
 			r.advance(2 * time.Second)
 		}, want: map[string][]string{"c1": {"span:paired"}, "ghost": {"span:orphan"}}},
-		{name: "standalone: no use visible in the scope", run: func(r *ctRig) {
+		{name: "standalone: no use visible in the scope", run: func(r *rig) {
 			r.spans(ctChat(1, 1, 0, 0, 100), ctTool(1, 2, 0, "c1", 110, 150))
 			r.advance(31 * time.Second)
 		}, want: map[string][]string{"c1": {"span:standalone"}}},
-		{name: "duplicate: a second result of a paired call (marked)", mutate: mark, run: func(r *ctRig) {
+		{name: "duplicate: a second result of a paired call (marked)", mutate: mark, run: func(r *rig) {
 			r.spans(ctChat(1, 1, 0, 0, 100, "c1"), ctTool(1, 2, 0, "c1", 110, 150))
 			r.spans(ctTool(1, 2, 0, "c1", 110, 150))
 		}, want: map[string][]string{"c1": {"span:duplicate", "span:paired"}}},
-		{name: "duplicate: a result after the call was interrupted and synthesized", mutate: mark, run: func(r *ctRig) {
+		{name: "duplicate: a result after the call was interrupted and synthesized", mutate: mark, run: func(r *rig) {
 			r.spans(ctChat(1, 1, 0, 0, 100, "c1"))
 			r.advance(10 * time.Minute)
 			r.spans(ctTool(1, 2, 0, "c1", 110, 150))
 		}, want: map[string][]string{"c1": {"span:duplicate", "span:interrupted/expired+synthetic"}}},
-		{name: "a second copy of a held result: the first resolves the call, the second is a duplicate", mutate: mark, run: func(r *ctRig) {
+		{name: "a second copy of a held result: the first resolves the call, the second is a duplicate", mutate: mark, run: func(r *rig) {
 			r.spans(ctChat(1, 1, 0, 0, 100, "other"), ctTool(1, 3, 0, "other", 100, 200))
 			r.spans(ctTool(1, 2, 0, "c1", 110, 150))
 			r.spans(ctTool(1, 2, 0, "c1", 110, 150))
 			r.advance(31 * time.Second)
 		}, want: map[string][]string{"c1": {"span:duplicate", "span:orphan"}, "other": {"span:paired"}}},
-		{name: "a use arriving after its result was released standalone is a repeat, never interrupted (README)", run: func(r *ctRig) {
+		{name: "a use arriving after its result was released standalone is a repeat, never interrupted (README)", run: func(r *rig) {
 			r.spans(ctTool(1, 2, 0, "c1", 110, 150))
 			r.advance(31 * time.Second)
 			r.spans(ctChat(1, 1, 0, 0, 100, "c1"))
 			r.shutdown()
 			assert.Equal(t, int64(1), r.sum("otelcol_processor_toolpair_uses_repeated", nil))
 		}, want: map[string][]string{"c1": {"span:standalone"}}},
-		{name: "order of arrival: a boundary seen before the result it follows still lets the call pair", run: func(r *ctRig) {
+		{name: "order of arrival: a boundary seen before the result it follows still lets the call pair", run: func(r *rig) {
 			r.spans(ctChat(1, 1, 7, 0, 100, "c1"), ctChat(1, 3, 7, 400, 500))
 			r.advance(20 * time.Second)
 			r.spans(ctTool(1, 2, 7, "c1", 110, 350))
 			r.advance(20 * time.Second)
 		}, want: map[string][]string{"c1": {"span:paired"}}},
-		{name: "order of arrival: a session end seen before the result still lets the call pair", run: func(r *ctRig) {
+		{name: "order of arrival: a session end seen before the result still lets the call pair", run: func(r *rig) {
 			r.spans(ctChat(1, 1, 7, 0, 100, "c1"), ctAgent(1, 7, 0, 0, 500))
 			r.advance(20 * time.Second)
 			r.spans(ctTool(1, 2, 7, "c1", 110, 350))
 			r.advance(20 * time.Second)
 		}, want: map[string][]string{"c1": {"span:paired"}}},
-		{name: "evicted: a waiting result counts against max_pending_calls and is released when evicted", mutate: func(c *Config) { c.MaxPendingCalls = 2 }, run: func(r *ctRig) {
+		{name: "evicted: a waiting result counts against max_pending_calls and is released when evicted", mutate: func(c *Config) { c.MaxPendingCalls = 2 }, run: func(r *rig) {
 			r.spans(ctTool(1, 2, 0, "w1", 110, 150))
 			r.spans(ctChat(2, 1, 0, 0, 100, "c1"))
 			require.Empty(t, r.marks(nil))
 			r.spans(ctChat(3, 1, 0, 0, 100, "c2"))
 		}, want: map[string][]string{"w1": {"span:standalone"}}},
-		{name: "a repeated use is not a new call (invoke_agent repeats its chat spans' calls)", run: func(r *ctRig) {
+		{name: "a repeated use is not a new call (invoke_agent repeats its chat spans' calls)", run: func(r *rig) {
 			agent := ctAgent(1, 7, 0, 0, 500)
 			agent.attrs["gen_ai.output.messages"] = ctChat(1, 0, 0, 0, 0, "c1").attrs["gen_ai.output.messages"]
 			r.spans(ctChat(1, 1, 7, 0, 100, "c1"), ctTool(1, 2, 7, "c1", 110, 150), agent)
@@ -201,7 +201,7 @@ func TestContractS2Outcomes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newCTRig(t, tt.mutate)
+			r := newRig(t, withConfig(tt.mutate))
 			tt.run(r)
 			assert.Equal(t, tt.want, r.marks(ctTranscriptCallID))
 			r.checkConservation()
@@ -241,7 +241,7 @@ func TestContractS2RepeatedKeysLastWins(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newCTRig(t, nil)
+			r := newRig(t)
 			for i, s := range tt.spans {
 				td := ctTraces(s)
 				if i == tt.repeatOn {
@@ -346,7 +346,7 @@ func TestContractS2TranscriptRefusals(t *testing.T) {
 	edited := filepath.Join(t.TempDir(), "short.jsonl")
 	require.NoError(t, os.WriteFile(edited, data, 0o600))
 
-	r := newCTRig(t, nil)
+	r := newRig(t)
 	for _, ld := range transcriptBatches(t, edited) {
 		require.NoError(t, r.logs.ConsumeLogs(context.Background(), ld))
 	}

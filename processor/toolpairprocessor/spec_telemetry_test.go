@@ -14,7 +14,7 @@ import (
 // pending calls and waiting results (gauges), malformed inputs; conservation at any moment,
 // including while calls are pending and results waiting.
 func TestContractS7Telemetry(t *testing.T) {
-	r := newCTRig(t, func(c *Config) { c.Duplicates = DispositionMark })
+	r := newRig(t, withConfig(func(c *Config) { c.Duplicates = DispositionMark }))
 	r.spans(
 		ctChat(1, 1, 7, 0, 100, "p1", "p2", "n1"), ctTool(1, 2, 7, "p1", 100, 200), ctTool(1, 3, 7, "p2", 100, 200),
 		ctChat(1, 4, 7, 300, 400, "e1"), // next_step closes n1; e1 stays pending

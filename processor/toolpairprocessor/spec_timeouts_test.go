@@ -71,7 +71,7 @@ func TestContractS4Recognition(t *testing.T) {
 	}
 	for _, tt := range spanTests {
 		t.Run("span/"+tt.name, func(t *testing.T) {
-			r := newCTRig(t, nil)
+			r := newRig(t)
 			r.spans(tt.span)
 			out := r.outSpans()
 			require.Len(t, out, 1)
@@ -109,7 +109,7 @@ func TestContractS4Recognition(t *testing.T) {
 	}
 	for _, tt := range logTests {
 		t.Run("log/"+tt.name, func(t *testing.T) {
-			r := newCTRig(t, nil)
+			r := newRig(t)
 			r.logRecords(tt.record)
 			r.advance(31 * time.Second) // a result without its use is held for orphan_grace
 			out := r.outLogs()
@@ -184,7 +184,7 @@ func TestContractS4Phase(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newCTRig(t, nil)
+			r := newRig(t)
 			r.spans(tt.spans...)
 			var checked int
 			for _, s := range r.outSpans() {
@@ -241,7 +241,7 @@ func TestContractS4Transcripts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newCTRig(t, nil)
+			r := newRig(t)
 			r.logRecords(tt.use, tt.line)
 			out := r.outLogs()
 			require.Len(t, out, 2)
@@ -259,7 +259,7 @@ func TestContractS4Transcripts(t *testing.T) {
 func TestContractS4TranscriptModelErrors(t *testing.T) {
 	for _, msg := range []string{"LLM idle timeout (6s): no response from model", "Request timed out.", "REQUEST TIMED OUT", "context deadline exceeded", "rpc: DEADLINE EXCEEDED"} {
 		t.Run(msg, func(t *testing.T) {
-			r := newCTRig(t, nil)
+			r := newRig(t)
 			line := map[string]any{"type": "message", "id": "e9", "timestamp": ctISO(5000), "message": map[string]any{
 				"role": "assistant", "timestamp": ctBase + 100, "stopReason": "error", "errorMessage": msg, "content": []any{}}}
 			r.logRecords(ctLine("/oc/a.jsonl", line))

@@ -120,13 +120,13 @@ func (h storageHost) GetExtensions() map[component.ID]component.Component { retu
 
 // run is one run of a component with storage: a traces and a logs pipeline on one clock.
 type run struct {
-	*ctRig
+	*rig
 }
 
 // startRun starts a run of the component on clock, with storage ext under memStorageID.
 func startRun(t *testing.T, clock *testClock, ext component.Component, mutate func(*Config)) *run {
 	t.Helper()
-	r := &ctRig{t: t, clock: clock, tel: componenttest.NewTelemetry(),
+	r := &rig{t: t, clock: clock, tel: componenttest.NewTelemetry(),
 		tsink: new(consumertest.TracesSink), lsink: new(consumertest.LogsSink)}
 	t.Cleanup(func() { require.NoError(t, r.tel.Shutdown(context.Background())) })
 	f := newFactoryWithClock(clock)
@@ -151,7 +151,7 @@ func startRun(t *testing.T, clock *testClock, ext component.Component, mutate fu
 	r.shared = instanceOf(r.cfg)
 	instances.Unlock()
 	t.Cleanup(r.shutdown)
-	return &run{ctRig: r}
+	return &run{rig: r}
 }
 
 // crash ends the run as kill -9 would: nothing more is written; the ticker stops.
@@ -200,7 +200,7 @@ func TestStorageGracefulRestart(t *testing.T) {
 			e := ext.make(t)
 			clock := newTestClock()
 			// The reference: the same records through one run without restart.
-			ref := newCTRig(t, func(c *Config) { c.Duplicates = DispositionMark })
+			ref := newRig(t, withConfig(func(c *Config) { c.Duplicates = DispositionMark }))
 			ref.clock.now = clock.now
 			ref.spans(ctChat(1, 1, 0, 0, 1000, "c1", "c2"))
 			ref.spans(ctTool(1, 9, 0, "c3", 1100, 1200))

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -40,26 +39,6 @@ func assertGoldenTraces(t *testing.T, got ptrace.Traces, agent, scenario string)
 	require.NoError(t, err)
 	require.NoError(t, ptracetest.CompareTraces(want, got,
 		ptracetest.IgnoreResourceSpansOrder(), ptracetest.IgnoreScopeSpansOrder(), ptracetest.IgnoreSpansOrder()))
-}
-
-// testClock is a settable clock shared by a test's processors.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newTestClock() *testClock { return &testClock{now: time.Unix(1_900_000_000, 0).UTC()} }
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
 }
 
 // pipeline is a started toolpair traces processor with a sink behind it.
