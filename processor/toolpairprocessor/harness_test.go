@@ -317,6 +317,17 @@ func (r *rig) stats() pairing.Stats {
 	return st
 }
 
+// allStats is stats with the two engine counters the component's metrics do not carry,
+// EchoesIgnored and HeldReports, read from the engine (shared.engine), for the tests that
+// compare every counter.
+func (r *rig) allStats() pairing.Stats {
+	r.t.Helper()
+	st := r.stats()
+	e := r.shared.engine.Stats()
+	st.EchoesIgnored, st.HeldReports = e.EchoesIgnored, e.HeldReports
+	return st
+}
+
 // metricIn returns the metric called name in rm.
 func metricIn(rm *metricdata.ResourceMetrics, name string) (metricdata.Metrics, error) {
 	for _, sm := range rm.ScopeMetrics {
