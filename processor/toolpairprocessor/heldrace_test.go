@@ -92,7 +92,7 @@ func countNamed(td ptrace.Traces, name string) int {
 // pipeline's call, the ticker) before its own call has copied it in waits for the copy, then
 // leaves marked with its outcome.
 func TestHeldSpanReleasedBeforeFilled(t *testing.T) {
-	b := newBothPipelines(t, nil)
+	b := newRig(t)
 	td := batch(toolSpan(7, "call_x", 2000))
 	sb := &spanBatch{}
 	sb.data, sb.next = td, b.tsink
