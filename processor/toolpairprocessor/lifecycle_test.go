@@ -309,7 +309,7 @@ func TestLifecycleCatchUpWaitsForAllPipelines(t *testing.T) {
 }
 
 func TestRecordsAfterTheFirstPipelineShutdownAreReleased(t *testing.T) {
-	b := newBothPipelines(t, nil)
+	b := newRig(t)
 	require.NoError(t, b.traces.Shutdown(context.Background()))
 	ld := plog.NewLogs()
 	lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
@@ -321,7 +321,7 @@ func TestRecordsAfterTheFirstPipelineShutdownAreReleased(t *testing.T) {
 	logs := allLogs(b.lsink)
 	require.Len(t, logs, 1)
 	assert.Equal(t, "standalone", logAttr(logs[0], "toolpair.outcome"))
-	assert.Zero(t, b.shared.engine.Stats().Waiting)
+	assert.Zero(t, b.stats().Waiting)
 }
 
 // TestTwoTracesPipelinesOfOneComponent: a synthetic span goes to the pipeline of the span
