@@ -94,7 +94,7 @@ func transcriptLogs(t *testing.T, path string) plog.Logs {
 // the engine is handed for each record, by position.
 func pairingKeys(t *testing.T, mutate func(*Config), td ptrace.Traces, ld plog.Logs) map[recordPos][]pairing.Key {
 	t.Helper()
-	b := newBothPipelines(t, mutate)
+	b := newRig(t, withConfig(mutate))
 	keys := map[recordPos][]pairing.Key{}
 	b.shared.observeKeys = func(pos recordPos, key pairing.Key) { keys[pos] = append(keys[pos], key) }
 	if td != (ptrace.Traces{}) {
