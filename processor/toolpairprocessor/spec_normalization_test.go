@@ -137,7 +137,7 @@ func TestContractS5DurationNormalization(t *testing.T) {
 
 func TestDurationNormalizationOnResultRecords(t *testing.T) {
 	for _, enabled := range []bool{true, false} {
-		b := newBothPipelines(t, func(c *Config) { c.DurationNormalization.Enabled = enabled })
+		b := newRig(t, withConfig(func(c *Config) { c.DurationNormalization.Enabled = enabled }))
 		line := transcriptLine("user", "", map[string]any{"type": "tool_result", "tool_use_id": "a"})
 		body := line.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0).Body().Map()
 		require.NoError(t, body.FromRaw(map[string]any{
