@@ -117,7 +117,7 @@ func TestClaudeCodeTranscriptsAllPaired(t *testing.T) {
 	truth := transcriptTruth(t, files)
 	require.Len(t, truth, 395, "the corpus README's count")
 
-	b := newBothPipelines(t, nil)
+	b := newRig(t)
 	in := 0
 	for _, path := range files {
 		for _, ld := range transcriptBatches(t, path) {
@@ -155,7 +155,7 @@ func TestClaudeCodeTranscriptsAllPaired(t *testing.T) {
 		paired++
 	}
 	assert.Equal(t, 395, paired)
-	s := b.shared.engine.Stats()
+	s := b.stats()
 	assert.Equal(t, uint64(395), s.Paired)
 	assert.Zero(t, s.InterruptedTotal())
 	assert.Zero(t, s.Orphan+s.Standalone+s.Duplicate)
@@ -229,7 +229,7 @@ func TestTranscriptMissingResultIsClosedAtTheNextStep(t *testing.T) {
 	faultyPath := filepath.Join(dir, "session.jsonl")
 	require.NoError(t, os.WriteFile(faultyPath, append(bytes.Join(faulty, []byte("\n")), '\n'), 0o600))
 
-	b := newBothPipelines(t, nil)
+	b := newRig(t)
 	for _, ld := range transcriptBatches(t, faultyPath) {
 		require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
 	}
@@ -302,7 +302,7 @@ func transcriptLine(typ, msgID string, blocks ...map[string]any) plog.Logs {
 }
 
 func TestRecordWithSeveralResultsIsNeverHeldOrDuplicated(t *testing.T) {
-	b := newBothPipelines(t, nil)
+	b := newRig(t)
 	two := transcriptLine("user", "",
 		map[string]any{"type": "tool_result", "tool_use_id": "a"},
 		map[string]any{"type": "tool_result", "tool_use_id": "b"})
@@ -314,7 +314,7 @@ func TestRecordWithSeveralResultsIsNeverHeldOrDuplicated(t *testing.T) {
 }
 
 func TestRecordWithAPairedAndADuplicateResultIsKept(t *testing.T) {
-	b := newBothPipelines(t, nil)
+	b := newRig(t)
 	require.NoError(t, b.logs.ConsumeLogs(context.Background(), transcriptLine("assistant", "m1",
 		map[string]any{"type": "tool_use", "id": "a", "name": "Bash"},
 		map[string]any{"type": "tool_use", "id": "b", "name": "Bash"})))
