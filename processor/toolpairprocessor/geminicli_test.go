@@ -68,7 +68,7 @@ func TestGoldenGeminiCLISpans(t *testing.T) {
 			announced := geminiAnnouncements(t, in)
 			require.Len(t, announced, 1)
 			n := in.SpanCount()
-			pl := newPipeline(t, nil)
+			pl := newRig(t, tracesOnly())
 			pl.consume(in)
 			pl.advance(11 * time.Minute)
 			pl.shutdown()
@@ -240,11 +240,11 @@ func TestGeminiCLINextRequestClosesAbandonedCall(t *testing.T) {
 		s.SetEndTimestamp(s.StartTimestamp() + pcommon.Timestamp(time.Second))
 		return out
 	}
-	pl := newPipeline(t, nil)
+	pl := newRig(t, tracesOnly())
 	pl.consume(td)
 	pl.consume(next("llm_call", true, 2*time.Second)) // a sub-agent's request
 	pl.advance(time.Minute)
-	assert.Zero(t, pl.p.engine.Stats().InterruptedTotal(), "a sub-agent's request closes nothing of the main agent")
+	assert.Zero(t, pl.stats().InterruptedTotal(), "a sub-agent's request closes nothing of the main agent")
 	pl.consume(next("llm_call", false, 5*time.Second))
 	pl.advance(time.Minute)
 	var synthetic []ptrace.Span
@@ -334,11 +334,11 @@ func TestGeminiCLILostToolSpanPairsOnHistory(t *testing.T) {
 	if second.StartTimestamp() < first.StartTimestamp() {
 		first, second = second, first
 	}
-	pl := newPipeline(t, nil)
+	pl := newRig(t, tracesOnly())
 	pl.consume(td)
 	pl.advance(11 * time.Minute)
 	pl.shutdown()
-	st := pl.p.engine.Stats()
+	st := pl.stats()
 	assert.Equal(t, uint64(1), st.Paired)
 	assert.Zero(t, st.InterruptedTotal())
 	var marked []ptrace.Span
