@@ -70,7 +70,7 @@ func TestGoldenQwenSpans(t *testing.T) {
 		t.Run(scenario, func(t *testing.T) {
 			in, _ := readQwen(t, scenario)
 			n := in.SpanCount()
-			pl := newPipeline(t, nil)
+			pl := newRig(t, tracesOnly())
 			pl.consume(in)
 			pl.advance(11 * time.Minute)
 			pl.shutdown()
@@ -80,7 +80,7 @@ func TestGoldenQwenSpans(t *testing.T) {
 			assert.Equal(t, want, outcomes)
 			assert.Zero(t, synthetic)
 			assert.Equal(t, n, got.SpanCount())
-			st := pl.p.engine.Stats()
+			st := pl.stats()
 			assert.Equal(t, uint64(1), st.UsesSeen)
 			byName := spansByName(got)
 			require.Len(t, byName["qwen-code.tool"], 1)
