@@ -212,7 +212,7 @@ func nestedAgentTrace() ptrace.Traces {
 // its own calls; the outer call waiting for it pairs, and the outer call that never ran is
 // closed by the outer agent's next model call.
 func TestNestedAgentDoesNotCloseTheOuterCall(t *testing.T) {
-	pl := newPipeline(t, nil)
+	pl := newRig(t, tracesOnly())
 	pl.consume(nestedAgentTrace())
 	pl.advance(time.Minute)
 	got := map[string]string{}
