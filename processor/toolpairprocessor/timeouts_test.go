@@ -500,7 +500,7 @@ func TestTimeoutRules(t *testing.T) {
 // TestTimeoutToolRecord: an execute_tool span that timed out is tool_execution, and its own
 // call, resolved at its end, is the active tool (GenAI spans, as the AI SDK's tool_timeout).
 func TestTimeoutToolRecord(t *testing.T) {
-	pl := newPipeline(t, nil)
+	pl := newRig(t, tracesOnly())
 	td := ptrace.NewTraces()
 	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
 	chat := spans.AppendEmpty()
