@@ -87,7 +87,7 @@ type rigSetup struct {
 	traces, logs bool
 	settings     []func(*processor.Settings)
 	clock        *testClock
-	unstarted    bool
+	host         component.Host
 }
 
 // rigOption configures newRig.
@@ -118,6 +118,10 @@ func withSettings(mutate func(*processor.Settings)) rigOption {
 // withClock makes the component read time from clock, shared with other components.
 func withClock(clock *testClock) rigOption { return func(s *rigSetup) { s.clock = clock } }
 
+// withHost starts the pipelines with host (for instance one offering a storage extension)
+// instead of componenttest.NewNopHost.
+func withHost(host component.Host) rigOption { return func(s *rigSetup) { s.host = host } }
+
 // newRig creates and starts the component; it is shut down when the test ends.
 func newRig(t *testing.T, opts ...rigOption) *rig {
 	t.Helper()
@@ -127,6 +131,9 @@ func newRig(t *testing.T, opts ...rigOption) *rig {
 	}
 	if setup.clock == nil {
 		setup.clock = newTestClock()
+	}
+	if setup.host == nil {
+		setup.host = componenttest.NewNopHost()
 	}
 	r := &rig{t: t, clock: setup.clock, tel: componenttest.NewTelemetry(),
 		tsink: new(consumertest.TracesSink), lsink: new(consumertest.LogsSink)}
@@ -153,13 +160,16 @@ func newRig(t *testing.T, opts ...rigOption) *rig {
 	r.shared = sharedOf(r.cfg)
 	r.keepFinalMetrics()
 	t.Cleanup(func() {
+		if r.down {
+			return
+		}
 		r.down = true
 		for _, c := range r.components() {
 			_ = c.Shutdown(context.Background())
 		}
 	})
 	for _, c := range r.components() {
-		require.NoError(t, c.Start(context.Background(), componenttest.NewNopHost()))
+		require.NoError(t, c.Start(context.Background(), setup.host))
 	}
 	return r
 }
@@ -283,6 +293,38 @@ func (r *rig) shutdown() {
 	for _, c := range r.components() {
 		require.NoError(r.t, c.Shutdown(context.Background()))
 	}
+}
+
+// crash ends the component as kill -9 would: the ticker stops, nothing more is written, and
+// the instance leaves the registry so that a next run starts afresh from storage. No
+// exported call does this; it stops the component's goroutine and removes it from instances.
+func (r *rig) crash() {
+	s := r.shared
+	s.mu.Lock()
+	stop, done := s.stop, s.done
+	s.stop, s.done, s.started = nil, nil, false
+	s.mu.Unlock()
+	close(stop)
+	<-done
+	instances.Lock()
+	if instances.m[s.id] == s {
+		delete(instances.m, s.id)
+	}
+	instances.Unlock()
+	_ = s.tel.shutdown()
+	r.down = true
+}
+
+// checkpointNow writes a periodic checkpoint, as the checkpoint ticker would every
+// checkpoint_interval of real time (shared.checkpoint), so that a test chooses the moment.
+func (r *rig) checkpointNow() {
+	require.NoError(r.t, r.shared.checkpoint(context.Background(), checkpointInterval))
+}
+
+// settle runs one expiry tick at the clock's now (shared.tick), as the component's ticker
+// would: with storage, the start-up tick may not have run yet when the test goes on.
+func (r *rig) settle() {
+	r.shared.tick(context.Background())
 }
 
 // output merges everything the traces sink received into one Traces.
