@@ -163,7 +163,7 @@ func TestStorageReadErrorStartsFresh(t *testing.T) {
 			e.mu.Lock()
 			e.failGet = nil
 			e.mu.Unlock()
-			assert.Equal(t, 0, run2.shared.engine.Stats().Pending, "a clean start")
+			assert.Equal(t, 0, run2.stats().Pending, "a clean start")
 			metadatatest.AssertEqualProcessorToolpairStorageErrors(t, run2.tel, []metricdata.DataPoint[int64]{
 				{Value: 1, Attributes: attribute.NewSet(attribute.String("operation", "read"))},
 			}, metricdatatest.IgnoreTimestamp())
@@ -177,7 +177,7 @@ func TestStorageReadErrorStartsFresh(t *testing.T) {
 			assert.Contains(t, seqs, logStart2, "run 2's record is numbered from the fresh pointer")
 			run2.crash()
 			run3 := startRun(t, clock, e, nil)
-			assert.Equal(t, 0, run3.shared.engine.Stats().Pending)
+			assert.Equal(t, 0, run3.stats().Pending)
 			run3.spans(ctTool(1, 2, 0, "c1", 1100, 1200))
 			clock.Advance(11 * time.Minute)
 			run3.settle()
@@ -208,7 +208,7 @@ func TestStorageFailedShutdownCheckpointRetiresState(t *testing.T) {
 	e.failSets = false
 	e.mu.Unlock()
 	run2 := startRun(t, clock, e, nil)
-	assert.Equal(t, 0, run2.shared.engine.Stats().Pending, "c1 is not restored after leaving as interrupted")
+	assert.Equal(t, 0, run2.stats().Pending, "c1 is not restored after leaving as interrupted")
 }
 
 // TestStorageFailedResolutionRecordCheckpoints: when a batch's resolution record cannot be
@@ -244,7 +244,7 @@ func TestStorageFailedResolutionRecordCheckpoints(t *testing.T) {
 	e.failSets = false
 	e.mu.Unlock()
 	run2 := startRun(t, clock, e, nil)
-	assert.Equal(t, 2, run2.shared.engine.Stats().Pending,
+	assert.Equal(t, 2, run2.stats().Pending,
 		"c1 is covered by the checkpoint; c2, whose outcome no write covers, comes back with c3")
 }
 
