@@ -60,18 +60,26 @@ func (c *testClock) Advance(d time.Duration) {
 }
 
 // rig is one toolpair component built through its factory (newFactoryWithClock, on an
-// injected clock), in a traces pipeline, a logs pipeline or both (the default), each ending in
-// a sink, with its own telemetry: tests read the engine's counters through the component's
-// metrics (stats, sum), as a collector's operator would.
+// injected clock) in one or more pipelines (by default a traces and a logs pipeline), each
+// ending in a sink, with its own telemetry: tests read the engine's counters through the
+// component's metrics (stats, sum), as a collector's operator would.
 type rig struct {
-	t      *testing.T
-	clock  *testClock
-	cfg    *Config
-	tel    *componenttest.Telemetry
-	traces processor.Traces // nil without a traces pipeline
-	logs   processor.Logs   // nil without a logs pipeline
+	t     *testing.T
+	clock *testClock
+	cfg   *Config
+	tel   *componenttest.Telemetry
+	// traces and logs are the first traces and logs pipelines (nil when there is none), tsink
+	// and lsink their sinks.
+	traces processor.Traces
+	logs   processor.Logs
 	tsink  *consumertest.TracesSink
 	lsink  *consumertest.LogsSink
+	// comps are every pipeline in the order of withPipelines; tracesPipelines, tsinks and
+	// lsinks those of each signal in that order.
+	comps           []component.Component
+	tracesPipelines []processor.Traces
+	tsinks          []*consumertest.TracesSink
+	lsinks          []*consumertest.LogsSink
 	// shared is the component's state, for the unit tests of internals (apply, anchor,
 	// custom dialects, key observation) that move with that code; other tests read what the
 	// component exports.
@@ -83,11 +91,13 @@ type rig struct {
 }
 
 type rigSetup struct {
-	mutate       []func(*Config)
-	traces, logs bool
-	settings     []func(*processor.Settings)
-	clock        *testClock
-	host         component.Host
+	mutate    []func(*Config)
+	cfg       *Config
+	pipelines []string
+	settings  []func(*processor.Settings)
+	clock     *testClock
+	host      component.Host
+	unstarted bool
 }
 
 // rigOption configures newRig.
@@ -103,11 +113,19 @@ func withConfig(mutate func(*Config)) rigOption {
 	}
 }
 
+// withConfigOf builds the component from cfg itself rather than a default configuration of
+// its own, so that several components can be built from one configuration.
+func withConfigOf(cfg *Config) rigOption { return func(s *rigSetup) { s.cfg = cfg } }
+
+// withPipelines creates the component's pipelines of kinds ("traces" or "logs"), in order,
+// each with its own sink.
+func withPipelines(kinds ...string) rigOption { return func(s *rigSetup) { s.pipelines = kinds } }
+
 // tracesOnly builds the component in a traces pipeline only.
-func tracesOnly() rigOption { return func(s *rigSetup) { s.traces, s.logs = true, false } }
+func tracesOnly() rigOption { return withPipelines("traces") }
 
 // logsOnly builds the component in a logs pipeline only.
-func logsOnly() rigOption { return func(s *rigSetup) { s.traces, s.logs = false, true } }
+func logsOnly() rigOption { return withPipelines("logs") }
 
 // withSettings changes the processor settings (ID, logger) the pipelines are created with;
 // their telemetry is the rig's.
@@ -122,24 +140,27 @@ func withClock(clock *testClock) rigOption { return func(s *rigSetup) { s.clock 
 // instead of componenttest.NewNopHost.
 func withHost(host component.Host) rigOption { return func(s *rigSetup) { s.host = host } }
 
+// unstarted creates the pipelines without starting them: the test starts them (start, or
+// each of comps).
+func unstarted() rigOption { return func(s *rigSetup) { s.unstarted = true } }
+
 // newRig creates and starts the component; it is shut down when the test ends.
 func newRig(t *testing.T, opts ...rigOption) *rig {
 	t.Helper()
-	setup := rigSetup{traces: true, logs: true}
+	setup := rigSetup{pipelines: []string{"traces", "logs"}, host: componenttest.NewNopHost()}
 	for _, o := range opts {
 		o(&setup)
 	}
 	if setup.clock == nil {
 		setup.clock = newTestClock()
 	}
-	if setup.host == nil {
-		setup.host = componenttest.NewNopHost()
-	}
-	r := &rig{t: t, clock: setup.clock, tel: componenttest.NewTelemetry(),
-		tsink: new(consumertest.TracesSink), lsink: new(consumertest.LogsSink)}
+	r := &rig{t: t, clock: setup.clock, tel: componenttest.NewTelemetry()}
 	t.Cleanup(func() { require.NoError(t, r.tel.Shutdown(context.Background())) })
 	f := newFactoryWithClock(r.clock)
-	r.cfg = f.CreateDefaultConfig().(*Config)
+	r.cfg = setup.cfg
+	if r.cfg == nil {
+		r.cfg = f.CreateDefaultConfig().(*Config)
+	}
 	for _, m := range setup.mutate {
 		m(r.cfg)
 	}
@@ -148,41 +169,66 @@ func newRig(t *testing.T, opts ...rigOption) *rig {
 	for _, m := range setup.settings {
 		m(&set)
 	}
-	var err error
-	if setup.traces {
-		r.traces, err = f.CreateTraces(context.Background(), set, r.cfg, r.tsink)
-		require.NoError(t, err)
+	for _, kind := range setup.pipelines {
+		switch kind {
+		case "traces":
+			sink := new(consumertest.TracesSink)
+			tp, err := f.CreateTraces(context.Background(), set, r.cfg, sink)
+			require.NoError(t, err)
+			r.tsinks, r.tracesPipelines, r.comps = append(r.tsinks, sink), append(r.tracesPipelines, tp), append(r.comps, tp)
+			if r.traces == nil {
+				r.traces, r.tsink = tp, sink
+			}
+		case "logs":
+			sink := new(consumertest.LogsSink)
+			lp, err := f.CreateLogs(context.Background(), set, r.cfg, sink)
+			require.NoError(t, err)
+			r.lsinks, r.comps = append(r.lsinks, sink), append(r.comps, lp)
+			if r.logs == nil {
+				r.logs, r.lsink = lp, sink
+			}
+		default:
+			t.Fatalf("pipeline kind %q", kind)
+		}
 	}
-	if setup.logs {
-		r.logs, err = f.CreateLogs(context.Background(), set, r.cfg, r.lsink)
-		require.NoError(t, err)
+	if r.tsink == nil {
+		r.tsink = new(consumertest.TracesSink)
 	}
-	r.shared = sharedOf(r.cfg)
+	if r.lsink == nil {
+		r.lsink = new(consumertest.LogsSink)
+	}
+	r.shared = instanceByID(set.ID)
 	r.keepFinalMetrics()
 	t.Cleanup(func() {
 		if r.down {
 			return
 		}
 		r.down = true
-		for _, c := range r.components() {
+		for _, c := range r.comps {
 			_ = c.Shutdown(context.Background())
 		}
 	})
-	for _, c := range r.components() {
-		require.NoError(t, c.Start(context.Background(), setup.host))
+	if !setup.unstarted {
+		r.start(setup.host)
 	}
 	return r
 }
 
-func (r *rig) components() []component.Component {
-	var cs []component.Component
-	if r.traces != nil {
-		cs = append(cs, r.traces)
+// start starts every pipeline with host.
+func (r *rig) start(host component.Host) {
+	r.t.Helper()
+	for _, c := range r.comps {
+		require.NoError(r.t, c.Start(context.Background(), host))
 	}
-	if r.logs != nil {
-		cs = append(cs, r.logs)
+}
+
+// spanCount is the number of spans all the traces sinks received.
+func (r *rig) spanCount() int {
+	n := 0
+	for _, s := range r.tsinks {
+		n += s.SpanCount()
 	}
-	return cs
+	return n
 }
 
 // sharedOf returns the component state built from cfg. It reads the process-wide instances
@@ -209,6 +255,31 @@ func instanceByID(id component.ID) *shared {
 	instances.Lock()
 	defer instances.Unlock()
 	return instances.m[id]
+}
+
+// instanceState is what the lifecycle tests check of a component's instance.
+type instanceState struct {
+	started bool
+	// ticker identifies the running ticker (its stop channel); nil when none runs.
+	ticker chan struct{}
+	// refs is the number of pipelines holding the instance.
+	refs int
+	// storage tells that a storage client is open.
+	storage bool
+	cfg     *Config
+	engine  any
+}
+
+// stateOf reads the lifecycle fields of s (shared's started, stop, refs, store), under the
+// locks that guard them.
+func stateOf(s *shared) instanceState {
+	s.mu.Lock()
+	st := instanceState{started: s.started, ticker: s.stop, storage: s.store != nil, cfg: s.cfg, engine: s.engine}
+	s.mu.Unlock()
+	instances.Lock()
+	st.refs = s.refs
+	instances.Unlock()
+	return st
 }
 
 // keepFinalMetrics collects the component's metrics when its last pipeline shuts down: the
@@ -290,7 +361,7 @@ func (r *rig) shutdown() {
 		return
 	}
 	r.down = true
-	for _, c := range r.components() {
+	for _, c := range r.comps {
 		require.NoError(r.t, c.Shutdown(context.Background()))
 	}
 }
