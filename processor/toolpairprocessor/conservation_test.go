@@ -480,9 +480,7 @@ func consStartDelivery(t *testing.T, sc *consScenario, salt uint64) *consRun {
 	require.NoError(t, err)
 	require.NoError(t, r.traces.Start(context.Background(), componenttest.NewNopHost()))
 	require.NoError(t, r.logs.Start(context.Background(), componenttest.NewNopHost()))
-	instances.Lock()
-	r.shared = instanceOf(cfg)
-	instances.Unlock()
+	r.shared = sharedOf(cfg)
 	return r
 }
 

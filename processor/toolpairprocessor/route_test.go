@@ -427,9 +427,7 @@ func TestRouteModeKeepsNoState(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, tp.Start(context.Background(), componenttest.NewNopHost()))
 	require.NoError(t, lp.Start(context.Background(), componenttest.NewNopHost()))
-	instances.Lock()
-	made := instanceOf(cfg) != nil
-	instances.Unlock()
+	made := sharedOf(cfg) != nil
 	assert.False(t, made, "no pairing state in route mode")
 
 	td := loadTraces(t, "aisdk", "interrupt_sigterm", "traces.json")
