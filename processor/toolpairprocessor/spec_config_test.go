@@ -121,11 +121,18 @@ func TestContractS6Configuration(t *testing.T) {
 	t.Run("pairing_timeout and orphan_grace as configured", func(t *testing.T) {
 		r := newRig(t, withConfig(func(c *Config) { c.PairingTimeout, c.OrphanGrace = 3*time.Second, time.Second }))
 		r.spans(ctChat(1, 1, 0, 0, 100, "c1"), ctTool(1, 3, 0, "ghost", 110, 150))
-		r.advance(900 * time.Millisecond)
-		assert.Empty(t, r.marks(nil))
-		r.advance(200 * time.Millisecond)
+		// The component's own ticker (every 100ms of real time here) expires what is due.
+		const orphans = "otelcol_processor_toolpair_outcomes"
+		r.clock.Advance(900 * time.Millisecond)
+		assert.Never(t, func() bool { return len(r.marks(nil)) > 0 }, 300*time.Millisecond, 10*time.Millisecond,
+			"nothing is due before orphan_grace")
+		r.advanceUntil(200*time.Millisecond, func() bool {
+			return r.sum(orphans, map[string]string{"toolpair.outcome": "orphan"}) == 1 && len(r.marks(nil)) == 1
+		}, "the ticker settles the result orphan after orphan_grace")
 		assert.Equal(t, map[string][]string{"ghost": {"span:orphan"}}, r.marks(nil))
-		r.advance(2 * time.Second)
+		r.advanceUntil(2*time.Second, func() bool {
+			return r.sum(orphans, map[string]string{"toolpair.outcome": "interrupted"}) == 1 && len(r.marks(nil)) == 2
+		}, "the ticker expires the call after pairing_timeout")
 		assert.Equal(t, map[string][]string{"ghost": {"span:orphan"}, "c1": {"span:interrupted/expired+synthetic"}}, r.marks(nil))
 	})
 }
