@@ -1,22 +1,24 @@
 package toolpairprocessor
 
+// The rig every test of the component runs it in: the component built through its factory,
+// fed and read through its pipelines and its own telemetry. The few places where tests reach
+// the component's unexported state (the instances registry, the atLastShutdown hook, the
+// shared state) are here, each saying what it is for, so that moving that code means adapting
+// this file.
+//
 // The spec_*_test.go files are acceptance tests of docs/specification.md, one file per
-// section, each test named after its section (TestContractS1..., TestContractS2...). Every
-// test goes through the factory, with processortest.NewNopSettings or a
-// componenttest.Telemetry, consumertest sinks and built pdata (or the real captures under
-// testdata/ where a clause is about a real source), and reads the attribute and metric names
-// exactly as the specification spells them. The clock is the factory's injected one, so
-// nothing sleeps. This file holds the rig every test of the component runs it in.
+// section, each test named after its section (TestContractS1..., TestContractS2...). They
+// send built pdata (or the real captures under testdata/ where a clause is about a real
+// source) and read the attribute and metric names exactly as the specification spells them.
+// The clock is the factory's injected one, so nothing sleeps.
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
@@ -25,19 +27,11 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor"
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadatatest"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
-
-// ctBase is the time origin of the hand-made records: times in the tables are ms after it.
-const ctBase = int64(1_800_000_000_000) // ms
-
-func ctTS(ms int64) pcommon.Timestamp {
-	return pcommon.Timestamp((ctBase + ms) * int64(time.Millisecond))
-}
 
 // testClock is a settable clock shared by a test's processors.
 type testClock struct {
@@ -80,9 +74,9 @@ type rig struct {
 	tracesPipelines []processor.Traces
 	tsinks          []*consumertest.TracesSink
 	lsinks          []*consumertest.LogsSink
-	// shared is the component's state, for the unit tests of internals (apply, anchor,
-	// custom dialects, key observation) that move with that code; other tests read what the
-	// component exports.
+	// shared is the component's state: advance, settle, crash, checkpointNow and allStats
+	// reach it, and so do the unit tests of internals (apply, anchor, custom dialects, key
+	// observation) that move with that code; other tests read what the component exports.
 	shared *shared
 	down   bool
 	// final is the component's metrics collected at its last shutdown, before its telemetry
@@ -231,16 +225,12 @@ func (r *rig) spanCount() int {
 	return n
 }
 
-// sharedOf returns the component state built from cfg. It reads the process-wide instances
-// registry, which is how a test reaches one component's state.
+// sharedOf returns the component state built from cfg, or nil: it looks cfg up in the
+// process-wide instances registry, which is how a test built on the factory reaches one
+// component's state.
 func sharedOf(cfg *Config) *shared {
 	instances.Lock()
 	defer instances.Unlock()
-	return instanceOf(cfg)
-}
-
-// instanceOf returns the shared state built from cfg, or nil. The caller holds instances' lock.
-func instanceOf(cfg *Config) *shared {
 	for _, s := range instances.m {
 		if s.cfg == cfg {
 			return s
@@ -267,7 +257,7 @@ type instanceState struct {
 	// storage tells that a storage client is open.
 	storage bool
 	cfg     *Config
-	engine  any
+	engine  *pairing.Engine
 }
 
 // stateOf reads the lifecycle fields of s (shared's started, stop, refs, store), under the
@@ -441,18 +431,6 @@ func (r *rig) allStats() pairing.Stats {
 	return st
 }
 
-// metricIn returns the metric called name in rm.
-func metricIn(rm *metricdata.ResourceMetrics, name string) (metricdata.Metrics, error) {
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			if m.Name == name {
-				return m, nil
-			}
-		}
-	}
-	return metricdata.Metrics{}, fmt.Errorf("metric %q not found", name)
-}
-
 // outSpans and outLogs are everything the sinks received, in order.
 func (r *rig) outSpans() []ptrace.Span {
 	var out []ptrace.Span
@@ -488,154 +466,4 @@ func (r *rig) marks(idOf func(plog.LogRecord) string) map[string][]string {
 		sort.Strings(v)
 	}
 	return out
-}
-
-// sum returns the sum of the data points of an int64 metric (sum or gauge) whose attributes
-// include every key/value of match (nil: all points), 0 when the metric was never recorded.
-func (r *rig) sum(name string, match map[string]string) int64 {
-	r.t.Helper()
-	m, err := metricIn(r.metrics(), name)
-	if err != nil {
-		return 0
-	}
-	var dps []metricdata.DataPoint[int64]
-	switch d := m.Data.(type) {
-	case metricdata.Sum[int64]:
-		dps = d.DataPoints
-	case metricdata.Gauge[int64]:
-		dps = d.DataPoints
-	default:
-		r.t.Fatalf("%s: unexpected data %T", name, m.Data)
-	}
-	var n int64
-	for _, dp := range dps {
-		ok := true
-		for k, v := range match {
-			if got, found := dp.Attributes.Value(attribute.Key(k)); !found || got.AsString() != v {
-				ok = false
-			}
-		}
-		if ok {
-			n += dp.Value
-		}
-	}
-	return n
-}
-
-// checkConservation checks specification section 7 on the component's metrics: uses seen = paired
-// + interrupted + rejected + pending; results seen = paired + aborted + orphan + duplicate +
-// standalone + waiting.
-func (r *rig) checkConservation() {
-	r.t.Helper()
-	const outcomes = "otelcol_processor_toolpair_outcomes"
-	paired := r.sum(outcomes, map[string]string{"toolpair.outcome": "paired"})
-	interrupted := r.sum(outcomes, map[string]string{"toolpair.outcome": "interrupted"})
-	aborted := r.sum(outcomes, map[string]string{"toolpair.outcome": "interrupted", "toolpair.interrupt.reason": "aborted"})
-	rejected := r.sum(outcomes, map[string]string{"toolpair.outcome": "rejected"})
-	orphan := r.sum(outcomes, map[string]string{"toolpair.outcome": "orphan"})
-	duplicate := r.sum(outcomes, map[string]string{"toolpair.outcome": "duplicate"})
-	standalone := r.sum(outcomes, map[string]string{"toolpair.outcome": "standalone"})
-	uses := r.sum("otelcol_processor_toolpair_uses", nil)
-	results := r.sum("otelcol_processor_toolpair_results", nil)
-	pending := r.sum("otelcol_processor_toolpair_pending_calls", nil)
-	waiting := r.sum("otelcol_processor_toolpair_waiting_results", nil)
-	assert.Positive(r.t, uses+results, "the component's metrics are read")
-	assert.Equal(r.t, uses, paired+interrupted+rejected+pending,
-		"uses %d = paired %d + interrupted %d + rejected %d + pending %d", uses, paired, interrupted, rejected, pending)
-	assert.Equal(r.t, results, paired+aborted+orphan+duplicate+standalone+waiting,
-		"results %d = paired %d + aborted %d + orphan %d + duplicate %d + standalone %d + waiting %d", results, paired, aborted, orphan, duplicate, standalone, waiting)
-}
-
-// statsFrom reads the component's own metrics (specification section 7) in rm into Stats.
-func statsFrom(rm *metricdata.ResourceMetrics) (pairing.Stats, error) {
-	var st pairing.Stats
-	metrics := map[string]metricdata.Metrics{}
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			metrics[m.Name] = m
-		}
-	}
-	points := func(name string) ([]metricdata.DataPoint[int64], error) {
-		m, ok := metrics["otelcol_processor_toolpair_"+name]
-		if !ok {
-			return nil, nil // never observed: no data point
-		}
-		switch d := m.Data.(type) {
-		case metricdata.Sum[int64]:
-			return d.DataPoints, nil
-		case metricdata.Gauge[int64]:
-			return d.DataPoints, nil
-		}
-		return nil, fmt.Errorf("metric %s of type %T", name, m.Data)
-	}
-	one := func(name string) (int64, error) {
-		ps, err := points(name)
-		if err != nil || len(ps) == 0 {
-			return 0, err
-		}
-		if len(ps) != 1 {
-			return 0, fmt.Errorf("metric %s has %d points", name, len(ps))
-		}
-		return ps[0].Value, nil
-	}
-	for _, f := range []struct {
-		name string
-		to   func(int64)
-	}{
-		{"uses", func(v int64) { st.UsesSeen = uint64(v) }},
-		{"uses_repeated", func(v int64) { st.UsesRepeated = uint64(v) }},
-		{"results", func(v int64) { st.ResultsSeen = uint64(v) }},
-		{"reports", func(v int64) { st.Reports = uint64(v) }},
-		{"pending_calls", func(v int64) { st.Pending = int(v) }},
-		{"waiting_results", func(v int64) { st.Waiting = int(v) }},
-	} {
-		v, err := one(f.name)
-		if err != nil {
-			return st, err
-		}
-		f.to(v)
-	}
-	ps, err := points("outcomes")
-	if err != nil {
-		return st, err
-	}
-	reasons := map[string]pairing.Reason{}
-	for _, rs := range pairing.Reasons() {
-		reasons[rs.String()] = rs
-	}
-	for _, p := range ps {
-		o, _ := p.Attributes.Value("toolpair.outcome")
-		v := uint64(p.Value)
-		switch o.AsString() {
-		case "paired":
-			st.Paired = v
-		case "rejected":
-			st.Rejected = v
-		case "orphan":
-			st.Orphan += v
-			if r, ok := p.Attributes.Value("reason"); ok && r.AsString() == "no_matching_call" {
-				st.UnmatchedOrphan = v
-			}
-		case "duplicate":
-			st.Duplicate = v
-		case "standalone":
-			st.Standalone += v
-			if r, ok := p.Attributes.Value("reason"); ok && r.AsString() == "no_matching_call" {
-				st.Unmatched = v
-			}
-		case "interrupted":
-			rv, _ := p.Attributes.Value("toolpair.interrupt.reason")
-			rs, ok := reasons[rv.AsString()]
-			if !ok {
-				return st, fmt.Errorf("interrupted outcome with reason %q", rv.AsString())
-			}
-			st.Interrupted[rs] = v
-			if rs == pairing.ReasonAborted {
-				st.Aborted = v
-			}
-		default:
-			return st, fmt.Errorf("outcome %q", o.AsString())
-		}
-	}
-	return st, nil
 }

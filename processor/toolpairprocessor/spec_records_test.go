@@ -13,6 +13,13 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
+// ctBase is the time origin of the hand-made records: times in the tables are ms after it.
+const ctBase = int64(1_800_000_000_000) // ms
+
+func ctTS(ms int64) pcommon.Timestamp {
+	return pcommon.Timestamp((ctBase + ms) * int64(time.Millisecond))
+}
+
 // ctEachSpan calls fn for every span of td with its resource.
 func ctEachSpan(td ptrace.Traces, fn func(pcommon.Resource, ptrace.Span)) {
 	for i := 0; i < td.ResourceSpans().Len(); i++ {
