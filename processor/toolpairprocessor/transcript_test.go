@@ -301,6 +301,9 @@ func transcriptLine(typ, msgID string, blocks ...map[string]any) plog.Logs {
 	return ld
 }
 
+// TestRecordWithSeveralResultsIsNeverHeldOrDuplicated: a transcript line holding the results
+// of two calls never announced passes once, marked standalone, rather than being held and
+// released once per call.
 func TestRecordWithSeveralResultsIsNeverHeldOrDuplicated(t *testing.T) {
 	b := newRig(t)
 	two := transcriptLine("user", "",
@@ -313,6 +316,8 @@ func TestRecordWithSeveralResultsIsNeverHeldOrDuplicated(t *testing.T) {
 	assert.Equal(t, "standalone", logAttr(logs[0], "toolpair.outcome"))
 }
 
+// TestRecordWithAPairedAndADuplicateResultIsKept: a transcript line that repeats an answered
+// call's result and resolves another call is kept, whatever the repeated result says.
 func TestRecordWithAPairedAndADuplicateResultIsKept(t *testing.T) {
 	b := newRig(t)
 	require.NoError(t, b.logs.ConsumeLogs(context.Background(), transcriptLine("assistant", "m1",
