@@ -236,6 +236,9 @@ func TestSynthesizeDisabled(t *testing.T) {
 	assert.Equal(t, n, pl.output().SpanCount())
 }
 
+// TestEchoThenToolSpanKeepsTheToolSpan: when the next chat span echoes a call's result in its
+// input messages before the call's tool span arrives, the tool span still passes and is
+// marked paired: the first record of its source for the call.
 func TestEchoThenToolSpanKeepsTheToolSpan(t *testing.T) {
 	pl := newRig(t, tracesOnly())
 	next := spanSpec{trace: 1, name: "chat m", start: 1400, end: 1600, attrs: map[string]any{
