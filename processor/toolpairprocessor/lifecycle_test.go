@@ -225,6 +225,9 @@ func TestLifecycleCatchUpWaitsForAllPipelines(t *testing.T) {
 	}
 }
 
+// TestRecordsAfterTheFirstPipelineShutdownAreReleased: a result arriving through the logs
+// pipeline after the traces pipeline shut down is not held: it passes as standalone and
+// nothing is left waiting.
 func TestRecordsAfterTheFirstPipelineShutdownAreReleased(t *testing.T) {
 	b := newRig(t)
 	require.NoError(t, b.traces.Shutdown(context.Background()))
