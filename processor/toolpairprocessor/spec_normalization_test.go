@@ -135,6 +135,9 @@ func TestContractS5DurationNormalization(t *testing.T) {
 	})
 }
 
+// TestDurationNormalizationOnResultRecords: with duration normalization on, a transcript
+// result line's details.durationMs takes the line's durationMs; off, it is left alone; a line
+// that is not a result is never touched.
 func TestDurationNormalizationOnResultRecords(t *testing.T) {
 	for _, enabled := range []bool{true, false} {
 		b := newRig(t, withConfig(func(c *Config) { c.DurationNormalization.Enabled = enabled }))
