@@ -52,7 +52,7 @@ func TestGoldenAISDK6Captures(t *testing.T) {
 			runs := spansByName(in)["ai.generateText"]
 			require.Len(t, runs, 1)
 			n := in.SpanCount()
-			pl := newPipeline(t, nil)
+			pl := newRig(t, tracesOnly())
 			pl.consume(in)
 			pl.advance(time.Minute)
 			pl.shutdown()
@@ -144,7 +144,7 @@ func TestAISDK6Timeouts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pl := newPipeline(t, nil)
+			pl := newRig(t, tracesOnly())
 			pl.consume(ruleTraces(tt.spans))
 			pl.shutdown()
 			var got []map[string]any

@@ -20,12 +20,12 @@ import (
 func TestAnchorsObservedInTheWalk(t *testing.T) {
 	for name, noDialect := range map[string]bool{"default dialects": false, "no dialect": true} {
 		t.Run(name, func(t *testing.T) {
-			b := newBothPipelines(t, func(c *Config) {
+			b := newRig(t, withConfig(func(c *Config) {
 				if noDialect {
 					c.Dialects = []string{}
 				}
 				c.OrphanGrace = 50 * time.Nanosecond
-			})
+			}))
 			td := ptrace.NewTraces()
 			rs := td.ResourceSpans().AppendEmpty()
 			rs.Resource().Attributes().PutStr("service.name", "svc")

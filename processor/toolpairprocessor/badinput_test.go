@@ -1,14 +1,12 @@
 package toolpairprocessor
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/ptracetest"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
@@ -68,9 +66,7 @@ func badSpans() ptrace.Traces {
 }
 
 func TestBadTelemetryPassesThroughAndIsCounted(t *testing.T) {
-	tel := componenttest.NewTelemetry()
-	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	pl := newPipelineWithSettings(t, nil, metadatatest.NewSettings(tel))
+	pl := newRig(t, tracesOnly())
 
 	want := badSpans()
 	pl.consume(badSpans())
@@ -84,14 +80,14 @@ func TestBadTelemetryPassesThroughAndIsCounted(t *testing.T) {
 			Value:      n,
 		}
 	}
-	metadatatest.AssertEqualProcessorToolpairMalformed(t, tel, []metricdata.DataPoint[int64]{
+	metadatatest.AssertEqualProcessorToolpairMalformed(t, pl.tel, []metricdata.DataPoint[int64]{
 		point("invalid_json", 1),
 		point("invalid_type", 1),
 		point("null_call_id", 1),
 		point("missing_call_id", 3),
 		point("invalid_call_id", 2),
 	}, metricdatatest.IgnoreTimestamp())
-	metadatatest.AssertEqualProcessorToolpairRecordsUnrecognized(t, tel, []metricdata.DataPoint[int64]{{
+	metadatatest.AssertEqualProcessorToolpairRecordsUnrecognized(t, pl.tel, []metricdata.DataPoint[int64]{{
 		Attributes: attribute.NewSet(attribute.String("otel.signal", "traces")),
 		Value:      1, // the unrelated span (a chat span announcing no call is still a step boundary)
 	}}, metricdatatest.IgnoreTimestamp())
@@ -101,23 +97,21 @@ func TestBadTelemetryPassesThroughAndIsCounted(t *testing.T) {
 // the AI SDK parallel run announces two calls (repeated by its invoke_agent span) and runs
 // both.
 func TestTelemetryFollowsTheEngine(t *testing.T) {
-	tel := componenttest.NewTelemetry()
-	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	pl := newPipelineWithSettings(t, nil, metadatatest.NewSettings(tel))
+	pl := newRig(t, tracesOnly())
 	pl.consume(readCapture(t, "parallel"))
 	pl.consume(readCapture(t, "killed_during_tool"))
 	pl.advance(11 * time.Minute)
 
 	one := func(n int64) []metricdata.DataPoint[int64] { return []metricdata.DataPoint[int64]{{Value: n}} }
-	metadatatest.AssertEqualProcessorToolpairUses(t, tel, one(3), metricdatatest.IgnoreTimestamp())
-	metadatatest.AssertEqualProcessorToolpairUsesRepeated(t, tel, one(2), metricdatatest.IgnoreTimestamp())
-	metadatatest.AssertEqualProcessorToolpairResults(t, tel, one(2), metricdatatest.IgnoreTimestamp())
-	metadatatest.AssertEqualProcessorToolpairPendingCalls(t, tel, one(0), metricdatatest.IgnoreTimestamp())
-	metadatatest.AssertEqualProcessorToolpairOutcomes(t, tel, []metricdata.DataPoint[int64]{
+	metadatatest.AssertEqualProcessorToolpairUses(t, pl.tel, one(3), metricdatatest.IgnoreTimestamp())
+	metadatatest.AssertEqualProcessorToolpairUsesRepeated(t, pl.tel, one(2), metricdatatest.IgnoreTimestamp())
+	metadatatest.AssertEqualProcessorToolpairResults(t, pl.tel, one(2), metricdatatest.IgnoreTimestamp())
+	metadatatest.AssertEqualProcessorToolpairPendingCalls(t, pl.tel, one(0), metricdatatest.IgnoreTimestamp())
+	metadatatest.AssertEqualProcessorToolpairOutcomes(t, pl.tel, []metricdata.DataPoint[int64]{
 		{Attributes: attribute.NewSet(attribute.String("toolpair.outcome", "paired")), Value: 2},
 		{Attributes: attribute.NewSet(attribute.String("toolpair.outcome", "interrupted"), attribute.String("toolpair.interrupt.reason", "expired")), Value: 1},
 	}, metricdatatest.IgnoreTimestamp())
-	metadatatest.AssertEqualProcessorToolpairSyntheticRecords(t, tel, []metricdata.DataPoint[int64]{{
+	metadatatest.AssertEqualProcessorToolpairSyntheticRecords(t, pl.tel, []metricdata.DataPoint[int64]{{
 		Attributes: attribute.NewSet(attribute.String("otel.signal", "traces")), Value: 1,
 	}}, metricdatatest.IgnoreTimestamp())
 }

@@ -14,7 +14,7 @@ import (
 // passes the other one on; the held record leaves, marked, once its use comes. Both signals.
 func TestBatchEmptiedByHoldingIsNotForwarded(t *testing.T) {
 	t.Run("traces", func(t *testing.T) {
-		b := newBothPipelines(t, nil)
+		b := newRig(t)
 		ctx := context.Background()
 		require.NoError(t, b.traces.ConsumeTraces(ctx, spanBatchOf(toolSpan(7, "call_a", 2000))))
 		assert.Empty(t, b.tsink.AllTraces(), "a batch emptied by holding is not forwarded")
@@ -37,7 +37,7 @@ func TestBatchEmptiedByHoldingIsNotForwarded(t *testing.T) {
 		assert.Equal(t, map[string]string{"call_a": "paired", "call_b": "paired"}, outcomes)
 	})
 	t.Run("logs", func(t *testing.T) {
-		b := newBothPipelines(t, nil)
+		b := newRig(t)
 		ctx := context.Background()
 		require.NoError(t, b.logs.ConsumeLogs(ctx, ctLogs(ctClaudeResult("toolu_1", 300))))
 		assert.Empty(t, b.lsink.AllLogs(), "a batch emptied by holding is not forwarded")

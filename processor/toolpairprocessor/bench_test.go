@@ -564,9 +564,7 @@ func newBenchInstance(b *testing.B, classifyTimeouts bool) *benchInstance {
 	if err := lp.Start(context.Background(), componenttest.NewNopHost()); err != nil {
 		b.Fatal(err)
 	}
-	instances.Lock()
-	s := instanceOf(cfg)
-	instances.Unlock()
+	s := sharedOf(cfg)
 	return &benchInstance{tp: tp, lp: lp, s: s, stop: func() {
 		_ = tp.Shutdown(context.Background())
 		_ = lp.Shutdown(context.Background())

@@ -43,7 +43,7 @@ func TestCodexToolSpanStartsBeforeDecision(t *testing.T) {
 				return rl.ScopeLogs().Len() == 0
 			})
 			require.NotEmpty(t, decided)
-			b := newBothPipelines(t, nil)
+			b := newRig(t)
 			require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
 			require.NoError(t, b.traces.ConsumeTraces(context.Background(), td))
 			b.advance(time.Minute)

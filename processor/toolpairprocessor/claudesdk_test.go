@@ -32,7 +32,7 @@ func assertGoldenLogs(t *testing.T, got plog.Logs, agent, scenario string) {
 
 // mergedTraces and mergedLogs move everything a pipeline's sink received into one batch (the
 // sink's batches are left empty).
-func mergedTraces(b *bothPipelines) ptrace.Traces {
+func mergedTraces(b *rig) ptrace.Traces {
 	out := ptrace.NewTraces()
 	for _, td := range b.tsink.AllTraces() {
 		td.ResourceSpans().MoveAndAppendTo(out.ResourceSpans())
@@ -40,7 +40,7 @@ func mergedTraces(b *bothPipelines) ptrace.Traces {
 	return out
 }
 
-func mergedLogs(b *bothPipelines) plog.Logs {
+func mergedLogs(b *rig) plog.Logs {
 	out := plog.NewLogs()
 	for _, ld := range b.lsink.AllLogs() {
 		ld.ResourceLogs().MoveAndAppendTo(out.ResourceLogs())
@@ -61,7 +61,7 @@ func TestGoldenClaudeAgentSDKCapture(t *testing.T) {
 	ld, err := golden.ReadLogs(filepath.Join(dir, "logs.json"))
 	require.NoError(t, err)
 	nSpans, nLogs := td.SpanCount(), ld.LogRecordCount()
-	b := newBothPipelines(t, nil)
+	b := newRig(t)
 	b.consumeBoth(td, ld, false)
 	b.advance(11 * time.Minute)
 	b.shutdown()

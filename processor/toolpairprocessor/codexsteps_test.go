@@ -35,7 +35,7 @@ func TestCodexNextRequestClosesUnansweredCall(t *testing.T) {
 		return rl.ScopeLogs().Len() == 0
 	})
 	require.Len(t, requests, 2)
-	b := newBothPipelines(t, nil)
+	b := newRig(t)
 	require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
 	b.advance(time.Minute)
 	synthetic := syntheticLogs(b)

@@ -48,7 +48,7 @@ func TestClaudeCodeExecutionSpanOrder(t *testing.T) {
 					if reversed {
 						slices.Reverse(batches)
 					}
-					b := newBothPipelines(t, nil)
+					b := newRig(t)
 					ctx := context.Background()
 					switch logs {
 					case "logs_first":

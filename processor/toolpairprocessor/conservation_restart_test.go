@@ -51,9 +51,7 @@ func consRestart(r *consRun, ext *memStorage) error {
 	if err := r.logs.Start(ctx, host); err != nil {
 		return err
 	}
-	instances.Lock()
-	r.shared = instanceOf(&cfg)
-	instances.Unlock()
+	r.shared = sharedOf(&cfg)
 	return r.shared.engine.Stats().CheckConservation()
 }
 

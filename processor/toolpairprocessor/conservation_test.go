@@ -480,9 +480,7 @@ func consStartDelivery(t *testing.T, sc *consScenario, salt uint64) *consRun {
 	require.NoError(t, err)
 	require.NoError(t, r.traces.Start(context.Background(), componenttest.NewNopHost()))
 	require.NoError(t, r.logs.Start(context.Background(), componenttest.NewNopHost()))
-	instances.Lock()
-	r.shared = instanceOf(cfg)
-	instances.Unlock()
+	r.shared = sharedOf(cfg)
 	return r
 }
 
@@ -728,100 +726,11 @@ func (sc *consScenario) records() int {
 
 // telemetryStats reads the component's own metrics (specification section 7) into Stats.
 func (r *consRun) telemetryStats() (pairing.Stats, error) {
-	var st pairing.Stats
 	var rm metricdata.ResourceMetrics
 	if err := r.tel.Reader.Collect(context.Background(), &rm); err != nil {
-		return st, err
+		return pairing.Stats{}, err
 	}
-	metrics := map[string]metricdata.Metrics{}
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			metrics[m.Name] = m
-		}
-	}
-	points := func(name string) ([]metricdata.DataPoint[int64], error) {
-		m, ok := metrics["otelcol_processor_toolpair_"+name]
-		if !ok {
-			return nil, nil // never observed: no data point
-		}
-		switch d := m.Data.(type) {
-		case metricdata.Sum[int64]:
-			return d.DataPoints, nil
-		case metricdata.Gauge[int64]:
-			return d.DataPoints, nil
-		}
-		return nil, fmt.Errorf("metric %s of type %T", name, m.Data)
-	}
-	one := func(name string) (int64, error) {
-		ps, err := points(name)
-		if err != nil || len(ps) == 0 {
-			return 0, err
-		}
-		if len(ps) != 1 {
-			return 0, fmt.Errorf("metric %s has %d points", name, len(ps))
-		}
-		return ps[0].Value, nil
-	}
-	for _, f := range []struct {
-		name string
-		to   func(int64)
-	}{
-		{"uses", func(v int64) { st.UsesSeen = uint64(v) }},
-		{"uses_repeated", func(v int64) { st.UsesRepeated = uint64(v) }},
-		{"results", func(v int64) { st.ResultsSeen = uint64(v) }},
-		{"reports", func(v int64) { st.Reports = uint64(v) }},
-		{"pending_calls", func(v int64) { st.Pending = int(v) }},
-		{"waiting_results", func(v int64) { st.Waiting = int(v) }},
-	} {
-		v, err := one(f.name)
-		if err != nil {
-			return st, err
-		}
-		f.to(v)
-	}
-	ps, err := points("outcomes")
-	if err != nil {
-		return st, err
-	}
-	reasons := map[string]pairing.Reason{}
-	for _, rs := range pairing.Reasons() {
-		reasons[rs.String()] = rs
-	}
-	for _, p := range ps {
-		o, _ := p.Attributes.Value("toolpair.outcome")
-		v := uint64(p.Value)
-		switch o.AsString() {
-		case "paired":
-			st.Paired = v
-		case "rejected":
-			st.Rejected = v
-		case "orphan":
-			st.Orphan += v
-			if r, ok := p.Attributes.Value("reason"); ok && r.AsString() == "no_matching_call" {
-				st.UnmatchedOrphan = v
-			}
-		case "duplicate":
-			st.Duplicate = v
-		case "standalone":
-			st.Standalone += v
-			if r, ok := p.Attributes.Value("reason"); ok && r.AsString() == "no_matching_call" {
-				st.Unmatched = v
-			}
-		case "interrupted":
-			rv, _ := p.Attributes.Value("toolpair.interrupt.reason")
-			rs, ok := reasons[rv.AsString()]
-			if !ok {
-				return st, fmt.Errorf("interrupted outcome with reason %q", rv.AsString())
-			}
-			st.Interrupted[rs] = v
-			if rs == pairing.ReasonAborted {
-				st.Aborted = v
-			}
-		default:
-			return st, fmt.Errorf("outcome %q", o.AsString())
-		}
-	}
-	return st, nil
+	return statsFrom(&rm)
 }
 
 // consCheck runs one sequence and compares it with the model.

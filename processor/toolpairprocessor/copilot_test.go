@@ -34,7 +34,7 @@ func TestGoldenCopilotCaptures(t *testing.T) {
 			announced := announcements(t, in)
 			require.Equal(t, []string{tc.callID}, keysOf(announced))
 			n := in.SpanCount()
-			pl := newPipeline(t, nil)
+			pl := newRig(t, tracesOnly())
 			pl.consume(in)
 			pl.advance(11 * time.Minute)
 			pl.shutdown()

@@ -12,7 +12,6 @@ import (
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/plogtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -51,9 +50,7 @@ func exampleConfig(t testing.TB, name string) *Config {
 // the agent is left unrecognised.
 func TestCustomDialectExample(t *testing.T) {
 	cfg := exampleConfig(t, "custom-dialect.yaml")
-	tel := componenttest.NewTelemetry()
-	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	b := newBothPipelinesWithSettings(t, func(c *Config) { *c = *cfg }, metadatatest.NewSettings(tel))
+	b := newRig(t, withConfig(func(c *Config) { *c = *cfg }))
 
 	ld, err := golden.ReadLogs(filepath.Join("..", "..", "testdata", "custom", "logs.json"))
 	require.NoError(t, err)
@@ -123,13 +120,13 @@ func TestCustomDialectExample(t *testing.T) {
 	assert.Equal(t, at(2500), sp.EndTimestamp().AsTime(), "ends at the next model request's start")
 	assert.Equal(t, "sess-91bc", strAttr(sp, "acme.session_id"))
 
-	metadatatest.AssertEqualProcessorToolpairMalformed(t, tel, []metricdata.DataPoint[int64]{{
+	metadatatest.AssertEqualProcessorToolpairMalformed(t, b.tel, []metricdata.DataPoint[int64]{{
 		Attributes: attribute.NewSet(attribute.String("toolpair.dialect", "acme_logs"), attribute.String("reason", "missing_call_id")),
 		Value:      1,
 	}}, metricdatatest.IgnoreTimestamp())
-	_, err = tel.GetMetric("otelcol_processor_toolpair_records_unrecognized")
+	_, err = b.tel.GetMetric("otelcol_processor_toolpair_records_unrecognized")
 	assert.Error(t, err, "no record of the agent counted as unrecognised")
-	stats := b.shared.engine.Stats()
+	stats := b.stats()
 	assert.Equal(t, uint64(1), stats.Rejected, "tc_03, refused by the policy")
 }
 
@@ -137,16 +134,14 @@ func TestCustomDialectExample(t *testing.T) {
 // a custom dialect, and a custom dialect's runtime errors count as malformed and leave the
 // record as it came.
 func TestCustomDialectsOnlySeeUnclaimedRecords(t *testing.T) {
-	tel := componenttest.NewTelemetry()
-	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	b := newBothPipelinesWithSettings(t, func(c *Config) {
+	b := newRig(t, withConfig(func(c *Config) {
 		c.CustomDialects = []custom.Config{{
 			Name: "strict", Context: custom.ContextLog,
 			// ParseJSON fails on every body that is not JSON.
 			Result: `ParseJSON(body)["kind"] == "end"`,
 			CallID: `attributes["call_id"]`,
 		}}
-	}, metadatatest.NewSettings(tel))
+	}))
 
 	ld := plog.NewLogs()
 	lrs := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()
@@ -168,7 +163,7 @@ func TestCustomDialectsOnlySeeUnclaimedRecords(t *testing.T) {
 		l.ResourceLogs().MoveAndAppendTo(got.ResourceLogs())
 	}
 	require.NoError(t, plogtest.CompareLogs(want, got), "passed through unchanged")
-	metadatatest.AssertEqualProcessorToolpairMalformed(t, tel, []metricdata.DataPoint[int64]{{
+	metadatatest.AssertEqualProcessorToolpairMalformed(t, b.tel, []metricdata.DataPoint[int64]{{
 		Attributes: attribute.NewSet(attribute.String("toolpair.dialect", "strict"), attribute.String("reason", custom.ReasonExpressionError)),
 		Value:      1,
 	}}, metricdatatest.IgnoreTimestamp())
@@ -306,7 +301,7 @@ func TestRouteOfCustomDialectRecords(t *testing.T) {
 // pending, with reason session_end, ending at the session end's time; a call of another scope
 // (the scope expression's value) stays pending.
 func TestCustomDialectSessionEnd(t *testing.T) {
-	b := newBothPipelines(t, func(c *Config) {
+	b := newRig(t, withConfig(func(c *Config) {
 		c.CustomDialects = []custom.Config{{
 			Name: "acme", Context: custom.ContextLog,
 			Use:            `event_name == "start"`,
@@ -316,7 +311,7 @@ func TestCustomDialectSessionEnd(t *testing.T) {
 			Scope:          `attributes["sess"]`,
 			ScopeAttribute: "acme.session",
 		}}
-	})
+	}))
 	ld := plog.NewLogs()
 	lrs := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()
 	add := func(event string, ms int64, attrs map[string]any) {
@@ -336,5 +331,5 @@ func TestCustomDialectSessionEnd(t *testing.T) {
 	assert.Equal(t, "tool call c1 (bash) interrupted: session_end", logs[0].Body().Str())
 	assert.Equal(t, ctTS(2000), logs[0].Timestamp())
 	assert.Equal(t, "s1", logAttr(logs[0], "acme.session"))
-	assert.Equal(t, 1, b.shared.engine.Stats().Pending, "c2, of another scope, is still pending")
+	assert.Equal(t, 1, b.stats().Pending, "c2, of another scope, is still pending")
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -63,7 +62,7 @@ func copilotAbort(p string) custom.Config {
 
 // executeToolOutcomes returns the outcome (and interrupt reason) each execute_tool span that
 // left the component has, by its service name.
-func executeToolOutcomes(t *testing.T, b *bothPipelines) map[string]string {
+func executeToolOutcomes(t *testing.T, b *rig) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for _, td := range b.tsink.AllTraces() {
@@ -106,7 +105,7 @@ func TestCustomDialectBeforeBuiltinTakesOneAgent(t *testing.T) {
 		t.Run(tt.precedence, func(t *testing.T) {
 			cfg := copilotAbort(tt.precedence)
 			cfg.Abort = `attributes["gen_ai.operation.name"] == "execute_tool" and attributes["copilot.interrupted"] == true`
-			b := newBothPipelines(t, func(c *Config) { c.CustomDialects = []custom.Config{cfg} })
+			b := newRig(t, withConfig(func(c *Config) { c.CustomDialects = []custom.Config{cfg} }))
 			td := copilotCapture(t, true)
 			forEachSpan(td, func(_ pcommon.Resource, s ptrace.Span) {
 				if strAttr(s, "gen_ai.operation.name") == "execute_tool" {
@@ -120,7 +119,7 @@ func TestCustomDialectBeforeBuiltinTakesOneAgent(t *testing.T) {
 			b.advance(time.Minute)
 			b.shutdown()
 			assert.Equal(t, tt.want, executeToolOutcomes(t, b))
-			stats := b.shared.engine.Stats()
+			stats := b.stats()
 			assert.Equal(t, uint64(2), stats.UsesSeen, "both chat spans read by genai")
 			assert.Equal(t, tt.aborted, stats.Aborted)
 			assert.Zero(t, stats.Orphan+stats.Standalone, "every result met its use")
@@ -135,9 +134,7 @@ func TestCustomDialectBeforeBuiltinTakesOneAgent(t *testing.T) {
 func TestCustomDialectCallsMatchTextParts(t *testing.T) {
 	for _, match := range []map[string]string{{"type": "tool_call"}, nil} {
 		t.Run(map[bool]string{true: "calls_match", false: "unfiltered"}[match != nil], func(t *testing.T) {
-			tel := componenttest.NewTelemetry()
-			t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-			b := newBothPipelinesWithSettings(t, func(c *Config) {
+			b := newRig(t, withConfig(func(c *Config) {
 				c.CustomDialects = []custom.Config{{
 					Name: "copilot", Context: custom.ContextSpan,
 					Precedence: custom.PrecedenceBeforeBuiltin, Where: copilotWhere,
@@ -149,21 +146,21 @@ func TestCustomDialectCallsMatchTextParts(t *testing.T) {
 					SessionEnd: `attributes["gen_ai.operation.name"] == "invoke_agent"`,
 					CallID:     copilotCallID,
 				}}
-			}, metadatatest.NewSettings(tel))
+			}))
 			require.NoError(t, b.traces.ConsumeTraces(context.Background(), copilotCapture(t, false)))
 			b.advance(time.Minute)
 			b.shutdown()
 
 			assert.Equal(t, map[string]string{copilotService: "interrupted aborted"}, executeToolOutcomes(t, b))
-			stats := b.shared.engine.Stats()
+			stats := b.stats()
 			assert.Equal(t, uint64(1), stats.UsesSeen)
 			assert.Equal(t, uint64(1), stats.Aborted)
 			if match != nil {
-				_, err := tel.GetMetric("otelcol_processor_toolpair_malformed")
+				_, err := b.tel.GetMetric("otelcol_processor_toolpair_malformed")
 				assert.Error(t, err, "nothing malformed")
 				return
 			}
-			metadatatest.AssertEqualProcessorToolpairMalformed(t, tel, []metricdata.DataPoint[int64]{{
+			metadatatest.AssertEqualProcessorToolpairMalformed(t, b.tel, []metricdata.DataPoint[int64]{{
 				Attributes: attribute.NewSet(attribute.String("toolpair.dialect", "copilot"), attribute.String("reason", "missing_call_id")),
 				Value:      1,
 			}}, metricdatatest.IgnoreTimestamp())
@@ -249,10 +246,7 @@ custom_dialects:
 func TestDocsTakeoverExample(t *testing.T) {
 	cfg := docConfig(t, customDialectPage, "## Taking records from a built-in dialect")
 	require.Contains(t, cfg.Dialects, "genai")
-
-	tel := componenttest.NewTelemetry()
-	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	b := newBothPipelinesWithSettings(t, func(c *Config) { *c = *cfg }, metadatatest.NewSettings(tel))
+	b := newRig(t, withConfig(func(c *Config) { *c = *cfg }))
 	require.NoError(t, b.traces.ConsumeTraces(context.Background(), copilotCapture(t, false)))
 	require.NoError(t, b.traces.ConsumeTraces(context.Background(), loadTraces(t, "custom", "qwen_interrupt_sigterm_traces.json")))
 	require.NoError(t, b.logs.ConsumeLogs(context.Background(), loadLogs(t, "custom", "qwen_interrupt_sigterm_logs.json")))
@@ -268,9 +262,9 @@ func TestDocsTakeoverExample(t *testing.T) {
 	}
 	// Its source's first record of the call, reporting the abort too (specification section 2).
 	assert.Equal(t, []string{"qwen-code.tool_call interrupted"}, events)
-	stats := b.shared.engine.Stats()
+	stats := b.stats()
 	assert.Equal(t, uint64(2), stats.UsesSeen, "Copilot's call read by genai, Qwen Code's by qwen_spans")
 	assert.Equal(t, uint64(2), stats.Aborted)
-	_, err := tel.GetMetric("otelcol_processor_toolpair_malformed")
+	_, err := b.tel.GetMetric("otelcol_processor_toolpair_malformed")
 	assert.Error(t, err, "nothing malformed")
 }

@@ -117,9 +117,9 @@ func batchesOf(records []plog.Logs, rng *rand.Rand) []plog.Logs {
 // call ID ("paired", "orphan", "interrupted/next_step", ...) read from the records that
 // leave, the synthetic records, and the number of records that left. The batches are all
 // delivered within orphan_grace; then the clock passes pairing_timeout.
-func callOutcomes(t *testing.T, lines [][]byte, rng *rand.Rand) (map[string]string, []plog.LogRecord, int, *bothPipelines) {
+func callOutcomes(t *testing.T, lines [][]byte, rng *rand.Rand) (map[string]string, []plog.LogRecord, int, *rig) {
 	t.Helper()
-	b := newBothPipelines(t, nil)
+	b := newRig(t)
 	for _, ld := range batchesOf(logRecordsOf(lines, "session.jsonl"), rng) {
 		require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
 		b.advance(time.Millisecond)
@@ -150,7 +150,7 @@ func callOutcomes(t *testing.T, lines [][]byte, rng *rand.Rand) (map[string]stri
 			}
 		}
 	}
-	require.NoError(t, b.shared.engine.Stats().CheckConservation())
+	require.NoError(t, b.stats().CheckConservation())
 	return out, synthetic, len(logs), b
 }
 
@@ -225,7 +225,7 @@ func TestFaultedTranscripts(t *testing.T) {
 			}
 			assert.Len(t, synthetic, interrupted)
 			assert.Equal(t, len(tc.lines)+interrupted+tc.extraRecords, n)
-			s := b.shared.engine.Stats()
+			s := b.stats()
 			if tc.extraRecords < 0 {
 				assert.Equal(t, uint64(1), s.Duplicate)
 			}
@@ -252,7 +252,7 @@ func TestOutcomesDoNotDependOnArrival(t *testing.T) {
 	got, synth, n, b := callOutcomes(t, append(append([][]byte{}, faulty...), faulty...), nil)
 	assert.Equal(t, want, got)
 	assert.Len(t, synth, 1)
-	s := b.shared.engine.Stats()
+	s := b.stats()
 	assert.Equal(t, uint64(len(want)-1), s.Duplicate, "every repeated result is a duplicate")
 	assert.Equal(t, 2*len(faulty)+1-int(s.Duplicate), n, "repeated results dropped, nothing else")
 }
@@ -261,7 +261,7 @@ func TestOutcomesDoNotDependOnArrival(t *testing.T) {
 // split into batches differently and twice over: the same synthetic span, once.
 func TestSyntheticSpanIDsDoNotDependOnArrival(t *testing.T) {
 	run := func(split int, twice bool) []ptrace.Span {
-		pl := newBothPipelines(t, nil)
+		pl := newRig(t)
 		feeds := 1
 		if twice {
 			feeds = 2

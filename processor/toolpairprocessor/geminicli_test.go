@@ -68,7 +68,7 @@ func TestGoldenGeminiCLISpans(t *testing.T) {
 			announced := geminiAnnouncements(t, in)
 			require.Len(t, announced, 1)
 			n := in.SpanCount()
-			pl := newPipeline(t, nil)
+			pl := newRig(t, tracesOnly())
 			pl.consume(in)
 			pl.advance(11 * time.Minute)
 			pl.shutdown()
@@ -138,12 +138,12 @@ func TestGoldenGeminiCLISpans(t *testing.T) {
 func TestGeminiCLISpansAndLogs(t *testing.T) {
 	for _, logsFirst := range []bool{false, true} {
 		t.Run(map[bool]string{false: "traces_first", true: "logs_first"}[logsFirst], func(t *testing.T) {
-			b := newBothPipelines(t, nil)
+			b := newRig(t)
 			td, ld := readGemini(t, "normal")
 			nSpans, nLogs := td.SpanCount(), ld.LogRecordCount()
 			b.consumeBoth(td, ld, logsFirst)
 			b.advance(11 * time.Minute)
-			st := b.shared.engine.Stats()
+			st := b.stats()
 			assert.Equal(t, uint64(1), st.UsesSeen)
 			assert.Equal(t, uint64(1), st.Paired)
 			assert.GreaterOrEqual(t, st.UsesRepeated, uint64(2), "the details record and schedule_tool_calls repeat the llm_call's use")
@@ -180,13 +180,13 @@ func TestGeminiCLISpansAndLogs(t *testing.T) {
 func TestGeminiCLIKilledCallGetsSpan(t *testing.T) {
 	for _, logsFirst := range []bool{false, true} {
 		t.Run(map[bool]string{false: "traces_first", true: "logs_first"}[logsFirst], func(t *testing.T) {
-			b := newBothPipelines(t, nil)
+			b := newRig(t)
 			td, ld := readGemini(t, "interrupt_sigterm")
 			llm := spansByName(td)["llm_call"]
 			require.Len(t, llm, 1)
 			b.consumeBoth(td, ld, logsFirst)
 			b.advance(11 * time.Minute)
-			st := b.shared.engine.Stats()
+			st := b.stats()
 			assert.Equal(t, uint64(1), st.UsesSeen)
 			assert.Equal(t, uint64(1), st.InterruptedTotal())
 			b.shutdown()
@@ -240,11 +240,11 @@ func TestGeminiCLINextRequestClosesAbandonedCall(t *testing.T) {
 		s.SetEndTimestamp(s.StartTimestamp() + pcommon.Timestamp(time.Second))
 		return out
 	}
-	pl := newPipeline(t, nil)
+	pl := newRig(t, tracesOnly())
 	pl.consume(td)
 	pl.consume(next("llm_call", true, 2*time.Second)) // a sub-agent's request
 	pl.advance(time.Minute)
-	assert.Zero(t, pl.p.engine.Stats().InterruptedTotal(), "a sub-agent's request closes nothing of the main agent")
+	assert.Zero(t, pl.stats().InterruptedTotal(), "a sub-agent's request closes nothing of the main agent")
 	pl.consume(next("llm_call", false, 5*time.Second))
 	pl.advance(time.Minute)
 	var synthetic []ptrace.Span
@@ -263,7 +263,7 @@ func TestGeminiCLINextRequestClosesAbandonedCall(t *testing.T) {
 // gemini_cli.api_error with error.type "Error" and no status code (the corpus notes of Gemini
 // CLI 0.61.0): no field says timeout, so neither is classified as one.
 func TestGeminiCLIFetchFailedIsNotATimeout(t *testing.T) {
-	b := newBothPipelines(t, nil)
+	b := newRig(t)
 	td := ruleTraces([]ruleSpan{{name: "llm_call", start: 0, end: 15_010, status: "exception TypeError: fetch failed sending request",
 		attrs: map[string]any{"gen_ai.operation.name": "llm_call", "gen_ai.conversation.id": ruleSession}}})
 	ld := plog.NewLogs()
@@ -300,7 +300,7 @@ func TestGeminiCLIApiRequestClosesAbandonedCall(t *testing.T) {
 		}))
 		return out
 	}
-	b := newBothPipelines(t, nil)
+	b := newRig(t)
 	require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
 	require.NoError(t, b.logs.ConsumeLogs(context.Background(), request("subagent", time.Second)))
 	require.NoError(t, b.logs.ConsumeLogs(context.Background(), request("utility_next_speaker", 2*time.Second)))
@@ -334,11 +334,11 @@ func TestGeminiCLILostToolSpanPairsOnHistory(t *testing.T) {
 	if second.StartTimestamp() < first.StartTimestamp() {
 		first, second = second, first
 	}
-	pl := newPipeline(t, nil)
+	pl := newRig(t, tracesOnly())
 	pl.consume(td)
 	pl.advance(11 * time.Minute)
 	pl.shutdown()
-	st := pl.p.engine.Stats()
+	st := pl.stats()
 	assert.Equal(t, uint64(1), st.Paired)
 	assert.Zero(t, st.InterruptedTotal())
 	var marked []ptrace.Span

@@ -18,13 +18,13 @@ import (
 // messages (the wire ID), an echo: paired, nothing added or dropped. That record is the
 // call's only result record, so it is the one marked paired, with the call's duration.
 func TestGeminiInferenceDetailsPair(t *testing.T) {
-	b := newBothPipelines(t, nil)
+	b := newRig(t)
 	ld := readAgentLogs(t, "gemini", "normal")
 	want := plog.NewLogs()
 	ld.CopyTo(want)
 	require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
 	b.advance(11 * time.Minute)
-	s := b.shared.engine.Stats()
+	s := b.stats()
 	assert.Equal(t, uint64(1), s.UsesSeen)
 	assert.Equal(t, uint64(1), s.Paired)
 	assert.Zero(t, s.Pending)
@@ -47,7 +47,7 @@ func TestGeminiInferenceDetailsPair(t *testing.T) {
 // TestGeminiInterruptedCall: killed during the tool, Gemini CLI leaves only the details record
 // announcing the call; after pairing_timeout it gets one synthetic record, keyed by session.id.
 func TestGeminiInterruptedCall(t *testing.T) {
-	b := newBothPipelines(t, nil)
+	b := newRig(t)
 	ld := readAgentLogs(t, "gemini", "interrupt_sigterm")
 	n := ld.LogRecordCount()
 	require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
@@ -65,7 +65,7 @@ func TestGeminiInterruptedCall(t *testing.T) {
 // is its source's first record of the result: paired too, never dropped, and not counting
 // the call (specification section 2); the choice is not marked.
 func TestSemconvEventsEchoDoesNotDropTheToolSpan(t *testing.T) {
-	b := newBothPipelines(t, nil)
+	b := newRig(t)
 	events := func(recs ...func(plog.LogRecord)) plog.Logs {
 		ld := plog.NewLogs()
 		rl := ld.ResourceLogs().AppendEmpty()

@@ -12,7 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
-func syntheticSpans(b *bothPipelines) []ptrace.Span {
+func syntheticSpans(b *rig) []ptrace.Span {
 	var out []ptrace.Span
 	for _, td := range b.tsink.AllTraces() {
 		for _, s := range allSpans(td) {
@@ -24,7 +24,7 @@ func syntheticSpans(b *bothPipelines) []ptrace.Span {
 	return out
 }
 
-func syntheticLogs(b *bothPipelines) []plog.LogRecord {
+func syntheticLogs(b *rig) []plog.LogRecord {
 	var out []plog.LogRecord
 	for _, lr := range allLogs(b.lsink) {
 		if v, ok := lr.Attributes().Get("toolpair.synthetic"); ok && v.Bool() {
@@ -70,7 +70,7 @@ func TestInterruptedLogCallGetsSpanInTurnTrace(t *testing.T) {
 				require.NoError(t, err)
 				ld, err := golden.ReadLogs(filepath.Join(dir, "logs.json"))
 				require.NoError(t, err)
-				b := newBothPipelines(t, nil)
+				b := newRig(t)
 				b.consumeBoth(td, ld, logsFirst)
 				b.advance(11 * time.Minute)
 				b.shutdown()

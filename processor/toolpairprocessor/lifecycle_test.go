@@ -2,7 +2,6 @@ package toolpairprocessor
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
@@ -11,8 +10,8 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/processor"
-	"go.opentelemetry.io/collector/processor/processortest"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
@@ -20,124 +19,36 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
-// instanceOf returns the shared state built from cfg, or nil. The caller holds instances' lock.
-func instanceOf(cfg *Config) *shared {
-	for _, s := range instances.m {
-		if s.cfg == cfg {
-			return s
-		}
-	}
-	return nil
-}
-
-// metricIn returns the metric called name in rm.
-func metricIn(rm *metricdata.ResourceMetrics, name string) (metricdata.Metrics, error) {
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			if m.Name == name {
-				return m, nil
-			}
-		}
-	}
-	return metricdata.Metrics{}, fmt.Errorf("metric %q not found", name)
-}
-
-// lcPipelines creates, in order, the pipelines of kinds ("traces" or "logs") of component id
-// from cfg, each with its own sink, on one clock and telemetry.
-type lcPipelines struct {
-	tsinks []*consumertest.TracesSink
-	lsinks []*consumertest.LogsSink
-	comps  []component.Component
-	traces []processor.Traces
-}
-
-func newLCPipelines(t *testing.T, f processor.Factory, set processor.Settings, cfg *Config, kinds ...string) *lcPipelines {
-	t.Helper()
-	p := &lcPipelines{}
-	for _, k := range kinds {
-		switch k {
-		case "traces":
-			sink := new(consumertest.TracesSink)
-			tp, err := f.CreateTraces(context.Background(), set, cfg, sink)
-			require.NoError(t, err)
-			p.tsinks, p.traces, p.comps = append(p.tsinks, sink), append(p.traces, tp), append(p.comps, tp)
-		case "logs":
-			sink := new(consumertest.LogsSink)
-			lp, err := f.CreateLogs(context.Background(), set, cfg, sink)
-			require.NoError(t, err)
-			p.lsinks, p.comps = append(p.lsinks, sink), append(p.comps, lp)
-		}
-	}
-	t.Cleanup(func() {
-		for _, c := range p.comps {
-			_ = c.Shutdown(context.Background())
-		}
-	})
-	return p
-}
-
-func (p *lcPipelines) start(t *testing.T, host component.Host) {
-	t.Helper()
-	for _, c := range p.comps {
-		require.NoError(t, c.Start(context.Background(), host))
-	}
-}
-
-func (p *lcPipelines) spanCount() int {
-	n := 0
-	for _, s := range p.tsinks {
-		n += s.SpanCount()
-	}
-	return n
-}
-
-func instanceByID(id component.ID) *shared {
-	instances.Lock()
-	defer instances.Unlock()
-	return instances.m[id]
-}
-
 // TestLifecycleOneInstancePerComponent: every pipeline of one component ID shares one
 // instance, started once with one ticker; another component ID, even built from the same
 // configuration, has its own.
 func TestLifecycleOneInstancePerComponent(t *testing.T) {
-	f := newFactoryWithClock(newTestClock())
-	cfg := f.CreateDefaultConfig().(*Config)
-	setA := processortest.NewNopSettings(metadata.Type)
-	setB := processortest.NewNopSettings(metadata.Type)
-	setB.ID = component.MustNewIDWithName(metadata.Type.String(), "b")
-
-	a := newLCPipelines(t, f, setA, cfg, "traces", "logs", "traces")
-	sa := instanceByID(setA.ID)
+	clock := newTestClock()
+	a := newRig(t, withClock(clock), withPipelines("traces", "logs", "traces"), unstarted())
+	sa := instanceByID(component.NewID(metadata.Type))
 	require.NotNil(t, sa)
 	for _, c := range a.comps[:1] {
 		require.NoError(t, c.Start(context.Background(), componenttest.NewNopHost()))
 	}
-	sa.mu.Lock()
-	stop := sa.stop
-	sa.mu.Unlock()
+	stop := stateOf(sa).ticker
 	require.NotNil(t, stop, "the first start starts the ticker")
 	for _, c := range a.comps[1:] {
 		require.NoError(t, c.Start(context.Background(), componenttest.NewNopHost()))
 	}
-	sa.mu.Lock()
-	assert.Equal(t, stop, sa.stop, "later starts start no other ticker")
-	sa.mu.Unlock()
-	instances.Lock()
-	assert.Equal(t, 3, sa.refs, "three pipelines hold the instance")
-	instances.Unlock()
+	assert.Equal(t, stop, stateOf(sa).ticker, "later starts start no other ticker")
+	assert.Equal(t, 3, stateOf(sa).refs, "three pipelines hold the instance")
 
-	b := newLCPipelines(t, f, setB, cfg, "traces", "logs")
-	b.start(t, componenttest.NewNopHost())
-	sb := instanceByID(setB.ID)
+	idB := component.MustNewIDWithName(metadata.Type.String(), "b")
+	b := newRig(t, withClock(clock), withConfigOf(a.cfg), withSettings(func(set *processor.Settings) { set.ID = idB }))
+	sb := instanceByID(idB)
 	require.NotNil(t, sb)
 	assert.NotSame(t, sa, sb, "toolpair and toolpair/b have separate instances")
-	assert.NotSame(t, sa.engine, sb.engine)
+	assert.NotSame(t, stateOf(sa).engine, stateOf(sb).engine)
 
 	// A call announced in toolpair's first traces pipeline is pending in toolpair only.
-	require.NoError(t, a.traces[0].ConsumeTraces(context.Background(), ctTraces(ctChat(1, 1, 0, 0, 1000, "lc_call"))))
-	assert.Equal(t, 1, sa.engine.Stats().Pending)
-	assert.Equal(t, 0, sb.engine.Stats().Pending)
+	require.NoError(t, a.traces.ConsumeTraces(context.Background(), ctTraces(ctChat(1, 1, 0, 0, 1000, "lc_call"))))
+	assert.Equal(t, 1, a.stats().Pending)
+	assert.Equal(t, 0, b.stats().Pending)
 }
 
 // TestLifecycleFirstShutdownFlushes: without storage, the first pipeline's shutdown stops the
@@ -146,14 +57,11 @@ func TestLifecycleOneInstancePerComponent(t *testing.T) {
 // only what arrived since, the last one removes the instance; shutting a pipeline down twice
 // does not count it out twice.
 func TestLifecycleFirstShutdownFlushes(t *testing.T) {
-	f := newFactoryWithClock(newTestClock())
-	cfg := f.CreateDefaultConfig().(*Config)
-	set := processortest.NewNopSettings(metadata.Type)
-	p := newLCPipelines(t, f, set, cfg, "traces", "logs", "traces")
-	p.start(t, componenttest.NewNopHost())
-	s := instanceByID(set.ID)
+	p := newRig(t, withPipelines("traces", "logs", "traces"))
+	id := component.NewID(metadata.Type)
+	s := instanceByID(id)
 	ctx := context.Background()
-	require.NoError(t, p.traces[0].ConsumeTraces(ctx, ctTraces(ctChat(1, 1, 0, 0, 1000, "lc_call"))))
+	require.NoError(t, p.tracesPipelines[0].ConsumeTraces(ctx, ctTraces(ctChat(1, 1, 0, 0, 1000, "lc_call"))))
 	reasons := func(sink *consumertest.TracesSink) []string {
 		var out []string
 		for _, td := range sink.AllTraces() {
@@ -170,20 +78,18 @@ func TestLifecycleFirstShutdownFlushes(t *testing.T) {
 	require.NoError(t, p.comps[1].Shutdown(ctx), "a second shutdown of one pipeline")
 	assert.Equal(t, []string{"shutdown"}, reasons(p.tsinks[0]), "flushed to the pipeline the call came through")
 	assert.Empty(t, reasons(p.tsinks[1]))
-	s.mu.Lock()
-	assert.Nil(t, s.stop, "the first shutdown stops the ticker")
-	s.mu.Unlock()
-	assert.Same(t, s, instanceByID(set.ID), "two pipelines still hold the instance")
+	assert.Nil(t, stateOf(s).ticker, "the first shutdown stops the ticker")
+	assert.Same(t, s, instanceByID(id), "two pipelines still hold the instance")
 
 	// A call announced through the second traces pipeline after the first shutdown (an
 	// upstream component flushing) is flushed by that pipeline's shutdown.
-	require.NoError(t, p.traces[1].ConsumeTraces(ctx, ctTraces(ctChat(2, 1, 0, 0, 1000, "lc_late"))))
+	require.NoError(t, p.tracesPipelines[1].ConsumeTraces(ctx, ctTraces(ctChat(2, 1, 0, 0, 1000, "lc_late"))))
 	require.NoError(t, p.comps[2].Shutdown(ctx))
 	assert.Equal(t, []string{"shutdown"}, reasons(p.tsinks[0]), "the first call is flushed once")
 	assert.Equal(t, []string{"shutdown"}, reasons(p.tsinks[1]))
-	assert.Same(t, s, instanceByID(set.ID))
+	assert.Same(t, s, instanceByID(id))
 	require.NoError(t, p.comps[0].Shutdown(ctx))
-	assert.Nil(t, instanceByID(set.ID), "the last shutdown removes the instance")
+	assert.Nil(t, instanceByID(id), "the last shutdown removes the instance")
 	assert.Equal(t, []string{"shutdown"}, reasons(p.tsinks[0]))
 	assert.Equal(t, []string{"shutdown"}, reasons(p.tsinks[1]))
 }
@@ -191,22 +97,16 @@ func TestLifecycleFirstShutdownFlushes(t *testing.T) {
 // TestLifecycleLastShutdownCheckpoints: with storage, only the last pipeline's shutdown
 // writes the state, once, and interrupts nothing.
 func TestLifecycleLastShutdownCheckpoints(t *testing.T) {
-	clock := newTestClock()
-	f := newFactoryWithClock(clock)
-	cfg := f.CreateDefaultConfig().(*Config)
-	id := memStorageID
-	cfg.Storage = &id
-	tel := componenttest.NewTelemetry()
-	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	set := metadatatest.NewSettings(tel)
 	ext := newMemStorage()
-	p := newLCPipelines(t, f, set, cfg, "traces", "logs")
-	p.start(t, storageHost{memStorageID: ext})
-	require.NoError(t, p.traces[0].ConsumeTraces(context.Background(), ctTraces(ctChat(1, 1, 0, 0, 1000, "lc_call"))))
+	p := newRig(t, withConfig(func(c *Config) {
+		id := memStorageID
+		c.Storage = &id
+	}), withHost(storageHost{memStorageID: ext}))
+	require.NoError(t, p.traces.ConsumeTraces(context.Background(), ctTraces(ctChat(1, 1, 0, 0, 1000, "lc_call"))))
 
 	passed := p.spanCount()
 	checkpoints := func() uint64 {
-		m, err := tel.GetMetric("otelcol_processor_toolpair_state_checkpoint_size")
+		m, err := p.tel.GetMetric("otelcol_processor_toolpair_state_checkpoint_size")
 		if err != nil {
 			return 0
 		}
@@ -258,44 +158,38 @@ func TestLifecycleCreationFailureReleasesTelemetry(t *testing.T) {
 // TestLifecycleFailedStartRestartable: a start that fails (the storage extension is missing)
 // leaves the instance unstarted; a later start succeeds and starts the ticker.
 func TestLifecycleFailedStartRestartable(t *testing.T) {
-	f := newFactoryWithClock(newTestClock())
-	cfg := f.CreateDefaultConfig().(*Config)
-	id := memStorageID
-	cfg.Storage = &id
-	set := processortest.NewNopSettings(metadata.Type)
-	p := newLCPipelines(t, f, set, cfg, "traces", "logs")
+	p := newRig(t, withConfig(func(c *Config) {
+		id := memStorageID
+		c.Storage = &id
+	}), unstarted())
 	require.ErrorContains(t, p.comps[0].Start(context.Background(), componenttest.NewNopHost()), "not configured")
-	s := instanceByID(set.ID)
-	s.mu.Lock()
-	assert.False(t, s.started)
-	assert.Nil(t, s.stop)
-	s.mu.Unlock()
-	p.start(t, storageHost{memStorageID: newMemStorage()})
-	s.mu.Lock()
-	assert.True(t, s.started)
-	assert.NotNil(t, s.stop)
-	assert.NotNil(t, s.store)
-	s.mu.Unlock()
+	s := instanceByID(component.NewID(metadata.Type))
+	st := stateOf(s)
+	assert.False(t, st.started)
+	assert.Nil(t, st.ticker)
+	p.start(storageHost{memStorageID: newMemStorage()})
+	st = stateOf(s)
+	assert.True(t, st.started)
+	assert.NotNil(t, st.ticker)
+	assert.True(t, st.storage)
 }
 
 // TestLifecycleNewConfigTakesOver: pipelines built from another configuration of the same
 // component ID (a reload whose old pipelines were never shut down) get a new instance; the old
 // instance's last shutdown leaves the new one in place.
 func TestLifecycleNewConfigTakesOver(t *testing.T) {
-	f := newFactoryWithClock(newTestClock())
-	set := processortest.NewNopSettings(metadata.Type)
-	oldCfg := f.CreateDefaultConfig().(*Config)
-	old := newLCPipelines(t, f, set, oldCfg, "traces")
-	sOld := instanceByID(set.ID)
-	newCfg := f.CreateDefaultConfig().(*Config)
-	cur := newLCPipelines(t, f, set, newCfg, "logs")
-	sNew := instanceByID(set.ID)
+	clock := newTestClock()
+	id := component.NewID(metadata.Type)
+	old := newRig(t, withClock(clock), tracesOnly(), unstarted())
+	sOld := instanceByID(id)
+	cur := newRig(t, withClock(clock), logsOnly(), unstarted())
+	sNew := instanceByID(id)
 	require.NotSame(t, sOld, sNew)
-	assert.Same(t, newCfg, sNew.cfg)
+	assert.Same(t, cur.cfg, stateOf(sNew).cfg)
 	require.NoError(t, old.comps[0].Shutdown(context.Background()))
-	assert.Same(t, sNew, instanceByID(set.ID))
+	assert.Same(t, sNew, instanceByID(id))
 	require.NoError(t, cur.comps[0].Shutdown(context.Background()))
-	assert.Nil(t, instanceByID(set.ID))
+	assert.Nil(t, instanceByID(id))
 }
 
 // TestLifecycleCatchUpWaitsForAllPipelines: with storage, a call whose deadline passed while
@@ -304,26 +198,21 @@ func TestLifecycleNewConfigTakesOver(t *testing.T) {
 // synthetic span goes to has not.
 func TestLifecycleCatchUpWaitsForAllPipelines(t *testing.T) {
 	clock := newTestClock()
-	f := newFactoryWithClock(clock)
-	set := processortest.NewNopSettings(metadata.Type)
 	ext := newMemStorage()
 	host := storageHost{memStorageID: ext}
-	config := func() *Config {
-		cfg := f.CreateDefaultConfig().(*Config)
+	withStorage := withConfig(func(c *Config) {
 		id := memStorageID
-		cfg.Storage = &id
-		return cfg
-	}
-	run1 := newLCPipelines(t, f, set, config(), "traces", "logs")
-	run1.start(t, host)
-	require.NoError(t, run1.traces[0].ConsumeTraces(context.Background(), ctTraces(ctChat(1, 1, 0, 0, 1000, "lc_down"))))
+		c.Storage = &id
+	})
+	run1 := newRig(t, withClock(clock), withStorage, withHost(host))
+	require.NoError(t, run1.traces.ConsumeTraces(context.Background(), ctTraces(ctChat(1, 1, 0, 0, 1000, "lc_down"))))
 	for _, c := range run1.comps {
 		require.NoError(t, c.Shutdown(context.Background()))
 	}
 	sent := run1.spanCount()
 
 	clock.Advance(11 * time.Minute)
-	run2 := newLCPipelines(t, f, set, config(), "traces", "logs")
+	run2 := newRig(t, withClock(clock), withStorage, unstarted())
 	require.NoError(t, run2.comps[1].Start(context.Background(), host), "the logs pipeline starts first")
 	assert.Never(t, func() bool { return run2.spanCount() > 0 }, 300*time.Millisecond, 10*time.Millisecond,
 		"nothing is expired while the traces pipeline has not started")
@@ -334,4 +223,36 @@ func TestLifecycleCatchUpWaitsForAllPipelines(t *testing.T) {
 	for _, c := range run2.comps {
 		require.NoError(t, c.Shutdown(context.Background()))
 	}
+}
+
+// TestRecordsAfterTheFirstPipelineShutdownAreReleased: a result arriving through the logs
+// pipeline after the traces pipeline shut down is not held: it passes as standalone and
+// nothing is left waiting.
+func TestRecordsAfterTheFirstPipelineShutdownAreReleased(t *testing.T) {
+	b := newRig(t)
+	require.NoError(t, b.traces.Shutdown(context.Background()))
+	ld := plog.NewLogs()
+	lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	lr.Body().SetStr("claude_code.tool_result")
+	lr.Attributes().PutStr("tool_use_id", "toolu_x")
+	lr.Attributes().PutStr("session.id", "s")
+	require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
+	require.NoError(t, b.logs.Shutdown(context.Background()))
+	logs := allLogs(b.lsink)
+	require.Len(t, logs, 1)
+	assert.Equal(t, "standalone", logAttr(logs[0], "toolpair.outcome"))
+	assert.Zero(t, b.stats().Waiting)
+}
+
+// TestTwoTracesPipelinesOfOneComponent: a synthetic span goes to the pipeline of the span
+// that announced its call, not to whichever pipeline started last.
+func TestTwoTracesPipelinesOfOneComponent(t *testing.T) {
+	r := newRig(t, withPipelines("traces", "traces"))
+	a, bp := r.tracesPipelines[0], r.tracesPipelines[1]
+	sinkA, sinkB := r.tsinks[0], r.tsinks[1]
+	require.NoError(t, a.ConsumeTraces(context.Background(), spanBatchOf(chatSpan(1, 1000, "c1"))))
+	require.NoError(t, a.Shutdown(context.Background()))
+	require.NoError(t, bp.Shutdown(context.Background()))
+	assert.Equal(t, 2, sinkA.SpanCount(), "the chat span and its call's synthetic span")
+	assert.Zero(t, sinkB.SpanCount())
 }

@@ -11,83 +11,14 @@ import (
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
-	"go.opentelemetry.io/collector/processor"
-	"go.opentelemetry.io/collector/processor/processortest"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/claim"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
 )
-
-// bothPipelines is one toolpair component in a traces and a logs pipeline.
-type bothPipelines struct {
-	t      *testing.T
-	clock  *testClock
-	traces processor.Traces
-	logs   processor.Logs
-	tsink  *consumertest.TracesSink
-	lsink  *consumertest.LogsSink
-	shared *shared
-}
-
-// consumeBoth sends td through the traces pipeline and ld through the logs pipeline, the logs
-// first when logsFirst is set.
-func (b *bothPipelines) consumeBoth(td ptrace.Traces, ld plog.Logs, logsFirst bool) {
-	b.t.Helper()
-	if logsFirst {
-		require.NoError(b.t, b.logs.ConsumeLogs(context.Background(), ld))
-	}
-	require.NoError(b.t, b.traces.ConsumeTraces(context.Background(), td))
-	if !logsFirst {
-		require.NoError(b.t, b.logs.ConsumeLogs(context.Background(), ld))
-	}
-}
-
-func newBothPipelines(t *testing.T, mutate func(*Config)) *bothPipelines {
-	t.Helper()
-	return newBothPipelinesWithSettings(t, mutate, processortest.NewNopSettings(metadata.Type))
-}
-
-func newBothPipelinesWithSettings(t *testing.T, mutate func(*Config), set processor.Settings) *bothPipelines {
-	t.Helper()
-	clock := newTestClock()
-	f := newFactoryWithClock(clock)
-	cfg := f.CreateDefaultConfig().(*Config)
-	if mutate != nil {
-		mutate(cfg)
-	}
-	b := &bothPipelines{t: t, clock: clock, tsink: new(consumertest.TracesSink), lsink: new(consumertest.LogsSink)}
-	var err error
-	b.traces, err = f.CreateTraces(context.Background(), set, cfg, b.tsink)
-	require.NoError(t, err)
-	b.logs, err = f.CreateLogs(context.Background(), set, cfg, b.lsink)
-	require.NoError(t, err)
-	require.NoError(t, b.traces.Start(context.Background(), componenttest.NewNopHost()))
-	require.NoError(t, b.logs.Start(context.Background(), componenttest.NewNopHost()))
-	instances.Lock()
-	b.shared = instanceOf(cfg)
-	instances.Unlock()
-	t.Cleanup(func() {
-		_ = b.traces.Shutdown(context.Background())
-		_ = b.logs.Shutdown(context.Background())
-	})
-	return b
-}
-
-func (b *bothPipelines) shutdown() {
-	require.NoError(b.t, b.traces.Shutdown(context.Background()))
-	require.NoError(b.t, b.logs.Shutdown(context.Background()))
-}
-
-func (b *bothPipelines) advance(d time.Duration) {
-	b.clock.Advance(d)
-	b.shared.tick(context.Background())
-}
 
 func readClaude(t *testing.T, scenario string) (ptrace.Traces, plog.Logs) {
 	t.Helper()
@@ -156,7 +87,7 @@ func TestAgentLogsPairDecisionWithResult(t *testing.T) {
 				continue // not captured for this agent
 			}
 			t.Run(a.dir+"/"+scenario, func(t *testing.T) {
-				b := newBothPipelines(t, nil)
+				b := newRig(t)
 				ld := readAgentLogs(t, a.dir, scenario)
 				n := ld.LogRecordCount()
 				require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
@@ -211,7 +142,7 @@ func ownDurationMs(lr plog.LogRecord) int64 {
 func TestAgentInterruptedCallGetsSyntheticLogRecord(t *testing.T) {
 	for _, a := range logAgents {
 		t.Run(a.dir, func(t *testing.T) {
-			b := newBothPipelines(t, nil)
+			b := newRig(t)
 			ld := readAgentLogs(t, a.dir, "interrupt_sigterm")
 			n := ld.LogRecordCount()
 			require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
@@ -239,7 +170,7 @@ func TestAgentInterruptedCallGetsSyntheticLogRecord(t *testing.T) {
 // pairs with it, and the tool_result log, a second result in another signal, is kept and
 // marked duplicate.
 func TestCrossSignalPairing(t *testing.T) {
-	b := newBothPipelines(t, nil)
+	b := newRig(t)
 	td, ld := readClaude(t, "normal")
 	require.NoError(t, b.traces.ConsumeTraces(context.Background(), td))
 	require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
@@ -263,4 +194,24 @@ func TestCrossSignalPairing(t *testing.T) {
 	}
 	require.Len(t, resultLogs, 1)
 	assert.Equal(t, "paired", logAttr(resultLogs[0], "toolpair.outcome"), "its source's first record of the call (section 2)")
+}
+
+// TestRejectedCallHasNoSyntheticRecord: a Claude Code decision "reject" resolves its call as
+// rejected; no synthetic record follows, even at shutdown.
+func TestRejectedCallHasNoSyntheticRecord(t *testing.T) {
+	b := newRig(t)
+	ld := plog.NewLogs()
+	lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	lr.Body().SetStr("claude_code.tool_decision")
+	lr.SetTimestamp(1_000_000)
+	require.NoError(t, lr.Attributes().FromRaw(map[string]any{
+		"event.name": "tool_decision", "tool_use_id": "toolu_r", "tool_name": "Bash", "decision": "reject", "session.id": "s",
+	}))
+	require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
+	b.advance(11 * time.Minute)
+	b.shutdown()
+	assert.Len(t, allLogs(b.lsink), 1, "the decision only")
+	s := b.stats()
+	assert.Equal(t, uint64(1), s.Rejected)
+	assert.Zero(t, s.InterruptedTotal())
 }

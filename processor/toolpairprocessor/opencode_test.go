@@ -27,7 +27,7 @@ func TestGoldenOpencodeCapture(t *testing.T) {
 	require.Equal(t, []string{"call_mock_normal_01"}, keysOf(announced))
 	use := announced["call_mock_normal_01"]
 	n := in.SpanCount()
-	pl := newPipeline(t, nil)
+	pl := newRig(t, tracesOnly())
 	pl.consume(in)
 	pl.advance(11 * time.Minute)
 	pl.shutdown()

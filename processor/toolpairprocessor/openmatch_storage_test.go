@@ -53,9 +53,9 @@ func TestStorageHeldToolSpanWithoutCallID(t *testing.T) {
 // checkpoint and released since (paired by its use, or an orphan after orphan_grace) is not
 // released a second time after a crash: the resolution record names it.
 func TestStorageHeldToolSpanReleasedBeforeCrash(t *testing.T) {
-	for name, release := range map[string]func(r *run){
-		"paired": func(r *run) { require.NoError(t, r.traces.ConsumeTraces(context.Background(), oneToolCall(""))) },
-		"orphan": func(r *run) {
+	for name, release := range map[string]func(r *rig){
+		"paired": func(r *rig) { require.NoError(t, r.traces.ConsumeTraces(context.Background(), oneToolCall(""))) },
+		"orphan": func(r *rig) {
 			// Another call of the scope makes it an orphan.
 			require.NoError(t, r.traces.ConsumeTraces(context.Background(),
 				toolSpanTrace([][3]string{{"c9", "ls", `{}`}}, nil)))

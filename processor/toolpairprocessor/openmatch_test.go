@@ -108,7 +108,7 @@ func TestOpenLLMetryToolSpanOrder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pl := newPipeline(t, nil)
+			pl := newRig(t, tracesOnly())
 			for _, b := range tt.batches(readOLNormal(t)) {
 				pl.consume(b)
 			}
@@ -125,7 +125,7 @@ func TestOpenLLMetryToolSpanOrder(t *testing.T) {
 				}
 			}
 			assert.Equal(t, 1, tools, "a retry is dropped as a duplicate of the same source")
-			require.NoError(t, pl.p.engine.Stats().CheckConservation())
+			require.NoError(t, pl.stats().CheckConservation())
 		})
 	}
 }
@@ -159,7 +159,7 @@ func TestOpenLLMetryToolSpanBeforeFailedModelRequest(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			pl := newPipeline(t, nil)
+			pl := newRig(t, tracesOnly())
 			for _, b := range batches(readOLNormal(t)) {
 				pl.consume(b)
 			}
@@ -267,7 +267,7 @@ func TestOpenLLMetryParallelToolSpans(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pl := newPipeline(t, nil)
+			pl := newRig(t, tracesOnly())
 			pl.consume(toolSpanTrace(tt.calls, tt.tools))
 			pl.advance(time.Minute) // past orphan_grace
 			got := pl.output()
@@ -280,7 +280,7 @@ func TestOpenLLMetryParallelToolSpans(t *testing.T) {
 			}
 			assert.Equal(t, tt.want, ids)
 			assert.Equal(t, tt.outc, outc)
-			st := pl.p.engine.Stats()
+			st := pl.stats()
 			require.NoError(t, st.CheckConservation())
 		})
 	}
@@ -303,7 +303,7 @@ func merge(tds ...ptrace.Traces) ptrace.Traces {
 func TestUnmatchedToolSpanCounted(t *testing.T) {
 	for _, disp := range []Disposition{DispositionMark, DispositionDrop} {
 		t.Run(string(disp), func(t *testing.T) {
-			r := newCTRig(t, func(c *Config) { c.Orphans = disp })
+			r := newRig(t, withConfig(func(c *Config) { c.Orphans = disp }))
 			require.NoError(t, r.traces.ConsumeTraces(context.Background(), toolSpanTrace([][3]string{{"c1", "read_file", `{"path":"a"}`}},
 				[][2]string{{"read_file", `{"args":[],"kwargs":{"path":"b"}}`}, {"read_file", `{"args":[],"kwargs":{"path":"a"}}`}})))
 			assert.Equal(t, int64(1), r.sum("otelcol_processor_toolpair_waiting_results", nil))
@@ -328,7 +328,7 @@ func TestUnmatchedToolSpanCounted(t *testing.T) {
 // calls captured without their output) waits orphan_grace, then is standalone, counted under
 // no_matching_call.
 func TestUnmatchedToolSpanStandalone(t *testing.T) {
-	r := newCTRig(t, nil)
+	r := newRig(t)
 	td := toolSpanTrace(nil, [][2]string{{"read_file", `{"args":[],"kwargs":{"path":"b"}}`}})
 	chat := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
 	chat.Attributes().Remove("gen_ai.output.messages")
@@ -392,7 +392,7 @@ func TestOpenInferenceNestedAgentTool(t *testing.T) {
 			})
 			inner := oiSpan("LLM", 2, 200, 300, nil)
 			tool := oiSpan("TOOL", 3, 150, 5000, map[string]any{"tool.name": "researcher", "input.value": `{"q": "x"}`})
-			pl := newPipeline(t, nil)
+			pl := newRig(t, tracesOnly())
 			pl.consume(outer)
 			pl.consume(inner)
 			pl.advance(tt.wait)
@@ -405,7 +405,7 @@ func TestOpenInferenceNestedAgentTool(t *testing.T) {
 			}
 			assert.Equal(t, want, marked)
 			assert.Equal(t, tt.reasons, synthetic)
-			require.NoError(t, pl.p.engine.Stats().CheckConservation())
+			require.NoError(t, pl.stats().CheckConservation())
 		})
 	}
 }
@@ -423,7 +423,7 @@ func TestOpenLLMetryMatchStaysInItsTrace(t *testing.T) {
 		}
 		return td
 	}
-	pl := newPipeline(t, nil)
+	pl := newRig(t, tracesOnly())
 	pl.consume(inTrace(toolSpanTrace([][3]string{{"old", "ls", `{}`}}, nil), pcommon.TraceID{1}))
 	pl.consume(inTrace(toolSpanTrace([][3]string{{"new", "ls", `{}`}}, [][2]string{{"ls", `{"args":[],"kwargs":{}}`}}), pcommon.TraceID{2}))
 	var ids []string
@@ -433,7 +433,7 @@ func TestOpenLLMetryMatchStaysInItsTrace(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"new"}, ids)
-	assert.Equal(t, 1, pl.p.engine.Stats().Pending, "the old call is still pending")
+	assert.Equal(t, 1, pl.stats().Pending, "the old call is still pending")
 }
 
 // TestOpenLLMetryBeforeGenAI: OpenLLMetry's chat spans are in the genai shape, so the order
@@ -449,11 +449,11 @@ func TestOpenLLMetryBeforeGenAI(t *testing.T) {
 		{[]string{"genai"}, map[string]string{"chat gpt-4.1-mini": "paired"}},
 	} {
 		t.Run(strings.Join(append([]string{"dialects"}, tt.dialects...), "_"), func(t *testing.T) {
-			pl := newPipeline(t, func(c *Config) {
+			pl := newRig(t, withConfig(func(c *Config) {
 				if tt.dialects != nil {
 					c.Dialects = tt.dialects
 				}
-			})
+			}), tracesOnly())
 			pl.consume(readOpenCapture(t, "openllmetry", "normal"))
 			pl.advance(time.Minute)
 			pl.shutdown()

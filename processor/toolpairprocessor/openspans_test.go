@@ -79,7 +79,7 @@ func TestGoldenOpenInferenceAndOpenLLMetryCaptures(t *testing.T) {
 		t.Run(tt.agent+"/"+tt.scenario, func(t *testing.T) {
 			in := readOpenCapture(t, tt.agent, tt.scenario)
 			inCount := in.SpanCount()
-			pl := newPipeline(t, nil)
+			pl := newRig(t, tracesOnly())
 			pl.consume(in)
 			pl.advance(time.Minute)
 			pl.shutdown()

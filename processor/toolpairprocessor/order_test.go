@@ -143,7 +143,7 @@ type orderResult struct {
 // runOrder sends the deliveries through one component, lets every deadline pass, and reads
 // what came out.
 func runOrder(t *testing.T, ds []delivery) orderResult {
-	b := newBothPipelines(t, nil)
+	b := newRig(t)
 	ctx := context.Background()
 	for _, d := range ds {
 		if d.td != (ptrace.Traces{}) {
@@ -157,7 +157,7 @@ func runOrder(t *testing.T, ds []delivery) orderResult {
 	for range 3 {
 		b.advance(time.Hour)
 	}
-	res := orderResult{records: map[string][]string{}, counted: map[string]int64{}, stats: b.shared.engine.Stats()}
+	res := orderResult{records: map[string][]string{}, counted: map[string]int64{}, stats: b.allStats()}
 	count := func(attrs pcommon.Map) {
 		if n, ok := attrs.Get(synth.AttrCallCounted); ok {
 			res.counted[attrString(attrs, synth.AttrOutcome)+"/"+attrString(attrs, synth.AttrInterruptReason)] += n.Int()

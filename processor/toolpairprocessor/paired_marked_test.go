@@ -27,7 +27,7 @@ func TestEveryPairedCallMarked(t *testing.T) {
 			continue // several results per line: one mark per record, not per call
 		}
 		t.Run(filepath.Base(filepath.Dir(dir))+"/"+filepath.Base(dir), func(t *testing.T) {
-			b := newBothPipelines(t, nil)
+			b := newRig(t)
 			b.consumeCapture(t, dir)
 			b.advance(time.Minute)
 			b.shutdown()
@@ -48,7 +48,7 @@ func TestEveryPairedCallMarked(t *testing.T) {
 			for _, lr := range allLogs(b.lsink) {
 				count(lr.Attributes())
 			}
-			paired := b.shared.engine.Stats().Paired
+			paired := b.stats().Paired
 			assert.Equal(t, int(paired), marked, "paired calls against the calls counted by records marked paired")
 			total += marked
 		})

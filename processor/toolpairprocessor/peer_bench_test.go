@@ -175,7 +175,7 @@ func TestPeerWorkloadsPair(t *testing.T) {
 		return got
 	}
 	t.Run("claude_code_logs", func(t *testing.T) {
-		pl := newBothPipelines(t, nil)
+		pl := newRig(t)
 		lp, sink := pl.logs, pl.lsink
 		gen := benchload.NewGenerator("", time.Now())
 		for batch := 1; batch <= 2; batch++ {
@@ -192,7 +192,7 @@ func TestPeerWorkloadsPair(t *testing.T) {
 		}
 	})
 	t.Run("genai_spans", func(t *testing.T) {
-		pl := newBothPipelines(t, nil)
+		pl := newRig(t)
 		tp, sink := pl.traces, pl.tsink
 		gen := benchload.NewGenerator("", time.Now())
 		for batch := 1; batch <= 2; batch++ {

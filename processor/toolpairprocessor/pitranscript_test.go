@@ -82,7 +82,7 @@ func TestPiAndOpenClawTranscripts(t *testing.T) {
 			path := filepath.Join("..", "..", "testdata", "transcripts", tc.file)
 			uses, results := piTruth(t, path)
 			require.NotEmpty(t, uses)
-			b := newBothPipelines(t, nil)
+			b := newRig(t)
 			n := 0
 			for _, ld := range transcriptBatches(t, path) {
 				n += ld.LogRecordCount()
@@ -149,7 +149,7 @@ func TestPiMissingResultIsClosedAtTheNextStep(t *testing.T) {
 		})
 		kept = append(kept, ld)
 	}
-	b := newBothPipelines(t, nil)
+	b := newRig(t)
 	for _, ld := range kept {
 		require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
 	}

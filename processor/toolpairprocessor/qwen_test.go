@@ -70,7 +70,7 @@ func TestGoldenQwenSpans(t *testing.T) {
 		t.Run(scenario, func(t *testing.T) {
 			in, _ := readQwen(t, scenario)
 			n := in.SpanCount()
-			pl := newPipeline(t, nil)
+			pl := newRig(t, tracesOnly())
 			pl.consume(in)
 			pl.advance(11 * time.Minute)
 			pl.shutdown()
@@ -80,7 +80,7 @@ func TestGoldenQwenSpans(t *testing.T) {
 			assert.Equal(t, want, outcomes)
 			assert.Zero(t, synthetic)
 			assert.Equal(t, n, got.SpanCount())
-			st := pl.p.engine.Stats()
+			st := pl.stats()
 			assert.Equal(t, uint64(1), st.UsesSeen)
 			byName := spansByName(got)
 			require.Len(t, byName["qwen-code.tool"], 1)
@@ -115,12 +115,12 @@ func TestQwenSpansAndLogs(t *testing.T) {
 	for _, scenario := range []string{"normal", "interrupt_sigterm"} {
 		for _, logsFirst := range []bool{false, true} {
 			t.Run(scenario+map[bool]string{false: "/traces_first", true: "/logs_first"}[logsFirst], func(t *testing.T) {
-				b := newBothPipelines(t, nil)
+				b := newRig(t)
 				td, ld := readQwen(t, scenario)
 				nSpans, nLogs := td.SpanCount(), ld.LogRecordCount()
 				b.consumeBoth(td, ld, logsFirst)
 				b.advance(11 * time.Minute)
-				st := b.shared.engine.Stats()
+				st := b.stats()
 				b.shutdown()
 				spans, logs := tracesOut(b), allLogs(b.lsink)
 				outcomes, synthetic := qwenOutcomes(spans, logs)
@@ -187,11 +187,11 @@ func TestQwenLogsCloseAbandonedCall(t *testing.T) {
 		{"session.end", "session_end", event("session.end", 3*time.Second, nil)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := newBothPipelines(t, nil)
+			b := newRig(t)
 			require.NoError(t, b.traces.ConsumeTraces(context.Background(), td))
 			require.NoError(t, b.logs.ConsumeLogs(context.Background(), event("qwen-code.api_request", time.Second, map[string]any{"subagent_name": "reviewer"})))
 			b.advance(time.Minute)
-			assert.Zero(t, b.shared.engine.Stats().InterruptedTotal(), "a sub-agent's request closes nothing")
+			assert.Zero(t, b.stats().InterruptedTotal(), "a sub-agent's request closes nothing")
 			require.NoError(t, b.logs.ConsumeLogs(context.Background(), tc.closing))
 			b.advance(time.Minute)
 			var synthetic []ptrace.Span

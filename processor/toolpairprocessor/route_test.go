@@ -97,7 +97,7 @@ func transcriptLogs(t *testing.T, path string) plog.Logs {
 // the engine is handed for each record, by position.
 func pairingKeys(t *testing.T, mutate func(*Config), td ptrace.Traces, ld plog.Logs) map[batch.Pos][]pairing.Key {
 	t.Helper()
-	b := newBothPipelines(t, mutate)
+	b := newRig(t, withConfig(mutate))
 	keys := map[batch.Pos][]pairing.Key{}
 	b.shared.observeKeys = func(pos batch.Pos, key pairing.Key) { keys[pos] = append(keys[pos], key) }
 	if td != (ptrace.Traces{}) {
@@ -424,9 +424,7 @@ func TestRouteModeKeepsNoState(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, tp.Start(context.Background(), componenttest.NewNopHost()))
 	require.NoError(t, lp.Start(context.Background(), componenttest.NewNopHost()))
-	instances.Lock()
-	made := instanceOf(cfg) != nil
-	instances.Unlock()
+	made := sharedOf(cfg) != nil
 	assert.False(t, made, "no pairing state in route mode")
 
 	td := loadTraces(t, "aisdk", "interrupt_sigterm", "traces.json")

@@ -80,9 +80,9 @@ func intAttr(s ptrace.Span, k string) int64 {
 }
 
 func TestResultBeforeUseIsHeldThenPaired(t *testing.T) {
-	pl := newPipeline(t, nil)
+	pl := newRig(t, tracesOnly())
 	pl.consume(spanBatchOf(toolSpan(1, "c1", 1500)))
-	assert.Zero(t, pl.sink.SpanCount(), "the result waits for its use")
+	assert.Zero(t, pl.tsink.SpanCount(), "the result waits for its use")
 	pl.advance(10 * time.Second)
 	pl.consume(spanBatchOf(chatSpan(1, 1000, "c1")))
 	got := toolSpans(pl.output())["c1"]
@@ -106,7 +106,7 @@ func TestDispositions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pl := newPipeline(t, tt.mutate)
+			pl := newRig(t, withConfig(tt.mutate), tracesOnly())
 			pl.consume(spanBatchOf(chatSpan(1, 1000, "c1"), toolSpan(1, "c1", 1200)))
 			pl.consume(spanBatchOf(toolSpan(1, "c1", 1200)))    // an export retry
 			pl.consume(spanBatchOf(toolSpan(1, "ghost", 1300))) // no use will come
@@ -128,7 +128,7 @@ func TestDispositions(t *testing.T) {
 }
 
 func TestStandaloneWhenNoUseIsVisible(t *testing.T) {
-	pl := newPipeline(t, nil)
+	pl := newRig(t, tracesOnly())
 	// Message content not captured: the chat span has no output messages.
 	pl.consume(spanBatchOf(spanSpec{trace: 2, name: "chat m", start: 0, end: 10, attrs: map[string]any{"gen_ai.operation.name": "chat"}}, toolSpan(2, "c1", 50)))
 	pl.advance(30 * time.Second)
@@ -140,7 +140,7 @@ func TestStandaloneWhenNoUseIsVisible(t *testing.T) {
 }
 
 func TestCallKeysSeparateTenantsAndScopes(t *testing.T) {
-	pl := newPipeline(t, func(c *Config) { c.PairingTimeout = time.Minute })
+	pl := newRig(t, withConfig(func(c *Config) { c.PairingTimeout = time.Minute }), tracesOnly())
 	use := chatSpan(1, 1000, "c1")
 	otherTrace := toolSpan(2, "c1", 1100)  // same call ID, other trace: other scope
 	otherTenant := toolSpan(1, "c1", 1100) // same trace, other service
@@ -162,7 +162,7 @@ func TestCallKeysSeparateTenantsAndScopes(t *testing.T) {
 }
 
 func TestScopeAttributeKeysAcrossTraces(t *testing.T) {
-	pl := newPipeline(t, nil)
+	pl := newRig(t, tracesOnly())
 	use := chatSpan(1, 1000, "c1")
 	use.attrs["gen_ai.conversation.id"] = "conv-1"
 	res := toolSpan(2, "c1", 1300) // another trace of the same conversation
@@ -174,7 +174,7 @@ func TestScopeAttributeKeysAcrossTraces(t *testing.T) {
 }
 
 func TestEvictionSynthesizesTheOldestCall(t *testing.T) {
-	pl := newPipeline(t, func(c *Config) { c.MaxPendingCalls = 2 })
+	pl := newRig(t, withConfig(func(c *Config) { c.MaxPendingCalls = 2 }), tracesOnly())
 	pl.consume(spanBatchOf(chatSpan(1, 1000, "c1", "c2")))
 	pl.consume(spanBatchOf(chatSpan(1, 2000, "c3")))
 	var reasons []string
@@ -187,7 +187,7 @@ func TestEvictionSynthesizesTheOldestCall(t *testing.T) {
 }
 
 func TestEchoInLaterModelInputPairsWithoutToolSpan(t *testing.T) {
-	pl := newPipeline(t, nil)
+	pl := newRig(t, tracesOnly())
 	next := spanSpec{trace: 1, name: "chat m", start: 1400, end: 1600, attrs: map[string]any{
 		"gen_ai.operation.name": "chat",
 		"gen_ai.input.messages": `[{"role":"tool","parts":[{"type":"tool_call_response","id":"c1","response":"ok"}]}]`,

@@ -36,14 +36,27 @@ func TestSendFailedCounted(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, tp.Start(ctx, componenttest.NewNopHost()))
 	require.NoError(t, lp.Start(ctx, componenttest.NewNopHost()))
-	instances.Lock()
-	s := instanceOf(cfg)
-	instances.Unlock()
 
 	// expiry: a call announced in logs and never answered.
 	require.Error(t, lp.ConsumeLogs(ctx, ruleLogs([]ruleLog{ruleDecision("toolu_expired", "Bash", 0)})))
+	// The component's ticker expires it once the clock passed its deadline; its synthetic log
+	// record is refused.
+	sendFailed := func(trigger string) int64 {
+		m, err := tel.GetMetric("otelcol_processor_toolpair_send_failed")
+		if err != nil {
+			return 0
+		}
+		var n int64
+		for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
+			if v, _ := dp.Attributes.Value("toolpair.trigger"); v.AsString() == trigger {
+				n += dp.Value
+			}
+		}
+		return n
+	}
 	clock.Advance(cfg.PairingTimeout + time.Second)
-	s.tick(ctx)
+	require.Eventually(t, func() bool { return sendFailed("expiry") == 1 }, 10*time.Second, 5*time.Millisecond,
+		"the ticker expires the call")
 
 	// routed: two calls pending (the bound), then a chat span announcing a third evicts the
 	// oldest, whose synthetic log record the traces pipeline call sends to the logs pipeline.

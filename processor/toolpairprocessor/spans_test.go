@@ -14,7 +14,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
-func tracesOut(b *bothPipelines) []ptrace.Span {
+func tracesOut(b *rig) []ptrace.Span {
 	var out []ptrace.Span
 	for _, td := range b.tsink.AllTraces() {
 		out = append(out, allSpans(td)...)
@@ -29,7 +29,7 @@ func tracesOut(b *bothPipelines) []ptrace.Span {
 func TestClaudeCodeSpansAndLogs(t *testing.T) {
 	for _, logsFirst := range []bool{false, true} {
 		t.Run(map[bool]string{false: "traces_first", true: "logs_first"}[logsFirst], func(t *testing.T) {
-			b := newBothPipelines(t, nil)
+			b := newRig(t)
 			td, ld := readClaude(t, "normal")
 			nSpans, nLogs := td.SpanCount(), ld.LogRecordCount()
 			b.consumeBoth(td, ld, logsFirst)
@@ -69,7 +69,7 @@ func TestClaudeCodeInteractionEndClosesItsCalls(t *testing.T) {
 		}
 	}
 	require.NotZero(t, interactionEnd)
-	b := newBothPipelines(t, nil)
+	b := newRig(t)
 	require.NoError(t, b.traces.ConsumeTraces(context.Background(), td))
 	require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
 	b.advance(time.Minute) // past orphan_grace, well before pairing_timeout
@@ -93,7 +93,7 @@ func TestCodexToolSpanAndLogs(t *testing.T) {
 	ld, err := golden.ReadLogs(filepath.Join(dir, "logs.json"))
 	require.NoError(t, err)
 	nSpans, nLogs := td.SpanCount(), ld.LogRecordCount()
-	b := newBothPipelines(t, nil)
+	b := newRig(t)
 	require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
 	require.NoError(t, b.traces.ConsumeTraces(context.Background(), td))
 	b.advance(time.Minute)
@@ -118,7 +118,7 @@ func TestCodexToolSpanAndLogs(t *testing.T) {
 // TestCodexAbortedToolSpan: an exec_command span with aborted=true resolves its call as
 // interrupted/aborted, is marked so, and no synthetic record is made.
 func TestCodexAbortedToolSpan(t *testing.T) {
-	b := newBothPipelines(t, nil)
+	b := newRig(t)
 	ld := plog.NewLogs()
 	rl := ld.ResourceLogs().AppendEmpty()
 	rl.Resource().Attributes().PutStr("service.name", "codex_exec")
@@ -212,7 +212,7 @@ func nestedAgentTrace() ptrace.Traces {
 // its own calls; the outer call waiting for it pairs, and the outer call that never ran is
 // closed by the outer agent's next model call.
 func TestNestedAgentDoesNotCloseTheOuterCall(t *testing.T) {
-	pl := newPipeline(t, nil)
+	pl := newRig(t, tracesOnly())
 	pl.consume(nestedAgentTrace())
 	pl.advance(time.Minute)
 	got := map[string]string{}

@@ -37,9 +37,7 @@ func storageBenchComponent(b *testing.B, ext component.Component) (processor.Tra
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
-	instances.Lock()
-	s := instanceOf(cfg)
-	instances.Unlock()
+	s := sharedOf(cfg)
 	return tp, s
 }
 

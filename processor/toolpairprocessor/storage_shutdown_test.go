@@ -67,10 +67,9 @@ func restartBlocked(t *testing.T, ext *memStorage, next *blockingTraces) process
 		cfg.Storage = &id
 		return cfg
 	}
-	run1 := newLCPipelines(t, f, set, config(), "traces")
-	run1.start(t, host)
-	require.NoError(t, run1.traces[0].ConsumeTraces(context.Background(), ctTraces(ctChat(1, 1, 0, 0, 1000, "down"))))
-	require.NoError(t, run1.comps[0].Shutdown(context.Background()))
+	run1 := newRig(t, withClock(clock), withConfigOf(config()), tracesOnly(), withHost(host))
+	run1.spans(ctChat(1, 1, 0, 0, 1000, "down"))
+	run1.shutdown()
 
 	clock.Advance(11 * time.Minute)
 	tp, err := f.CreateTraces(context.Background(), set, config(), next)
@@ -163,7 +162,7 @@ func TestStorageReadErrorStartsFresh(t *testing.T) {
 			e.mu.Lock()
 			e.failGet = nil
 			e.mu.Unlock()
-			assert.Equal(t, 0, run2.shared.engine.Stats().Pending, "a clean start")
+			assert.Equal(t, 0, run2.stats().Pending, "a clean start")
 			metadatatest.AssertEqualProcessorToolpairStorageErrors(t, run2.tel, []metricdata.DataPoint[int64]{
 				{Value: 1, Attributes: attribute.NewSet(attribute.String("operation", "read"))},
 			}, metricdatatest.IgnoreTimestamp())
@@ -177,7 +176,7 @@ func TestStorageReadErrorStartsFresh(t *testing.T) {
 			assert.Contains(t, seqs, logStart2, "run 2's record is numbered from the fresh pointer")
 			run2.crash()
 			run3 := startRun(t, clock, e, nil)
-			assert.Equal(t, 0, run3.shared.engine.Stats().Pending)
+			assert.Equal(t, 0, run3.stats().Pending)
 			run3.spans(ctTool(1, 2, 0, "c1", 1100, 1200))
 			clock.Advance(11 * time.Minute)
 			run3.settle()
@@ -208,7 +207,7 @@ func TestStorageFailedShutdownCheckpointRetiresState(t *testing.T) {
 	e.failSets = false
 	e.mu.Unlock()
 	run2 := startRun(t, clock, e, nil)
-	assert.Equal(t, 0, run2.shared.engine.Stats().Pending, "c1 is not restored after leaving as interrupted")
+	assert.Equal(t, 0, run2.stats().Pending, "c1 is not restored after leaving as interrupted")
 }
 
 // TestStorageFailedResolutionRecordCheckpoints: when a batch's resolution record cannot be
@@ -244,7 +243,7 @@ func TestStorageFailedResolutionRecordCheckpoints(t *testing.T) {
 	e.failSets = false
 	e.mu.Unlock()
 	run2 := startRun(t, clock, e, nil)
-	assert.Equal(t, 2, run2.shared.engine.Stats().Pending,
+	assert.Equal(t, 2, run2.stats().Pending,
 		"c1 is covered by the checkpoint; c2, whose outcome no write covers, comes back with c3")
 }
 
@@ -259,15 +258,12 @@ func TestStorageStateNotRetiredCounted(t *testing.T) {
 	e.failSets, e.failDeletes = true, true
 	e.mu.Unlock()
 	require.NoError(t, run1.traces.Shutdown(context.Background()))
-	var errs []metricdata.DataPoint[int64]
-	atLastShutdown = func(*shared) {
-		m, err := run1.tel.GetMetric("otelcol_processor_toolpair_storage_errors")
-		require.NoError(t, err)
-		errs = m.Data.(metricdata.Sum[int64]).DataPoints
-	}
-	t.Cleanup(func() { atLastShutdown = nil })
 	require.Error(t, run1.logs.Shutdown(context.Background()))
 	run1.down = true
+	// The metrics as the last shutdown left them, before the telemetry shut down.
+	m, err := metricIn(run1.metrics(), "otelcol_processor_toolpair_storage_errors")
+	require.NoError(t, err)
+	errs := m.Data.(metricdata.Sum[int64]).DataPoints
 	metricdatatest.AssertEqual(t, metricdata.Sum[int64]{
 		Temporality: metricdata.CumulativeTemporality, IsMonotonic: true,
 		DataPoints: []metricdata.DataPoint[int64]{
@@ -284,11 +280,10 @@ func TestStorageFreshPointerUnwritableFailsStart(t *testing.T) {
 	e := newMemStorage()
 	e.failGet = func(key string) bool { return key == pointerKey }
 	e.failSets = true
-	f := newFactoryWithClock(newTestClock())
-	cfg := f.CreateDefaultConfig().(*Config)
-	id := memStorageID
-	cfg.Storage = &id
-	p := newLCPipelines(t, f, processortest.NewNopSettings(metadata.Type), cfg, "traces")
+	p := newRig(t, withConfig(func(c *Config) {
+		id := memStorageID
+		c.Storage = &id
+	}), tracesOnly(), unstarted())
 	err := p.comps[0].Start(context.Background(), storageHost{memStorageID: e})
 	require.ErrorContains(t, err, memStorageID.String())
 	require.ErrorContains(t, err, "fresh pointer")

@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
-	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/extension/xextension/storage"
 	"go.opentelemetry.io/collector/processor/processortest"
@@ -119,69 +118,15 @@ type storageHost map[component.ID]component.Component
 
 func (h storageHost) GetExtensions() map[component.ID]component.Component { return h }
 
-// run is one run of a component with storage: a traces and a logs pipeline on one clock.
-type run struct {
-	*ctRig
-}
-
-// startRun starts a run of the component on clock, with storage ext under memStorageID.
-func startRun(t *testing.T, clock *testClock, ext component.Component, mutate func(*Config)) *run {
+// startRun starts a run of the component on clock, with storage ext under memStorageID: a
+// traces and a logs pipeline, duplicates marked.
+func startRun(t *testing.T, clock *testClock, ext component.Component, mutate func(*Config)) *rig {
 	t.Helper()
-	r := &ctRig{t: t, clock: clock, tel: componenttest.NewTelemetry(),
-		tsink: new(consumertest.TracesSink), lsink: new(consumertest.LogsSink)}
-	t.Cleanup(func() { require.NoError(t, r.tel.Shutdown(context.Background())) })
-	f := newFactoryWithClock(clock)
-	r.cfg = f.CreateDefaultConfig().(*Config)
-	id := memStorageID
-	r.cfg.Storage = &id
-	r.cfg.Duplicates = DispositionMark
-	if mutate != nil {
-		mutate(r.cfg)
-	}
-	require.NoError(t, r.cfg.Validate())
-	set := metadatatest.NewSettings(r.tel)
-	var err error
-	r.traces, err = f.CreateTraces(context.Background(), set, r.cfg, r.tsink)
-	require.NoError(t, err)
-	r.logs, err = f.CreateLogs(context.Background(), set, r.cfg, r.lsink)
-	require.NoError(t, err)
-	host := storageHost{memStorageID: ext}
-	require.NoError(t, r.traces.Start(context.Background(), host))
-	require.NoError(t, r.logs.Start(context.Background(), host))
-	instances.Lock()
-	r.shared = instanceOf(r.cfg)
-	instances.Unlock()
-	t.Cleanup(r.shutdown)
-	return &run{ctRig: r}
-}
-
-// crash ends the run as kill -9 would: nothing more is written; the ticker stops.
-func (r *run) crash() {
-	s := r.shared
-	s.mu.Lock()
-	stop, done := s.stop, s.done
-	s.stop, s.done, s.started = nil, nil, false
-	s.mu.Unlock()
-	close(stop)
-	<-done
-	instances.Lock()
-	if instances.m[s.id] == s {
-		delete(instances.m, s.id)
-	}
-	instances.Unlock()
-	_ = s.tel.shutdown()
-	r.down = true
-}
-
-// checkpointNow writes a periodic checkpoint, as the checkpoint ticker would.
-func (r *run) checkpointNow() {
-	require.NoError(r.t, r.shared.checkpoint(context.Background(), checkpointInterval))
-}
-
-// settle runs one expiry tick at the clock's now, as the component's ticker would (the
-// start-up tick may not have run yet).
-func (r *run) settle() {
-	r.shared.tick(context.Background())
+	return newRig(t, withClock(clock), withHost(storageHost{memStorageID: ext}), withConfig(func(c *Config) {
+		id := memStorageID
+		c.Storage = &id
+		c.Duplicates = DispositionMark
+	}), withConfig(mutate))
 }
 
 // TestStorageGracefulRestart: with storage, a shutdown interrupts nothing; after the
@@ -201,7 +146,7 @@ func TestStorageGracefulRestart(t *testing.T) {
 			e := ext.make(t)
 			clock := newTestClock()
 			// The reference: the same records through one run without restart.
-			ref := newCTRig(t, func(c *Config) { c.Duplicates = DispositionMark })
+			ref := newRig(t, withConfig(func(c *Config) { c.Duplicates = DispositionMark }))
 			ref.clock.now = clock.now
 			ref.spans(ctChat(1, 1, 0, 0, 1000, "c1", "c2"))
 			ref.spans(ctTool(1, 9, 0, "c3", 1100, 1200))
@@ -361,7 +306,7 @@ func TestStorageDiscarded(t *testing.T) {
 				e.mu.Unlock()
 			}
 			run2 := startRun(t, clock, e, tc.mutate)
-			assert.Equal(t, 0, run2.shared.engine.Stats().Pending, "a clean start")
+			assert.Equal(t, 0, run2.stats().Pending, "a clean start")
 			metadatatest.AssertEqualProcessorToolpairStateDiscarded(t, run2.tel, []metricdata.DataPoint[int64]{
 				{Value: 1, Attributes: attribute.NewSet(attribute.String("reason", tc.reason))},
 			}, metricdatatest.IgnoreTimestamp())

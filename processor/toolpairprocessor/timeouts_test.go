@@ -14,7 +14,6 @@ import (
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -44,7 +43,7 @@ type timeoutRecord struct {
 }
 
 // timeoutRecords lists the output records that carry any toolpair.timeout.* attribute.
-func (b *bothPipelines) timeoutRecords(t *testing.T) []timeoutRecord {
+func (b *rig) timeoutRecords(t *testing.T) []timeoutRecord {
 	t.Helper()
 	var out []timeoutRecord
 	for _, td := range b.tsink.AllTraces() {
@@ -73,7 +72,7 @@ func (b *bothPipelines) timeoutRecords(t *testing.T) []timeoutRecord {
 
 // consumeCapture sends a capture's traces.json, logs.json and transcript.jsonl (each when
 // present) through one component.
-func (b *bothPipelines) consumeCapture(t *testing.T, dir string) {
+func (b *rig) consumeCapture(t *testing.T, dir string) {
 	t.Helper()
 	if _, err := os.Stat(filepath.Join(dir, "traces.json")); err == nil {
 		td, err := golden.ReadTraces(filepath.Join(dir, "traces.json"))
@@ -184,7 +183,7 @@ func TestTimeoutsOnRealCaptures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {
-			b := newBothPipelines(t, nil)
+			b := newRig(t)
 			b.consumeCapture(t, filepath.Join("..", "..", "testdata", filepath.FromSlash(tt.dir)))
 			b.shutdown()
 			got := b.timeoutRecords(t)
@@ -226,7 +225,7 @@ func TestTimeoutsOnRealPiAndOpenClawTranscripts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			b := newBothPipelines(t, nil)
+			b := newRig(t)
 			for _, ld := range transcriptBatches(t, filepath.Join(dir, filepath.FromSlash(tt.file))) {
 				require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
 			}
@@ -286,7 +285,7 @@ func piCallElapsed(t *testing.T, path, id string) int64 {
 // TestTimeoutsOnRealTranscripts: the 395 calls of the real Claude Code sessions include no
 // timeout, and none is reported.
 func TestTimeoutsOnRealTranscripts(t *testing.T) {
-	b := newBothPipelines(t, nil)
+	b := newRig(t)
 	for _, path := range transcriptFiles(t) {
 		for _, ld := range transcriptBatches(t, path) {
 			require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
@@ -482,7 +481,7 @@ func TestTimeoutRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := newBothPipelines(t, nil)
+			b := newRig(t)
 			require.NoError(t, b.logs.ConsumeLogs(context.Background(), ruleLogs(tt.logs)))
 			require.NoError(t, b.traces.ConsumeTraces(context.Background(), ruleTraces(tt.spans)))
 			var checked int
@@ -502,7 +501,7 @@ func TestTimeoutRules(t *testing.T) {
 // TestTimeoutToolRecord: an execute_tool span that timed out is tool_execution, and its own
 // call, resolved at its end, is the active tool (GenAI spans, as the AI SDK's tool_timeout).
 func TestTimeoutToolRecord(t *testing.T) {
-	pl := newPipeline(t, nil)
+	pl := newRig(t, tracesOnly())
 	td := ptrace.NewTraces()
 	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
 	chat := spans.AppendEmpty()
@@ -538,9 +537,7 @@ func TestTimeoutToolRecord(t *testing.T) {
 // TestTimeoutClassificationDisabled: with timeout_classification.enabled false, the timeout
 // captures pass with no timeout attribute, and nothing is counted.
 func TestTimeoutClassificationDisabled(t *testing.T) {
-	tel := componenttest.NewTelemetry()
-	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	b := newBothPipelinesWithSettings(t, func(c *Config) { c.TimeoutClassification.Enabled = false }, metadatatest.NewSettings(tel))
+	b := newRig(t, withConfig(func(c *Config) { c.TimeoutClassification.Enabled = false }))
 	assert.Nil(t, b.shared.tmo)
 	for _, dir := range []string{"aisdk/llm_timeout", "codex/llm_timeout", "claude/tool_timeout_nobg"} {
 		b.consumeCapture(t, filepath.Join("..", "..", "testdata", filepath.FromSlash(dir)))
@@ -548,15 +545,13 @@ func TestTimeoutClassificationDisabled(t *testing.T) {
 	require.NoError(t, b.traces.ConsumeTraces(context.Background(), ruleTraces([]ruleSpan{turnTimeout(1000)})))
 	b.shutdown()
 	assert.Empty(t, b.timeoutRecords(t))
-	_, err := tel.GetMetric("otelcol_processor_toolpair_timeouts")
+	_, err := b.tel.GetMetric("otelcol_processor_toolpair_timeouts")
 	assert.Error(t, err, "no timeout counted")
 }
 
 // TestTimeoutsCountedByPhase: the processor's own counter of timeout records by phase.
 func TestTimeoutsCountedByPhase(t *testing.T) {
-	tel := componenttest.NewTelemetry()
-	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	b := newBothPipelinesWithSettings(t, nil, metadatatest.NewSettings(tel))
+	b := newRig(t)
 	for _, dir := range []string{"aisdk/llm_timeout", "codex/llm_timeout", "claude/tool_timeout_nobg", "claude/llm_error"} {
 		b.consumeCapture(t, filepath.Join("..", "..", "testdata", filepath.FromSlash(dir)))
 	}
@@ -565,7 +560,7 @@ func TestTimeoutsCountedByPhase(t *testing.T) {
 	phase := func(p string, n int64) metricdata.DataPoint[int64] {
 		return metricdata.DataPoint[int64]{Attributes: attribute.NewSet(attribute.String(timeout.AttrPhase, p)), Value: n}
 	}
-	metadatatest.AssertEqualProcessorToolpairTimeouts(t, tel, []metricdata.DataPoint[int64]{
+	metadatatest.AssertEqualProcessorToolpairTimeouts(t, b.tel, []metricdata.DataPoint[int64]{
 		phase("provider", 5),       // AI SDK chat, step, agent; two Codex SSE events
 		phase("tool_execution", 1), // the Claude Code transcript's Bash timeout
 		phase("unknown", 1),        // the turn with nothing in flight
@@ -577,7 +572,7 @@ func TestTimeoutsCountedByPhase(t *testing.T) {
 func TestTimeoutsWithoutDialects(t *testing.T) {
 	noDialect := func(c *Config) { c.Dialects = []string{} }
 	t.Run("a model call in a span", func(t *testing.T) {
-		b := newBothPipelines(t, noDialect)
+		b := newRig(t, withConfig(noDialect))
 		require.NoError(t, b.traces.ConsumeTraces(context.Background(), ruleTraces([]ruleSpan{
 			{name: "claude_code.llm_request", start: 2010, end: 21_700, status: "Request timed out.", attrs: map[string]any{"error_class": "api_timeout"}},
 			turnTimeout(21_709),
@@ -588,7 +583,7 @@ func TestTimeoutsWithoutDialects(t *testing.T) {
 		}, b.timeoutRecords(t))
 	})
 	t.Run("a compaction in a log event", func(t *testing.T) {
-		b := newBothPipelines(t, noDialect)
+		b := newRig(t, withConfig(noDialect))
 		require.NoError(t, b.logs.ConsumeLogs(context.Background(), ruleLogs([]ruleLog{
 			{event: "compaction", at: 50_000, attrs: map[string]any{"duration_ms": "45000", "success": "false"}},
 		})))

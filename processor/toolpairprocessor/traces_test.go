@@ -1,11 +1,9 @@
 package toolpairprocessor
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,15 +11,10 @@ import (
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/ptracetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/component/componenttest"
-	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
-	"go.opentelemetry.io/collector/processor"
-	"go.opentelemetry.io/collector/processor/processortest"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
 
@@ -40,91 +33,6 @@ func assertGoldenTraces(t *testing.T, got ptrace.Traces, agent, scenario string)
 	require.NoError(t, err)
 	require.NoError(t, ptracetest.CompareTraces(want, got,
 		ptracetest.IgnoreResourceSpansOrder(), ptracetest.IgnoreScopeSpansOrder(), ptracetest.IgnoreSpansOrder()))
-}
-
-// testClock is a settable clock shared by a test's processors.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newTestClock() *testClock { return &testClock{now: time.Unix(1_900_000_000, 0).UTC()} }
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
-// pipeline is a started toolpair traces processor with a sink behind it.
-type pipeline struct {
-	t     *testing.T
-	clock *testClock
-	proc  processor.Traces
-	sink  *consumertest.TracesSink
-	cfg   *Config
-	p     *tracesProcessor
-}
-
-func newPipeline(t *testing.T, mutate func(*Config)) *pipeline {
-	t.Helper()
-	return newPipelineWithSettings(t, mutate, processortest.NewNopSettings(metadata.Type))
-}
-
-func newPipelineWithSettings(t *testing.T, mutate func(*Config), set processor.Settings) *pipeline {
-	t.Helper()
-	clock := newTestClock()
-	f := newFactoryWithClock(clock)
-	cfg := f.CreateDefaultConfig().(*Config)
-	if mutate != nil {
-		mutate(cfg)
-	}
-	require.NoError(t, cfg.Validate())
-	sink := new(consumertest.TracesSink)
-	proc, err := f.CreateTraces(context.Background(), set, cfg, sink)
-	require.NoError(t, err)
-	require.NoError(t, proc.Start(context.Background(), componenttest.NewNopHost()))
-	pl := &pipeline{t: t, clock: clock, proc: proc, sink: sink, cfg: cfg}
-	instances.Lock()
-	s := instanceOf(cfg)
-	instances.Unlock()
-	pl.p = &tracesProcessor{shared: s}
-	t.Cleanup(func() { _ = proc.Shutdown(context.Background()) })
-	return pl
-}
-
-func (pl *pipeline) consume(td ptrace.Traces) {
-	pl.t.Helper()
-	require.NoError(pl.t, pl.proc.ConsumeTraces(context.Background(), td))
-}
-
-// advance moves the clock and runs one expiry tick, as the ticker would.
-func (pl *pipeline) advance(d time.Duration) {
-	pl.clock.Advance(d)
-	pl.p.tick(context.Background())
-}
-
-func (pl *pipeline) shutdown() {
-	pl.t.Helper()
-	require.NoError(pl.t, pl.proc.Shutdown(context.Background()))
-}
-
-// output merges everything the sink received into one Traces.
-func (pl *pipeline) output() ptrace.Traces {
-	out := ptrace.NewTraces()
-	for _, td := range pl.sink.AllTraces() {
-		rss := td.ResourceSpans()
-		for i := 0; i < rss.Len(); i++ {
-			rss.At(i).CopyTo(out.ResourceSpans().AppendEmpty())
-		}
-	}
-	return out
 }
 
 func readCapture(t *testing.T, scenario string) ptrace.Traces {
@@ -203,7 +111,7 @@ func TestGoldenAISDKCaptures(t *testing.T) {
 	abortedIn := map[string]string{"interrupt_sigterm": "call_mock_interrupt_01"}
 	for _, scenario := range []string{"normal", "parallel", "interrupt_sigterm", "llm_timeout", "killed_during_tool"} {
 		t.Run(scenario, func(t *testing.T) {
-			pl := newPipeline(t, nil)
+			pl := newRig(t, tracesOnly())
 			in := readCapture(t, scenario)
 			announced := announcements(t, in)
 			require.NotEmpty(t, announced)
@@ -267,13 +175,13 @@ func TestGoldenAISDKCaptures(t *testing.T) {
 func TestInterruptedCallSyntheticSpan(t *testing.T) {
 	var ids []pcommon.SpanID
 	for range 2 { // a replay of the same input yields the same synthetic span
-		pl := newPipeline(t, func(c *Config) { c.PairingTimeout = 5 * time.Second })
+		pl := newRig(t, withConfig(func(c *Config) { c.PairingTimeout = 5 * time.Second }), tracesOnly())
 		in := readCapture(t, "killed_during_tool")
 		chat := spansByName(in)["chat gpt-4.1-mini"][0]
 		n := in.SpanCount()
 		pl.consume(in)
 		pl.advance(4 * time.Second)
-		assert.Equal(t, n, pl.sink.SpanCount(), "nothing synthesised before pairing_timeout")
+		assert.Equal(t, n, pl.tsink.SpanCount(), "nothing synthesised before pairing_timeout")
 		pl.advance(time.Second)
 		got := spansByName(pl.output())["execute_tool run_shell"]
 		require.Len(t, got, 1)
@@ -311,7 +219,7 @@ func TestInterruptedCallSyntheticSpan(t *testing.T) {
 }
 
 func TestShutdownSynthesizesPendingCalls(t *testing.T) {
-	pl := newPipeline(t, nil)
+	pl := newRig(t, tracesOnly())
 	pl.consume(readCapture(t, "killed_during_tool"))
 	pl.shutdown()
 	got := spansByName(pl.output())["execute_tool run_shell"]
@@ -320,10 +228,26 @@ func TestShutdownSynthesizesPendingCalls(t *testing.T) {
 }
 
 func TestSynthesizeDisabled(t *testing.T) {
-	pl := newPipeline(t, func(c *Config) { c.Synthesize = false })
+	pl := newRig(t, withConfig(func(c *Config) { c.Synthesize = false }), tracesOnly())
 	in := readCapture(t, "killed_during_tool")
 	n := in.SpanCount()
 	pl.consume(in)
 	pl.shutdown()
 	assert.Equal(t, n, pl.output().SpanCount())
+}
+
+// TestEchoThenToolSpanKeepsTheToolSpan: when the next chat span echoes a call's result in its
+// input messages before the call's tool span arrives, the tool span still passes and is
+// marked paired: the first record of its source for the call.
+func TestEchoThenToolSpanKeepsTheToolSpan(t *testing.T) {
+	pl := newRig(t, tracesOnly())
+	next := spanSpec{trace: 1, name: "chat m", start: 1400, end: 1600, attrs: map[string]any{
+		"gen_ai.operation.name": "chat",
+		"gen_ai.input.messages": `[{"role":"tool","parts":[{"type":"tool_call_response","id":"c1","response":"ok"}]}]`,
+	}}
+	pl.consume(spanBatchOf(chatSpan(1, 1000, "c1"), next))
+	pl.consume(spanBatchOf(toolSpan(1, "c1", 1300))) // the tool span, exported late
+	got := toolSpans(pl.output())["c1"]
+	require.Len(t, got, 1, "the real result record is never dropped behind an echo")
+	assert.Equal(t, "paired", strAttr(got[0], "toolpair.outcome"), "its source's first record of the call (section 2)")
 }

@@ -117,7 +117,7 @@ func TestClaudeCodeTranscriptsAllPaired(t *testing.T) {
 	truth := transcriptTruth(t, files)
 	require.Len(t, truth, 395, "the corpus README's count")
 
-	b := newBothPipelines(t, nil)
+	b := newRig(t)
 	in := 0
 	for _, path := range files {
 		for _, ld := range transcriptBatches(t, path) {
@@ -155,7 +155,7 @@ func TestClaudeCodeTranscriptsAllPaired(t *testing.T) {
 		paired++
 	}
 	assert.Equal(t, 395, paired)
-	s := b.shared.engine.Stats()
+	s := b.stats()
 	assert.Equal(t, uint64(395), s.Paired)
 	assert.Zero(t, s.InterruptedTotal())
 	assert.Zero(t, s.Orphan+s.Standalone+s.Duplicate)
@@ -229,7 +229,7 @@ func TestTranscriptMissingResultIsClosedAtTheNextStep(t *testing.T) {
 	faultyPath := filepath.Join(dir, "session.jsonl")
 	require.NoError(t, os.WriteFile(faultyPath, append(bytes.Join(faulty, []byte("\n")), '\n'), 0o600))
 
-	b := newBothPipelines(t, nil)
+	b := newRig(t)
 	for _, ld := range transcriptBatches(t, faultyPath) {
 		require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
 	}
@@ -277,4 +277,57 @@ func transcriptResults(t *testing.T, lines [][]byte) int {
 		}
 	}
 	return n
+}
+
+// transcriptLine builds a log batch holding one transcript line given as a map body.
+func transcriptLine(typ, msgID string, blocks ...map[string]any) plog.Logs {
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.Resource().Attributes().PutStr("service.name", "t")
+	lr := rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	content := make([]any, len(blocks))
+	for i, b := range blocks {
+		content[i] = b
+	}
+	msg := map[string]any{"role": typ, "content": content}
+	if msgID != "" {
+		msg["id"] = msgID
+	}
+	if err := lr.Body().SetEmptyMap().FromRaw(map[string]any{
+		"type": typ, "sessionId": "sess", "timestamp": "2026-02-10T21:12:02.480Z", "message": msg,
+	}); err != nil {
+		panic(err)
+	}
+	return ld
+}
+
+// TestRecordWithSeveralResultsIsNeverHeldOrDuplicated: a transcript line holding the results
+// of two calls never announced passes once, marked standalone, rather than being held and
+// released once per call.
+func TestRecordWithSeveralResultsIsNeverHeldOrDuplicated(t *testing.T) {
+	b := newRig(t)
+	two := transcriptLine("user", "",
+		map[string]any{"type": "tool_result", "tool_use_id": "a"},
+		map[string]any{"type": "tool_result", "tool_use_id": "b"})
+	require.NoError(t, b.logs.ConsumeLogs(context.Background(), two))
+	b.shutdown()
+	logs := allLogs(b.lsink)
+	require.Len(t, logs, 1, "passed once, not held and released per call")
+	assert.Equal(t, "standalone", logAttr(logs[0], "toolpair.outcome"))
+}
+
+// TestRecordWithAPairedAndADuplicateResultIsKept: a transcript line that repeats an answered
+// call's result and resolves another call is kept, whatever the repeated result says.
+func TestRecordWithAPairedAndADuplicateResultIsKept(t *testing.T) {
+	b := newRig(t)
+	require.NoError(t, b.logs.ConsumeLogs(context.Background(), transcriptLine("assistant", "m1",
+		map[string]any{"type": "tool_use", "id": "a", "name": "Bash"},
+		map[string]any{"type": "tool_use", "id": "b", "name": "Bash"})))
+	require.NoError(t, b.logs.ConsumeLogs(context.Background(), transcriptLine("user", "",
+		map[string]any{"type": "tool_result", "tool_use_id": "a"})))
+	require.NoError(t, b.logs.ConsumeLogs(context.Background(), transcriptLine("user", "",
+		map[string]any{"type": "tool_result", "tool_use_id": "a"},
+		map[string]any{"type": "tool_result", "tool_use_id": "b"})))
+	b.shutdown()
+	assert.Len(t, allLogs(b.lsink), 3, "the line resolving b is kept although it repeats a")
 }
