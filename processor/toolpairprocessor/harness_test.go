@@ -31,6 +31,7 @@ import (
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadatatest"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/statestore"
 )
 
 // testClock is a settable clock shared by a test's processors.
@@ -226,25 +227,24 @@ func (r *rig) spanCount() int {
 }
 
 // sharedOf returns the component state built from cfg, or nil: it looks cfg up in the
-// process-wide instances registry, which is how a test built on the factory reaches one
+// process-wide map of components, which is how a test built on the factory reaches one
 // component's state.
 func sharedOf(cfg *Config) *shared {
-	instances.Lock()
-	defer instances.Unlock()
-	for _, s := range instances.m {
+	var found *shared
+	components.Range(func(_ component.ID, s *shared, _ int) bool {
 		if s.cfg == cfg {
-			return s
+			found = s
 		}
-	}
-	return nil
+		return found == nil
+	})
+	return found
 }
 
-// instanceByID returns the component state of id from the process-wide instances registry,
+// instanceByID returns the component state of id from the process-wide map of components,
 // for the lifecycle tests of how pipelines share one instance.
 func instanceByID(id component.ID) *shared {
-	instances.Lock()
-	defer instances.Unlock()
-	return instances.m[id]
+	s, _ := components.Load(id)
+	return s
 }
 
 // instanceState is what the lifecycle tests check of a component's instance.
@@ -266,9 +266,12 @@ func stateOf(s *shared) instanceState {
 	s.mu.Lock()
 	st := instanceState{started: s.started, ticker: s.stop, storage: s.store != nil, cfg: s.cfg, engine: s.engine}
 	s.mu.Unlock()
-	instances.Lock()
-	st.refs = s.refs
-	instances.Unlock()
+	components.Range(func(_ component.ID, v *shared, holders int) bool {
+		if v == s {
+			st.refs = holders
+		}
+		return v != s
+	})
 	return st
 }
 
@@ -358,7 +361,7 @@ func (r *rig) shutdown() {
 
 // crash ends the component as kill -9 would: the ticker stops, nothing more is written, and
 // the instance leaves the registry so that a next run starts afresh from storage. No
-// exported call does this; it stops the component's goroutine and removes it from instances.
+// exported call does this; it stops the component's goroutine and removes it from the map of components.
 func (r *rig) crash() {
 	s := r.shared
 	s.mu.Lock()
@@ -367,11 +370,9 @@ func (r *rig) crash() {
 	s.mu.Unlock()
 	close(stop)
 	<-done
-	instances.Lock()
-	if instances.m[s.id] == s {
-		delete(instances.m, s.id)
+	if v, ok := components.Load(s.id); ok && v == s {
+		components.Delete(s.id)
 	}
-	instances.Unlock()
 	_ = s.tel.shutdown()
 	r.down = true
 }
@@ -379,7 +380,7 @@ func (r *rig) crash() {
 // checkpointNow writes a periodic checkpoint, as the checkpoint ticker would every
 // checkpoint_interval of real time (shared.checkpoint), so that a test chooses the moment.
 func (r *rig) checkpointNow() {
-	require.NoError(r.t, r.shared.checkpoint(context.Background(), checkpointInterval))
+	require.NoError(r.t, r.shared.store.Checkpoint(context.Background(), statestore.TriggerInterval))
 }
 
 // settle runs one expiry tick at the clock's now (shared.tick), as the component's ticker

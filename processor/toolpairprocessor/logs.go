@@ -23,7 +23,7 @@ import (
 // released results that outcomes decided elsewhere produce.
 type logsProcessor struct {
 	*shared
-	hold pipelineHold // this pipeline's hold on shared
+	ref  *componentRef // this pipeline's reference to shared
 	next consumer.Logs
 	pool sync.Pool // *logBatch
 	// resources makes the resources of the batches' origins, one copy for as long as the
@@ -31,23 +31,28 @@ type logsProcessor struct {
 	resources synth.ResourceCache
 }
 
-func newLogsProcessor(s *shared, next consumer.Logs) *logsProcessor {
+func newLogsProcessor(ref *componentRef, next consumer.Logs) *logsProcessor {
+	s := ref.Value()
 	if s.nextLogs == nil {
 		s.nextLogs = next
 	}
 	return &logsProcessor{
 		shared: s,
+		ref:    ref,
 		next:   next,
 		pool:   sync.Pool{New: func() any { return &logBatch{} }},
 	}
 }
 
 func (p *logsProcessor) start(ctx context.Context, host component.Host) error {
-	return p.shared.start(ctx, host)
+	return p.shared.start(ctx, host, p.ref.Holders)
 }
 
 func (p *logsProcessor) shutdown(ctx context.Context) error {
-	return p.hold.release(ctx, p.shared)
+	if released, last := p.ref.Release(); released {
+		return p.shared.release(ctx, last)
+	}
+	return nil
 }
 
 // logBatch is the per-call scratch state of processLogs, pooled.

@@ -15,19 +15,21 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/claim"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/normalize"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/sharedcomponent"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/statestore"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/timeout"
 )
 
-// instances holds one pairing state per toolpair component ID, shared by the traces and logs
+// components holds one shared state per toolpair component ID, shared by the traces and logs
 // pipelines the component is in, so that a use seen in one signal pairs with a result seen in
 // the other. The collector creates one processor per pipeline, each with the component's
-// processor.Settings.ID. An instance stays here from the first pipeline's creation until the
-// last pipeline's shutdown.
-var instances = struct {
-	sync.Mutex
-	m map[component.ID]*shared
-}{m: map[component.ID]*shared{}}
+// processor.Settings.ID. A state stays here from the first pipeline's creation until the last
+// pipeline's shutdown.
+var components = sharedcomponent.NewMap[component.ID, *shared]()
+
+// componentRef is one pipeline's reference to its component's shared state.
+type componentRef = sharedcomponent.Ref[component.ID, *shared]
 
 // shared is the state of one toolpair component: the engine, the ticker and the next
 // consumers of each signal's pipeline.
@@ -50,14 +52,10 @@ type shared struct {
 	nextTraces consumer.Traces
 	nextLogs   consumer.Logs
 	// store keeps the state in the storage extension; nil without storage. Set at start.
-	store *stateStore
+	store *statestore.Store
 	// observeKeys, when set (by tests, before the first batch), is told the call key of every
 	// event a batch hands to the engine and the position of the record it came from.
 	observeKeys func(pos batch.Pos, key pairing.Key)
-
-	// refs counts the pipelines holding the instance: one per acquire, one less per pipeline
-	// shutdown (release). Guarded by instances' lock.
-	refs int
 
 	mu      sync.Mutex // guards the fields below
 	started bool       // a start succeeded and no shutdown followed
@@ -72,25 +70,15 @@ type shared struct {
 	done  chan struct{}
 }
 
-// acquire returns the shared state of component id for one more pipeline, creating it for the
-// component's first pipeline. Every successful acquire is balanced by one release (the
-// pipeline's shutdown). An instance under id with another *Config belongs to pipelines built
-// from an earlier configuration that were never shut down; it is left to them and a new one
-// takes its place.
-func acquire(cfg *Config, id component.ID, set component.TelemetrySettings, clock pairing.Clock) (*shared, error) {
-	instances.Lock()
-	defer instances.Unlock()
-	if s := instances.m[id]; s != nil && s.cfg == cfg {
-		s.refs++
-		return s, nil
-	}
-	s, err := newShared(cfg, id, set, clock)
-	if err != nil {
-		return nil, err
-	}
-	s.refs = 1
-	instances.m[id] = s
-	return s, nil
+// acquire returns a reference to the shared state of component id for one more pipeline,
+// creating it for the component's first pipeline. Every successful acquire is balanced by one
+// release (the pipeline's shutdown). A state under id with another *Config belongs to
+// pipelines built from an earlier configuration that were never shut down; it is left to them
+// and a new one takes its place.
+func acquire(cfg *Config, id component.ID, set component.TelemetrySettings, clock pairing.Clock) (*componentRef, error) {
+	return components.Acquire(id,
+		func(s *shared) bool { return s.cfg == cfg },
+		func() (*shared, error) { return newShared(cfg, id, set, clock) })
 }
 
 // newShared builds the state of component id. On error, whatever it built so far that holds
@@ -178,14 +166,24 @@ func (s *shared) tickInterval() time.Duration {
 // exporters may not run yet when the first toolpair processor starts. A start that fails (a
 // storage key naming no storage extension of host, an unreadable state) leaves the instance
 // as it was, so a later start may try again.
-func (s *shared) start(ctx context.Context, host component.Host) error {
+func (s *shared) start(ctx context.Context, host component.Host, holders func() int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.started {
 		if s.cfg.Storage != nil && s.store == nil {
-			if err := s.openStore(ctx, host); err != nil {
+			store, err := statestore.Open(ctx, host, *s.cfg.Storage, s.id, statestore.Options{
+				Fingerprint:  stateFingerprint(s.cfg),
+				Engine:       s.engine,
+				Traces:       s.nextTraces,
+				Logs:         s.nextLogs,
+				KeepActivity: s.tmo != nil,
+				Telemetry:    s.tel,
+				Logger:       s.logger,
+			})
+			if err != nil {
 				return err
 			}
+			s.store = store
 		}
 		s.started = true
 		s.starts = 0
@@ -197,9 +195,7 @@ func (s *shared) start(ctx context.Context, host component.Host) error {
 		go s.run(s.stop, s.done, ready, s.tickInterval())
 	}
 	s.starts++
-	instances.Lock()
-	all := s.starts >= s.refs
-	instances.Unlock()
+	all := s.starts >= holders()
 	if all && s.ready != nil {
 		close(s.ready)
 		s.ready = nil
@@ -247,7 +243,7 @@ func (s *shared) run(stop, done, ready chan struct{}, every time.Duration) {
 		case <-t.C:
 			s.tick(ctx)
 		case <-checkpoints:
-			if err := s.checkpoint(ctx, checkpointInterval); err != nil {
+			if err := s.store.Checkpoint(ctx, statestore.TriggerInterval); err != nil {
 				s.logger.Warn("toolpair: periodic checkpoint failed", zap.Error(err))
 			}
 		}
@@ -268,8 +264,8 @@ func (s *shared) tick(ctx context.Context) {
 	}
 }
 
-// release lets one pipeline go of the instance; the last one to do so shuts the component
-// down and removes it from instances.
+// release lets one pipeline go of the state (its reference was released; last: it was the
+// last one); the last one shuts the component down.
 //
 // Without storage, every release flushes (drain): the first stops the ticker and sends every
 // pending call out as interrupted/shutdown and every held result downstream, later ones what
@@ -286,14 +282,7 @@ func (s *shared) tick(ctx context.Context) {
 // trigger shutdown).
 //
 // With storage, nothing is sent: the last release writes the whole state, once (shutdown).
-func (s *shared) release(ctx context.Context) error {
-	instances.Lock()
-	s.refs--
-	last := s.refs == 0
-	if last && instances.m[s.id] == s {
-		delete(instances.m, s.id)
-	}
-	instances.Unlock()
+func (s *shared) release(ctx context.Context, last bool) error {
 	stopped, err := s.drain(ctx)
 	if last {
 		err = errors.Join(err, s.shutdown(ctx, stopped))
@@ -329,17 +318,6 @@ func (s *shared) drain(ctx context.Context) (stopped bool, err error) {
 	return stopped, err
 }
 
-// pipelineHold is one pipeline's hold on its component's shared state, taken by acquire and
-// let go of once, however often the pipeline is shut down.
-type pipelineHold struct{ once sync.Once }
-
-// release lets s go for this pipeline at its first call; later calls return nil.
-func (h *pipelineHold) release(ctx context.Context, s *shared) error {
-	var err error
-	h.once.Do(func() { err = s.release(ctx) })
-	return err
-}
-
 // shutdown shuts the component down once drained, at the last pipeline's release. With
 // storage, it writes the whole state (nothing is interrupted or released; should the write
 // fail, the state is flushed as without storage, so that nothing is lost silently) and closes
@@ -352,36 +330,16 @@ func (s *shared) shutdown(ctx context.Context, stopped bool) error {
 		s.logger.Error("toolpair: the ticker did not stop before the shutdown deadline; the state is not checkpointed at shutdown")
 	}
 	if s.store != nil && stopped {
-		if cerr := s.checkpoint(ctx, checkpointShutdown); cerr != nil {
+		if cerr := s.store.Checkpoint(ctx, statestore.TriggerShutdown); cerr != nil {
 			err = errors.Join(err, cerr, s.emit(ctx, s.engine.Shutdown(nil), triggerShutdown))
-			err = errors.Join(err, s.forgetStored(ctx))
+			err = errors.Join(err, s.store.Forget(ctx))
 		}
-		err = errors.Join(err, s.closeStore(ctx))
+		err = errors.Join(err, s.store.Close(ctx))
 	}
 	if atLastShutdown != nil {
 		atLastShutdown(s)
 	}
 	return errors.Join(err, s.tel.shutdown())
-}
-
-// forgetStored makes the stored state unreachable after the shutdown flushed what it holds
-// (its pending calls sent as interrupted/shutdown), so the next start does not bring those
-// calls back: it writes a fresh pointer (startFresh) or, should that fail, deletes the
-// pointer. When both fail it logs and counts the failure (storage_errors, operation pointer)
-// and returns the error: the next start may then restore calls already sent as interrupted.
-func (s *shared) forgetStored(ctx context.Context) error {
-	ferr := s.startFresh(ctx, s.store.gen)
-	if ferr == nil {
-		return nil
-	}
-	derr := s.store.client.Delete(ctx, pointerKey)
-	if derr == nil {
-		return nil
-	}
-	s.tel.storageError(ctx, "pointer")
-	s.logger.Error("toolpair: the stored state could not be retired after the shutdown flush; the next start may restore calls already sent as interrupted/shutdown",
-		zap.Error(ferr), zap.NamedError("delete_error", derr))
-	return errors.Join(ferr, derr)
 }
 
 // atLastShutdown, when set (by tests), is called by shutdown once the state is flushed or
@@ -447,4 +405,13 @@ func finishBatch[D, R, N any, S batch.Signal[D, R, N]](ctx context.Context, s *s
 		}
 	}
 	return removed && b.Len() == 0
+}
+
+// recordResolutions writes the resolution record of res with storage (see
+// statestore.Store.RecordResolutions); nothing without.
+func (s *shared) recordResolutions(ctx context.Context, res []pairing.Resolution) error {
+	if s.store == nil {
+		return nil
+	}
+	return s.store.RecordResolutions(ctx, res)
 }

@@ -5,15 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/consumer/consumertest"
-	"go.opentelemetry.io/collector/pdata/plog"
-	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/batch"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/custom"
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/statefile"
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
 
 // TestStateFingerprint: the fingerprint changes with the keys that give call keys their
@@ -35,63 +28,4 @@ func TestStateFingerprint(t *testing.T) {
 	c.PairingTimeout *= 2
 	slices.Reverse(c.Dialects)
 	assert.Equal(t, fp, stateFingerprint(c), "order of dialects and other keys do not matter")
-}
-
-// TestStateHeldRecords: a held span and a held log record stored by marshalHeld come back
-// through stateSinks as the records themselves, sent to the component's consumer of their
-// signal (and dropped when the component has none), filled (wait returns at once).
-func TestStateHeldRecords(t *testing.T) {
-	td := ptrace.NewTraces()
-	td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty().Attributes().PutStr("gen_ai.tool.call.id", "w1")
-	ld := plog.NewLogs()
-	ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty().Body().SetStr("claude_code.tool_result")
-	span := marshalHeld(&batch.HeldSpan{Traces: td}).(statefile.Held)
-	log := marshalHeld(&batch.HeldLog{Logs: ld}).(statefile.Held)
-	assert.Equal(t, synth.Traces, span.Signal)
-	assert.Equal(t, synth.Logs, log.Signal)
-	assert.Nil(t, marshalHeld("other"))
-
-	traces, logs := new(consumertest.TracesSink), new(consumertest.LogsSink)
-	sinks := stateSinks(traces, logs)
-	p, err := sinks.Held(span.Signal, span.OTLP)
-	require.NoError(t, err)
-	hs := p.(*batch.HeldSpan)
-	assert.Equal(t, "w1", hs.Span().Attributes().AsRaw()["gen_ai.tool.call.id"])
-	assert.Same(t, traces, hs.Next)
-	assert.True(t, hs.Wait())
-	p, err = sinks.Held(log.Signal, log.OTLP)
-	require.NoError(t, err)
-	hl := p.(*batch.HeldLog)
-	assert.Equal(t, "claude_code.tool_result", hl.Record().Body().Str())
-	assert.Same(t, logs, hl.Next)
-
-	p, err = stateSinks(traces, nil).Held(log.Signal, log.OTLP)
-	assert.NoError(t, err)
-	assert.Nil(t, p, "no logs pipeline: the record is dropped")
-}
-
-// TestStateRefusesMisshapenHeld: a held record whose single span or log record is not in the
-// first ScopeSpans/ScopeLogs (a shape the processor never writes) is refused, which discards
-// the state, instead of being restored and read out of range later.
-func TestStateRefusesMisshapenHeld(t *testing.T) {
-	td := ptrace.NewTraces()
-	rs := td.ResourceSpans().AppendEmpty()
-	rs.ScopeSpans().AppendEmpty()
-	rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty().SetName("execute_tool")
-	ld := plog.NewLogs()
-	rl := ld.ResourceLogs().AppendEmpty()
-	rl.ScopeLogs().AppendEmpty()
-	rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty().Body().SetStr("tool_result")
-	sinks := stateSinks(new(consumertest.TracesSink), new(consumertest.LogsSink))
-	for name, h := range map[string]any{
-		"span in second scope":       marshalHeld(&batch.HeldSpan{Traces: td}),
-		"log record in second scope": marshalHeld(&batch.HeldLog{Logs: ld}),
-		"no known signal":            statefile.Held{Signal: 9},
-		"not OTLP":                   statefile.Held{Signal: synth.Traces, OTLP: []byte{0xff}},
-	} {
-		held := h.(statefile.Held)
-		p, err := sinks.Held(held.Signal, held.OTLP)
-		assert.Error(t, err, name)
-		assert.Nil(t, p, name)
-	}
 }

@@ -3,6 +3,7 @@ package toolpairprocessor
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/statefile"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/statestore"
 )
 
 // storageBenchComponent is a component whose state is kept in ext (nil: no storage), with
@@ -76,19 +78,24 @@ func BenchmarkCheckpoint(b *testing.B) {
 			var lock time.Duration
 			for range 3 {
 				began := time.Now()
-				s.engine.Snapshot(marshalHeld)
+				s.engine.Snapshot(statestore.MarshalHeld)
 				lock += time.Since(began)
 			}
 			b.ResetTimer()
 			for b.Loop() {
-				if err := s.checkpoint(context.Background(), checkpointInterval); err != nil {
+				if err := s.store.Checkpoint(context.Background(), statestore.TriggerInterval); err != nil {
 					b.Fatal(err)
 				}
 			}
 			b.StopTimer()
-			blob := ext.snapshot()[stateKey(s.store.gen)]
+			var blob []byte
+			for k, v := range ext.snapshot() {
+				if strings.HasPrefix(k, statestore.StateKeyPrefix) {
+					blob = v // the one checkpoint left
+				}
+			}
 			began := time.Now()
-			st, err := statefile.Decode(blob, s.store.fp, stateSinks(consumertest.NewNop(), nil))
+			st, err := statefile.Decode(blob, stateFingerprint(s.cfg), statefile.Sinks{Traces: consumertest.NewNop()})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -131,7 +138,7 @@ func BenchmarkResolutionRecord(b *testing.B) {
 				b.Fatal(err)
 			}
 			size = len(rec)
-			if err := client.Set(context.Background(), resolvedKey(uint64(i)), rec); err != nil {
+			if err := client.Set(context.Background(), statestore.ResolvedKey(uint64(i)), rec); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -173,7 +180,7 @@ func BenchmarkResolutionRecord(b *testing.B) {
 			if ext != nil {
 				size, n := 0, 0
 				for k, v := range ext.snapshot() {
-					if len(k) > len(resolvedKeyBase) && k[:len(resolvedKeyBase)] == resolvedKeyBase {
+					if len(k) > len(statestore.ResolvedKeyPrefix) && k[:len(statestore.ResolvedKeyPrefix)] == statestore.ResolvedKeyPrefix {
 						size += len(v)
 						n++
 					}

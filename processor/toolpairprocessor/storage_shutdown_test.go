@@ -21,6 +21,7 @@ import (
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadatatest"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/statestore"
 )
 
 // blockingTraces is a next consumer that blocks every call until release is closed, or, when
@@ -116,14 +117,14 @@ func TestStorageShutdownTimeoutSkipsCheckpoint(t *testing.T) {
 func storedRecords(t *testing.T, m map[string][]byte) (seqs []uint64, gen, logStart uint64) {
 	t.Helper()
 	for k := range m {
-		if n, ok := strings.CutPrefix(k, resolvedKeyBase); ok {
+		if n, ok := strings.CutPrefix(k, statestore.ResolvedKeyPrefix); ok {
 			seq, err := strconv.ParseUint(n, 10, 64)
 			require.NoError(t, err)
 			seqs = append(seqs, seq)
 		}
 	}
 	slices.Sort(seqs)
-	gen, logStart, err := decodePointer(m[pointerKey])
+	gen, logStart, err := statestore.DecodePointer(m[statestore.PointerKey])
 	require.NoError(t, err)
 	return seqs, gen, logStart
 }
@@ -138,9 +139,9 @@ func TestStorageReadErrorStartsFresh(t *testing.T) {
 		name string
 		fail func(key string, logStart uint64) bool
 	}{
-		{"resolution record", func(key string, logStart uint64) bool { return key == resolvedKey(logStart+1) }},
-		{"checkpoint", func(key string, _ uint64) bool { return strings.HasPrefix(key, stateKeyBase) }},
-		{"pointer", func(key string, _ uint64) bool { return key == pointerKey }},
+		{"resolution record", func(key string, logStart uint64) bool { return key == statestore.ResolvedKey(logStart+1) }},
+		{"checkpoint", func(key string, _ uint64) bool { return strings.HasPrefix(key, statestore.StateKeyPrefix) }},
+		{"pointer", func(key string, _ uint64) bool { return key == statestore.PointerKey }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e, clock := newMemStorage(), newTestClock()
@@ -220,7 +221,7 @@ func TestStorageFailedResolutionRecordCheckpoints(t *testing.T) {
 	run1.spans(ctChat(1, 1, 0, 0, 1000, "c1", "c2", "c3"))
 	run1.checkpointNow()
 	e.mu.Lock()
-	e.failSet = func(key string) bool { return strings.HasPrefix(key, resolvedKeyBase) }
+	e.failSet = func(key string) bool { return strings.HasPrefix(key, statestore.ResolvedKeyPrefix) }
 	e.mu.Unlock()
 	run1.spans(ctTool(1, 2, 0, "c1", 1500, 2500)) // paired after the checkpoint; its record fails
 	assert.Equal(t, []string{"span:paired"}, run1.marks(nil)["c1"])
@@ -278,7 +279,7 @@ func TestStorageStateNotRetiredCounted(t *testing.T) {
 // be replaced by a fresh pointer fails the start with an error naming the extension.
 func TestStorageFreshPointerUnwritableFailsStart(t *testing.T) {
 	e := newMemStorage()
-	e.failGet = func(key string) bool { return key == pointerKey }
+	e.failGet = func(key string) bool { return key == statestore.PointerKey }
 	e.failSets = true
 	p := newRig(t, withConfig(func(c *Config) {
 		id := memStorageID

@@ -23,6 +23,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadatatest"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/statefile"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/statestore"
 )
 
 // memStorage is a storage extension whose data outlives its clients, as a storage file
@@ -252,7 +253,7 @@ func TestStorageCheckpointAtomic(t *testing.T) {
 	e.mu.Lock()
 	e.failSets = true
 	e.mu.Unlock()
-	require.Error(t, run1.shared.checkpoint(context.Background(), checkpointInterval))
+	require.Error(t, run1.shared.store.Checkpoint(context.Background(), statestore.TriggerInterval))
 	assert.Equal(t, before, e.snapshot(), "a failed checkpoint changes nothing stored")
 	require.NoError(t, run1.traces.Shutdown(context.Background()), "the first pipeline's shutdown writes nothing")
 	require.Error(t, run1.logs.Shutdown(context.Background()), "the last pipeline's shutdown writes the state")
@@ -273,14 +274,14 @@ func TestStorageDiscarded(t *testing.T) {
 	}{
 		{reason: "corrupt", spoil: func(m map[string][]byte) {
 			for k, v := range m {
-				if k != pointerKey {
+				if k != statestore.PointerKey {
 					v[len(v)/2] ^= 0xff
 				}
 			}
 		}},
 		{reason: "version", spoil: func(m map[string][]byte) {
 			for k, v := range m {
-				if k != pointerKey {
+				if k != statestore.PointerKey {
 					v[len(statefile.StateMagic)] = statefile.Version + 1
 				}
 			}
@@ -288,12 +289,12 @@ func TestStorageDiscarded(t *testing.T) {
 		{reason: "config", mutate: func(c *Config) { c.ScopeAttributes = []string{"session.id"} }},
 		{reason: "missing", spoil: func(m map[string][]byte) {
 			for k := range m {
-				if k != pointerKey {
+				if k != statestore.PointerKey {
 					delete(m, k)
 				}
 			}
 		}},
-		{reason: "corrupt", spoil: func(m map[string][]byte) { m[pointerKey] = []byte("garbage") }},
+		{reason: "corrupt", spoil: func(m map[string][]byte) { m[statestore.PointerKey] = []byte("garbage") }},
 	} {
 		t.Run(tc.reason, func(t *testing.T) {
 			e, clock := newMemStorage(), newTestClock()
@@ -394,7 +395,7 @@ func TestStorageCheckpointDuringBatches(t *testing.T) {
 			case <-stop:
 				return
 			default:
-				_ = run1.shared.checkpoint(context.Background(), checkpointInterval)
+				_ = run1.shared.store.Checkpoint(context.Background(), statestore.TriggerInterval)
 			}
 		}
 	}()

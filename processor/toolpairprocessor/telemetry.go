@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/otel/attribute"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/statefile"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/statestore"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/timeout"
 )
@@ -190,4 +193,35 @@ func (t *telemetry) timeout(ctx context.Context, p timeout.Phase) {
 func (t *telemetry) shutdown() error {
 	t.tb.Shutdown()
 	return nil
+}
+
+// Telemetry of the state store (statestore.Telemetry).
+
+const telAttrStateKind = "toolpair.state.kind"
+
+// Restored implements statestore.Telemetry.
+func (t *telemetry) Restored(ctx context.Context, rs pairing.RestoreStats) {
+	for _, kv := range []struct {
+		kind string
+		n    int
+	}{{"pending_calls", rs.Pending}, {"held_results", rs.Waiting}, {"resolved_calls", rs.Resolved}, {"replayed_resolutions", rs.Replayed}} {
+		t.tb.ProcessorToolpairStateRestored.Add(ctx, int64(kv.n), metric.WithAttributes(attribute.String(telAttrStateKind, kv.kind)))
+	}
+}
+
+// Discarded implements statestore.Telemetry.
+func (t *telemetry) Discarded(ctx context.Context, reason statefile.Reason) {
+	t.tb.ProcessorToolpairStateDiscarded.Add(ctx, 1, metric.WithAttributes(attribute.String(telAttrWhy, string(reason))))
+}
+
+// Checkpointed implements statestore.Telemetry.
+func (t *telemetry) Checkpointed(ctx context.Context, trigger statestore.Trigger, d time.Duration, size int) {
+	opt := metric.WithAttributes(attribute.String(telAttrTrigger, string(trigger)))
+	t.tb.ProcessorToolpairStateCheckpointDuration.Record(ctx, float64(d)/float64(time.Millisecond), opt)
+	t.tb.ProcessorToolpairStateCheckpointSize.Record(ctx, int64(size), opt)
+}
+
+// StorageError implements statestore.Telemetry.
+func (t *telemetry) StorageError(ctx context.Context, op string) {
+	t.tb.ProcessorToolpairStorageErrors.Add(ctx, 1, metric.WithAttributes(attribute.String("operation", op)))
 }

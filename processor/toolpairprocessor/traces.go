@@ -19,7 +19,7 @@ import (
 // tracesProcessor is the toolpair processor of one traces pipeline.
 type tracesProcessor struct {
 	*shared
-	hold pipelineHold // this pipeline's hold on shared
+	ref  *componentRef // this pipeline's reference to shared
 	next consumer.Traces
 	pool sync.Pool // *spanBatch
 	// resources makes the resources of the batches' origins, one copy for as long as the
@@ -27,23 +27,28 @@ type tracesProcessor struct {
 	resources synth.ResourceCache
 }
 
-func newTracesProcessor(s *shared, next consumer.Traces) *tracesProcessor {
+func newTracesProcessor(ref *componentRef, next consumer.Traces) *tracesProcessor {
+	s := ref.Value()
 	if s.nextTraces == nil {
 		s.nextTraces = next
 	}
 	return &tracesProcessor{
 		shared: s,
+		ref:    ref,
 		next:   next,
 		pool:   sync.Pool{New: func() any { return &spanBatch{} }},
 	}
 }
 
 func (p *tracesProcessor) start(ctx context.Context, host component.Host) error {
-	return p.shared.start(ctx, host)
+	return p.shared.start(ctx, host, p.ref.Holders)
 }
 
 func (p *tracesProcessor) shutdown(ctx context.Context) error {
-	return p.hold.release(ctx, p.shared)
+	if released, last := p.ref.Release(); released {
+		return p.shared.release(ctx, last)
+	}
+	return nil
 }
 
 // spanBatch is the per-call scratch state of processTraces, pooled.

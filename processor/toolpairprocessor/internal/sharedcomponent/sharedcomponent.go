@@ -86,3 +86,34 @@ func (r *Ref[K, V]) Release() (released, last bool) {
 	})
 	return released, last
 }
+
+// Load returns the value under key, if the map has one.
+func (m *Map[K, V]) Load(key K) (v V, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if e := m.m[key]; e != nil {
+		return e.v, true
+	}
+	return v, false
+}
+
+// Range calls f with each key, its value and the number of its references not released
+// yet, until f returns false. f must not call the map's methods.
+func (m *Map[K, V]) Range(f func(key K, v V, holders int) bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k, e := range m.m {
+		if !f(k, e.v, e.refs) {
+			return
+		}
+	}
+}
+
+// Delete removes the value under key whatever its references, for a value abandoned without
+// its holders' releases (a process ending without shutdown). Its references' releases then
+// leave the map alone.
+func (m *Map[K, V]) Delete(key K) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.m, key)
+}

@@ -1,4 +1,4 @@
-package toolpairprocessor
+package statestore
 
 import (
 	"errors"
@@ -11,10 +11,10 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
-// marshalHeld serialises a held record (a *batch.HeldSpan or *batch.HeldLog) for the stored state, as a
+// MarshalHeld serialises a held record (a *batch.HeldSpan or *batch.HeldLog) for the stored state, as a
 // statefile.Held: the engine's Snapshot calls it under its lock. It waits for the record to
 // be copied in (batch.Latch.Wait); nil for any other payload, or a record that was not copied.
-func marshalHeld(p any) any {
+func MarshalHeld(p any) any {
 	switch h := p.(type) {
 	case *batch.HeldSpan:
 		if !h.Wait() {
@@ -38,12 +38,12 @@ func marshalHeld(p any) any {
 	return nil
 }
 
-// stateSinks binds a restored state to the component's next consumers: origins and held
+// sinks binds a restored state to the component's next consumers: origins and held
 // records of each signal go to next of that signal (nil when the component has no pipeline of
 // that signal now: the origin or record is then dropped). A held record that is not one span
 // or one log record at the position batch.HeldSpan.Span and batch.HeldLog.Record read is refused, which
 // discards the state.
-func stateSinks(traces consumer.Traces, logs consumer.Logs) statefile.Sinks {
+func sinks(traces consumer.Traces, logs consumer.Logs) statefile.Sinks {
 	return statefile.Sinks{Traces: traces, Logs: logs, Held: func(sig synth.Signal, data []byte) (any, error) {
 		switch sig {
 		case synth.Traces:
