@@ -503,3 +503,16 @@ func onLastShutdown(s *shared, fn func()) (restore func()) {
 	}
 	return func() { atLastShutdown = prev }
 }
+
+// countTelemetryCreations counts, until the test ends, the telemetry the components create
+// (through the newTelemetryFn hook), so that a test can tell how far a failed creation went.
+func countTelemetryCreations(t *testing.T) *int {
+	created := new(int)
+	prev := newTelemetryFn
+	newTelemetryFn = func(set component.TelemetrySettings, e *pairing.Engine) (*telemetry, error) {
+		*created++
+		return prev(set, e)
+	}
+	t.Cleanup(func() { newTelemetryFn = prev })
+	return created
+}
