@@ -33,7 +33,7 @@ func consRestart(r *consRun, ext *memStorage) error {
 	if err := r.logs.Shutdown(ctx); err != nil {
 		return err
 	}
-	cfg := *r.shared.cfg
+	cfg := *configOf(r.shared)
 	f := newFactoryWithClock(r.clock)
 	set := processortest.NewNopSettings(metadata.Type)
 	set.TelemetrySettings = r.tel.NewTelemetrySettings()
@@ -52,7 +52,7 @@ func consRestart(r *consRun, ext *memStorage) error {
 		return err
 	}
 	r.shared = sharedOf(&cfg)
-	return r.shared.engine.Stats().CheckConservation()
+	return engineStats(r.shared).CheckConservation()
 }
 
 // consCheckRestarts runs one sequence with restarts and compares its outcomes with the
@@ -68,7 +68,7 @@ func consCheckRestarts(t *testing.T, sc *consScenario) (restarts int, err error)
 	}()
 	// Restarted before any record, the component keeps its state in ext from then on.
 	id := memStorageID
-	r.shared.cfg.Storage = &id
+	configOf(r.shared).Storage = &id
 	if err := consRestart(r, ext); err != nil {
 		return 0, err
 	}
@@ -85,7 +85,7 @@ func consCheckRestarts(t *testing.T, sc *consScenario) (restarts int, err error)
 	}
 	// The last run ends as a component without storage does: pending calls are interrupted
 	// (shutdown), held results released; the shutdown then stores an empty state.
-	if err := r.shared.emit(ctx, r.shared.engine.Shutdown(nil), triggerShutdown); err != nil {
+	if err := flushPending(ctx, r.shared); err != nil {
 		return restarts, err
 	}
 	if err := r.traces.Shutdown(ctx); err != nil {

@@ -275,22 +275,15 @@ func stateOf(s *shared) instanceState {
 	return st
 }
 
-// keepFinalMetrics collects the component's metrics when its last pipeline shuts down: the
-// shutdown hook atLastShutdown runs after the engine is flushed and before the telemetry
-// shuts down, the one moment the final counts can be read.
+// keepFinalMetrics collects the component's metrics when its last pipeline shuts down,
+// after the engine is flushed and before the telemetry shuts down: the one moment the final
+// counts can be read.
 func (r *rig) keepFinalMetrics() {
-	prev := atLastShutdown
-	atLastShutdown = func(s *shared) {
-		if s == r.shared {
-			var rm metricdata.ResourceMetrics
-			require.NoError(r.t, r.tel.Reader.Collect(context.Background(), &rm))
-			r.final = &rm
-		}
-		if prev != nil {
-			prev(s)
-		}
-	}
-	r.t.Cleanup(func() { atLastShutdown = prev })
+	r.t.Cleanup(onLastShutdown(r.shared, func() {
+		var rm metricdata.ResourceMetrics
+		require.NoError(r.t, r.tel.Reader.Collect(context.Background(), &rm))
+		r.final = &rm
+	}))
 }
 
 // spans sends hand-made spans through the traces pipeline.
@@ -335,7 +328,7 @@ func (r *rig) consumeBoth(td ptrace.Traces, ld plog.Logs, logsFirst bool) {
 // its outcome without waiting for the ticker; advanceUntil waits for the ticker instead.
 func (r *rig) advance(d time.Duration) {
 	r.clock.Advance(d)
-	r.shared.tick(context.Background())
+	tickNow(r.shared)
 }
 
 // advanceUntil moves the clock and waits for the component's ticker to expire what is due,
@@ -380,13 +373,18 @@ func (r *rig) crash() {
 // checkpointNow writes a periodic checkpoint, as the checkpoint ticker would every
 // checkpoint_interval of real time (shared.checkpoint), so that a test chooses the moment.
 func (r *rig) checkpointNow() {
-	require.NoError(r.t, r.shared.store.Checkpoint(context.Background(), statestore.TriggerInterval))
+	require.NoError(r.t, r.checkpoint())
+}
+
+// checkpoint is checkpointNow returning the checkpoint's error.
+func (r *rig) checkpoint() error {
+	return r.shared.store.Checkpoint(context.Background(), statestore.TriggerInterval)
 }
 
 // settle runs one expiry tick at the clock's now (shared.tick), as the component's ticker
 // would: with storage, the start-up tick may not have run yet when the test goes on.
 func (r *rig) settle() {
-	r.shared.tick(context.Background())
+	tickNow(r.shared)
 }
 
 // output merges everything the traces sink received into one Traces.
@@ -467,4 +465,55 @@ func (r *rig) marks(idOf func(plog.LogRecord) string) map[string][]string {
 		sort.Strings(v)
 	}
 	return out
+}
+
+// The conservation property tests drive one component through thousands of sequences,
+// checking the engine's own counters against the component's metrics after every batch; they
+// reach the component's state through these.
+
+// engineStats reads the engine's own counters (shared.engine), which the property tests
+// compare with what the component's metrics say.
+func engineStats(s *shared) pairing.Stats { return s.engine.Stats() }
+
+// tickNow runs one expiry tick of s at its clock's now (shared.tick), as its ticker would,
+// without waiting for the ticker.
+func tickNow(s *shared) { s.tick(context.Background()) }
+
+// configOf returns the configuration s was built from.
+func configOf(s *shared) *Config { return s.cfg }
+
+// flushPending sends every call pending in s out as interrupted (shutdown) and releases its
+// held results, as the shutdown of a component without storage does (shared.emit of
+// engine.Shutdown), whatever s's configuration.
+func flushPending(ctx context.Context, s *shared) error {
+	return s.emit(ctx, s.engine.Shutdown(nil), triggerShutdown)
+}
+
+// onLastShutdown calls fn when s's last pipeline shuts down, once the engine is flushed or
+// stored and before the telemetry shuts down (the atLastShutdown hook), until restore is
+// called.
+func onLastShutdown(s *shared, fn func()) (restore func()) {
+	prev := atLastShutdown
+	atLastShutdown = func(got *shared) {
+		if got == s {
+			fn()
+		}
+		if prev != nil {
+			prev(got)
+		}
+	}
+	return func() { atLastShutdown = prev }
+}
+
+// countTelemetryCreations counts, until the test ends, the telemetry the components create
+// (through the newTelemetryFn hook), so that a test can tell how far a failed creation went.
+func countTelemetryCreations(t *testing.T) *int {
+	created := new(int)
+	prev := newTelemetryFn
+	newTelemetryFn = func(set component.TelemetrySettings, e *pairing.Engine) (*telemetry, error) {
+		*created++
+		return prev(set, e)
+	}
+	t.Cleanup(func() { newTelemetryFn = prev })
+	return created
 }

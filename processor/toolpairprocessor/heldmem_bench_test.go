@@ -61,7 +61,7 @@ func BenchmarkHeldResultMemory(b *testing.B) {
 				}
 				runtime.GC()
 				runtime.ReadMemStats(&after)
-				if got := c.s.engine.Stats().Waiting; got != batches*perBatch {
+				if got := engineStats(c.s).Waiting; got != batches*perBatch {
 					b.Fatalf("%d results held, want %d", got, batches*perBatch)
 				}
 				b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(batches*perBatch), "B/held")

@@ -16,7 +16,6 @@ import (
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadatatest"
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
 // TestLifecycleOneInstancePerComponent: every pipeline of one component ID shares one
@@ -138,18 +137,12 @@ func TestLifecycleCreationFailureReleasesTelemetry(t *testing.T) {
 	cfg.TimeoutClassification.CompactionSpanNames = []string{"("}
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	created := 0
-	prev := newTelemetryFn
-	newTelemetryFn = func(set component.TelemetrySettings, e *pairing.Engine) (*telemetry, error) {
-		created++
-		return prev(set, e)
-	}
-	t.Cleanup(func() { newTelemetryFn = prev })
+	created := countTelemetryCreations(t)
 
 	set := metadatatest.NewSettings(tel)
 	_, err := f.CreateTraces(context.Background(), set, cfg, consumertest.NewNop())
 	require.Error(t, err)
-	assert.Equal(t, 1, created, "the failure came after the telemetry was created")
+	assert.Equal(t, 1, *created, "the failure came after the telemetry was created")
 	_, err = tel.GetMetric("otelcol_processor_toolpair_pending_calls")
 	assert.Error(t, err, "the gauge's callback is unregistered")
 	assert.Nil(t, instanceByID(set.ID))

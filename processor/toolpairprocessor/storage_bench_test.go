@@ -72,7 +72,7 @@ func BenchmarkCheckpoint(b *testing.B) {
 			ext := newMemStorage()
 			tp, s := storageBenchComponent(b, ext)
 			pendingCalls(b, tp, n)
-			if got := s.engine.Stats().Pending; got != n {
+			if got := engineStats(s).Pending; got != n {
 				b.Fatalf("%d pending calls, want %d", got, n)
 			}
 			var lock time.Duration

@@ -253,7 +253,7 @@ func TestStorageCheckpointAtomic(t *testing.T) {
 	e.mu.Lock()
 	e.failSets = true
 	e.mu.Unlock()
-	require.Error(t, run1.shared.store.Checkpoint(context.Background(), statestore.TriggerInterval))
+	require.Error(t, run1.checkpoint())
 	assert.Equal(t, before, e.snapshot(), "a failed checkpoint changes nothing stored")
 	require.NoError(t, run1.traces.Shutdown(context.Background()), "the first pipeline's shutdown writes nothing")
 	require.Error(t, run1.logs.Shutdown(context.Background()), "the last pipeline's shutdown writes the state")
@@ -395,7 +395,7 @@ func TestStorageCheckpointDuringBatches(t *testing.T) {
 			case <-stop:
 				return
 			default:
-				_ = run1.shared.store.Checkpoint(context.Background(), statestore.TriggerInterval)
+				_ = run1.checkpoint()
 			}
 		}
 	}()
