@@ -64,6 +64,10 @@ type Config struct {
 	OrphanGrace time.Duration `mapstructure:"orphan_grace"`
 	// MaxPendingCalls bounds pending uses plus waiting results; the oldest is evicted.
 	MaxPendingCalls int `mapstructure:"max_pending_calls"`
+	// MaxCallsPerRecord bounds the tool items (uses, results, refusals, echoes) read from one
+	// span or log record; those beyond it are not tracked and are counted malformed under the
+	// reason too_many_calls, the record itself passing unchanged (specification section 6).
+	MaxCallsPerRecord int `mapstructure:"max_calls_per_record"`
 	// Dialects: which source formats are recognised.
 	Dialects []string `mapstructure:"dialects"`
 	// Orphans: mark or drop orphan results.
@@ -153,15 +157,16 @@ var _ confmap.Validator = (*Config)(nil)
 
 func createDefaultConfig() component.Config {
 	return &Config{
-		ScopeAttributes:  registry.ScopeAttributes(),
-		TenantAttributes: []string{},
-		PairingTimeout:   10 * time.Minute,
-		OrphanGrace:      30 * time.Second,
-		MaxPendingCalls:  100_000,
-		Dialects:         slices.Clone(knownDialects),
-		Orphans:          DispositionMark,
-		Duplicates:       DispositionDrop,
-		Synthesize:       true,
+		ScopeAttributes:   registry.ScopeAttributes(),
+		TenantAttributes:  []string{},
+		PairingTimeout:    10 * time.Minute,
+		OrphanGrace:       30 * time.Second,
+		MaxPendingCalls:   100_000,
+		MaxCallsPerRecord: 1024,
+		Dialects:          slices.Clone(knownDialects),
+		Orphans:           DispositionMark,
+		Duplicates:        DispositionDrop,
+		Synthesize:        true,
 		TimeoutClassification: TimeoutClassificationConfig{
 			Enabled:              true,
 			CompactionSpanNames:  slices.Clone(defaultCompactionSpanNames),
@@ -193,6 +198,9 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.MaxPendingCalls < 1 {
 		errs = append(errs, fmt.Errorf("max_pending_calls must be at least 1, got %d", cfg.MaxPendingCalls))
+	}
+	if cfg.MaxCallsPerRecord < 1 {
+		errs = append(errs, fmt.Errorf("max_calls_per_record must be at least 1, got %d", cfg.MaxCallsPerRecord))
 	}
 	if cfg.CheckpointInterval <= 0 {
 		errs = append(errs, fmt.Errorf("checkpoint_interval must be positive, got %v", cfg.CheckpointInterval))

@@ -142,6 +142,7 @@ func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos batch.Pos,
 	if len(b.Found.Items) == 0 {
 		return "", 0, 0
 	}
+	p.tel.boundItems(ctx, d.Name, &b.Found, p.cfg.MaxCallsPerRecord)
 	scopeAttr, scope := p.keys.ForCalls(d.OwnConversation, b.Found.Items, lr.Attributes(), rscope, lr.TraceID(), nil)
 	results = b.Found.Results()
 	ref := b.AddRef(pos, lr, results)

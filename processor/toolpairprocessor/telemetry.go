@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/statefile"
@@ -170,13 +171,46 @@ func (t *telemetry) unrecognized(ctx context.Context, s synth.Signal, n int) {
 // malformed counts malformed tool inputs by dialect and reason.
 func (t *telemetry) malformed(ctx context.Context, dialectName string, reasons []string) {
 	for _, r := range reasons {
-		k := malformedKey{dialectName, r}
-		opt, ok := t.malformedOpts.Load(k)
-		if !ok {
-			opt, _ = t.malformedOpts.LoadOrStore(k, metric.WithAttributeSet(attribute.NewSet(
-				attribute.String(telAttrDialect, dialectName), attribute.String(telAttrWhy, r))))
+		t.malformedN(ctx, dialectName, r, 1)
+	}
+}
+
+// malformedN counts n malformed pieces of one reason read by dialect dialectName.
+func (t *telemetry) malformedN(ctx context.Context, dialectName, reason string, n int) {
+	k := malformedKey{dialectName, reason}
+	opt, ok := t.malformedOpts.Load(k)
+	if !ok {
+		opt, _ = t.malformedOpts.LoadOrStore(k, metric.WithAttributeSet(attribute.NewSet(
+			attribute.String(telAttrDialect, dialectName), attribute.String(telAttrWhy, reason))))
+	}
+	t.tb.ProcessorToolpairMalformed.Add(ctx, int64(n), opt.(metric.AddOption))
+}
+
+// reasonTooManyCalls is the malformed reason of the tool items of a record beyond
+// max_calls_per_record, which are not tracked.
+const reasonTooManyCalls = "too_many_calls"
+
+// boundItems keeps the first max call items of f (a record's, read by dialect dialectName:
+// uses, results, aborts, refusals, echoes, matches) and every other item (step boundaries,
+// session ends), and counts the call items beyond max as malformed (reasonTooManyCalls).
+func (t *telemetry) boundItems(ctx context.Context, dialectName string, f *dialect.Found, max int) {
+	if len(f.Items) <= max {
+		return
+	}
+	calls, kept := 0, 0
+	for _, it := range f.Items {
+		if it.Kind != pairing.KindBoundary && it.Kind != pairing.KindSessionEnd {
+			if calls++; calls > max {
+				continue
+			}
 		}
-		t.tb.ProcessorToolpairMalformed.Add(ctx, 1, opt.(metric.AddOption))
+		f.Items[kept] = it
+		kept++
+	}
+	if dropped := len(f.Items) - kept; dropped > 0 {
+		clear(f.Items[kept:])
+		f.Items = f.Items[:kept]
+		t.malformedN(ctx, dialectName, reasonTooManyCalls, dropped)
 	}
 }
 

@@ -147,6 +147,7 @@ func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos batch.P
 	if len(b.Found.Items) == 0 {
 		return "", 0, 0
 	}
+	p.tel.boundItems(ctx, d.Name, &b.Found, p.cfg.MaxCallsPerRecord)
 	scopeAttr, scope := p.keys.ForCalls(d.OwnConversation, b.Found.Items, span.Attributes(), rscope, span.TraceID(), &b.hex)
 	results = b.Found.Results()
 	ref := b.AddRef(pos, span, results)

@@ -1,0 +1,83 @@
+package toolpairprocessor
+
+import (
+	"context"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/batch"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
+	"go.uber.org/zap"
+)
+
+// engine.go: a batch's way through the engine (pairBatch, finishBatch) and the outcomes decided
+// between batches (emit), out to the pipelines (send).
+
+// emit sends outcomes decided outside a pipeline call (expiry, shutdown: the trigger)
+// downstream: the synthetic records and the released results, each to its own signal's
+// pipeline.
+func (s *shared) emit(ctx context.Context, res []pairing.Resolution, trigger sendTrigger) error {
+	var out batch.Output
+	s.applier.Apply(res, &out, nil, s.clock.Now())
+	return s.send(ctx, &out, trigger)
+}
+
+// send delivers the records of out bound for other pipelines than the current batch's, and
+// counts those a next consumer refused (otelcol_processor_toolpair_send_failed), by what
+// triggered the send. It is never called with a lock held.
+func (s *shared) send(ctx context.Context, out *batch.Output, trigger sendTrigger) error {
+	return out.Send(ctx, func(ctx context.Context, sig synth.Signal, n int) { s.tel.sendFailed(ctx, sig, trigger, n) })
+}
+
+// pairBatch hands a batch to the engine and classifies its timeout records. The activity goes
+// first, so that an eviction inside Process can put a synthetic span under an anchor of this
+// very batch; the classification last, so that it sees the calls Process recorded. It runs
+// before finishBatch, whose FillHeld copies held records with what the classifier wrote on
+// them.
+func pairBatch[D, R, N any, S batch.Signal[D, R, N]](ctx context.Context, s *shared, b *batch.Batch[D, R, N, S]) {
+	if len(b.Acts) > 0 {
+		s.engine.Observe(b.Acts)
+	}
+	if s.observeKeys != nil {
+		for i := range b.Events {
+			s.observeKeys(b.PosOf(b.Events[i].Ref), b.Events[i].Key)
+		}
+	}
+	if len(b.Events) > 0 {
+		b.Resolutions = s.engine.Process(b.Events, b.Hold, b.Resolutions)
+	}
+	if s.tmo != nil && len(b.Timeouts) > 0 {
+		s.tmo.Classify(ctx, s.engine, b.Timeouts)
+	}
+}
+
+// finishBatch finishes a batch whose events went through the engine and the timeout
+// classifier (pairBatch): it fills the held records, records the resolutions, applies the
+// outcomes (out holds the batch's pipeline and its data), removes the held and dropped
+// records, and sends what goes to other pipelines. It reports whether records were removed
+// and none is left, a batch that must not be forwarded.
+func finishBatch[D, R, N any, S batch.Signal[D, R, N]](ctx context.Context, s *shared, b *batch.Batch[D, R, N, S], out *batch.Output) (emptied bool) {
+	b.FillHeld()
+	// After FillHeld: a checkpoint waiting for this batch's held records holds the lock that
+	// orders resolution records. Before anything leaves the processor.
+	if err := s.recordResolutions(ctx, b.Resolutions); err != nil {
+		s.logger.Error("toolpair: the outcomes of a batch leave without being stored", zap.Error(err))
+	}
+	s.applier.Apply(b.Resolutions, out, b, s.clock.Now())
+	b.WriteMarks()
+	removed := b.RemoveMarked()
+	if out.Others() {
+		if err := s.send(ctx, out, triggerRouted); err != nil {
+			s.logger.Warn("toolpair: sending records to other pipelines failed", zap.Error(err))
+		}
+	}
+	return removed && b.Len() == 0
+}
+
+// recordResolutions writes the resolution record of res with storage (see
+// statestore.Store.RecordResolutions); nothing without.
+func (s *shared) recordResolutions(ctx context.Context, res []pairing.Resolution) error {
+	if s.store == nil {
+		return nil
+	}
+	return s.store.RecordResolutions(ctx, res)
+}
