@@ -54,7 +54,7 @@ func TestAnchorsObservedInTheWalk(t *testing.T) {
 			add("invoke_agent", 5, 2000, 3500)
 			require.NoError(t, b.traces.ConsumeTraces(context.Background(), td))
 
-			k := pairing.ScopeKey{Tenant: b.shared.keys.Tenant(rs.Resource()), Scope: "session"}
+			k := pairing.ConversationKey{Tenant: b.shared.keys.Tenant(rs.Resource()), Conversation: "session"}
 			for _, tc := range []struct {
 				name string
 				at   int64
@@ -77,7 +77,7 @@ func TestAnchorsObservedInTheWalk(t *testing.T) {
 				assert.Equal(t, pcommon.TraceID{tc.want}, a.TraceID, tc.name)
 				assert.Same(t, b.tsink, a.Next, tc.name)
 			}
-			_, ok := b.shared.applier.Anchor(pairing.ScopeKey{Tenant: k.Tenant, Scope: "other"}, 1015)
+			_, ok := b.shared.applier.Anchor(pairing.ConversationKey{Tenant: k.Tenant, Conversation: "other"}, 1015)
 			assert.False(t, ok, "another scope")
 		})
 	}

@@ -439,7 +439,7 @@ func (m *minimalPairer) transcripts(ld plog.Logs) error {
 				f.Reset()
 				transcript.ExtractLog(lrs.At(k), &f)
 				for _, it := range f.Items {
-					scope := readonly.Bytes(it.Scope)
+					scope := readonly.Bytes(it.Conversation)
 					switch it.Kind {
 					case pairing.KindUse:
 						m.use(scope, it.CallID)

@@ -52,9 +52,9 @@ const (
 // Config is the configuration of the toolpair processor (specification section 6). Every key is
 // documented, with its default, in the component README.
 type Config struct {
-	// ScopeAttributes: the first of these attributes present on a record, else on its
+	// ConversationAttributes: the first of these attributes present on a record, else on its
 	// resource, is the scope in which call IDs are unique; else the trace ID.
-	ScopeAttributes []string `mapstructure:"scope_attributes"`
+	ConversationAttributes []string `mapstructure:"scope_attributes"`
 	// TenantAttributes: resource attributes added to service.name in the tenant key.
 	TenantAttributes []string `mapstructure:"tenant_attributes"`
 	// PairingTimeout: a use with no result after this long is interrupted with reason
@@ -157,16 +157,16 @@ var _ confmap.Validator = (*Config)(nil)
 
 func createDefaultConfig() component.Config {
 	return &Config{
-		ScopeAttributes:   registry.ScopeAttributes(),
-		TenantAttributes:  []string{},
-		PairingTimeout:    10 * time.Minute,
-		OrphanGrace:       30 * time.Second,
-		MaxPendingCalls:   100_000,
-		MaxCallsPerRecord: 1024,
-		Dialects:          slices.Clone(knownDialects),
-		Orphans:           DispositionMark,
-		Duplicates:        DispositionDrop,
-		Synthesize:        true,
+		ConversationAttributes: registry.ConversationAttributes(),
+		TenantAttributes:       []string{},
+		PairingTimeout:         10 * time.Minute,
+		OrphanGrace:            30 * time.Second,
+		MaxPendingCalls:        100_000,
+		MaxCallsPerRecord:      1024,
+		Dialects:               slices.Clone(knownDialects),
+		Orphans:                DispositionMark,
+		Duplicates:             DispositionDrop,
+		Synthesize:             true,
 		TimeoutClassification: TimeoutClassificationConfig{
 			Enabled:              true,
 			CompactionSpanNames:  slices.Clone(defaultCompactionSpanNames),
@@ -205,7 +205,7 @@ func (cfg *Config) Validate() error {
 	if cfg.CheckpointInterval <= 0 {
 		errs = append(errs, fmt.Errorf("checkpoint_interval must be positive, got %v", cfg.CheckpointInterval))
 	}
-	errs = append(errs, checkNames("scope_attributes", cfg.ScopeAttributes))
+	errs = append(errs, checkNames("scope_attributes", cfg.ConversationAttributes))
 	errs = append(errs, checkNames("tenant_attributes", cfg.TenantAttributes))
 	for i, d := range cfg.Dialects {
 		if !slices.Contains(knownDialects, d) {
@@ -237,7 +237,7 @@ func (cfg *Config) validateRoute() error {
 	}
 	// The back tier reads the scope and tenant from these attributes: a route written over
 	// one of them would change the very key it was computed from.
-	if slices.Contains(cfg.ScopeAttributes, cfg.RouteAttribute) {
+	if slices.Contains(cfg.ConversationAttributes, cfg.RouteAttribute) {
 		return fmt.Errorf("route_attribute %q must not be one of scope_attributes", cfg.RouteAttribute)
 	}
 	if slices.Contains(cfg.TenantAttributes, cfg.RouteAttribute) || cfg.RouteAttribute == string(semconv.ServiceNameKey) {
@@ -246,8 +246,8 @@ func (cfg *Config) validateRoute() error {
 	// A custom dialect's scope expression reads its scope from records, usually from the
 	// attribute it reports the scope under; synthetic records carry that attribute too.
 	for i, dc := range cfg.CustomDialects {
-		sa := dc.ScopeAttribute
-		if sa == "" && dc.Scope != "" {
+		sa := dc.ConversationAttribute
+		if sa == "" && dc.Conversation != "" {
 			sa = custom.DefaultScopeAttribute
 		}
 		if sa != "" && sa == cfg.RouteAttribute {
@@ -309,7 +309,7 @@ func (cfg *Config) dialectEnabled(name string) bool {
 
 // keyer returns the call keyer of the configuration (scope_attributes, tenant_attributes).
 func (cfg *Config) keyer() callkey.Keyer {
-	return callkey.Keyer{ConversationAttrs: cfg.ScopeAttributes, TenantAttrs: cfg.TenantAttributes}
+	return callkey.Keyer{ConversationAttrs: cfg.ConversationAttributes, TenantAttrs: cfg.TenantAttributes}
 }
 
 // stateFingerprint is the fingerprint of the configuration that gives stored call keys their
@@ -326,7 +326,7 @@ func stateFingerprint(cfg *Config) [8]byte {
 		}
 		h.Write([]byte{1})
 	}
-	write("scope_attributes", cfg.ScopeAttributes)
+	write("scope_attributes", cfg.ConversationAttributes)
 	write("tenant_attributes", cfg.TenantAttributes)
 	dialects := slices.Clone(cfg.Dialects)
 	slices.Sort(dialects)

@@ -27,16 +27,16 @@ func TestLoadConfig(t *testing.T) {
 		{
 			id: component.NewIDWithName(metadata.Type, "custom"),
 			want: &Config{
-				ScopeAttributes:   []string{"session.id"},
-				TenantAttributes:  []string{"deployment.environment.name"},
-				PairingTimeout:    2 * time.Minute,
-				OrphanGrace:       5 * time.Second,
-				MaxPendingCalls:   500,
-				MaxCallsPerRecord: 64,
-				Dialects:          []string{"genai"},
-				Orphans:           DispositionDrop,
-				Duplicates:        DispositionMark,
-				Synthesize:        false,
+				ConversationAttributes: []string{"session.id"},
+				TenantAttributes:       []string{"deployment.environment.name"},
+				PairingTimeout:         2 * time.Minute,
+				OrphanGrace:            5 * time.Second,
+				MaxPendingCalls:        500,
+				MaxCallsPerRecord:      64,
+				Dialects:               []string{"genai"},
+				Orphans:                DispositionDrop,
+				Duplicates:             DispositionMark,
+				Synthesize:             false,
 				TimeoutClassification: TimeoutClassificationConfig{
 					Enabled:              false,
 					CompactionSpanNames:  []string{`^my_agent\.compact`},
@@ -52,23 +52,23 @@ func TestLoadConfig(t *testing.T) {
 				Storage:            ptrTo(component.MustNewIDWithName("file_storage", "toolpair")),
 				CheckpointInterval: 2 * time.Second,
 				CustomDialects: []custom.Config{{
-					Name:           "my_agent",
-					Context:        custom.ContextSpan,
-					Use:            `name == "my_agent.llm"`,
-					StepBoundary:   `name == "my_agent.llm"`,
-					Calls:          `attributes["my_agent.tool_calls"]`,
-					CallsPath:      "choices.0.calls",
-					CallIDPath:     "function.id",
-					ToolNamePath:   "function.name",
-					Result:         `name == "my_agent.tool" and attributes["my_agent.status"] != "cancelled"`,
-					Abort:          `attributes["my_agent.status"] == "cancelled"`,
-					Reject:         `name == "my_agent.refusal"`,
-					SessionEnd:     `name == "my_agent.run"`,
-					CallID:         `attributes["my_agent.call_id"]`,
-					ToolName:       `attributes["my_agent.tool"]`,
-					Scope:          `resource.attributes["my_agent.workspace"]`,
-					ScopeAttribute: "my_agent.workspace",
-					Time:           `Time(attributes["my_agent.at"], "%Y-%m-%dT%H:%M:%SZ")`,
+					Name:                  "my_agent",
+					Context:               custom.ContextSpan,
+					Use:                   `name == "my_agent.llm"`,
+					StepBoundary:          `name == "my_agent.llm"`,
+					Calls:                 `attributes["my_agent.tool_calls"]`,
+					CallsPath:             "choices.0.calls",
+					CallIDPath:            "function.id",
+					ToolNamePath:          "function.name",
+					Result:                `name == "my_agent.tool" and attributes["my_agent.status"] != "cancelled"`,
+					Abort:                 `attributes["my_agent.status"] == "cancelled"`,
+					Reject:                `name == "my_agent.refusal"`,
+					SessionEnd:            `name == "my_agent.run"`,
+					CallID:                `attributes["my_agent.call_id"]`,
+					ToolName:              `attributes["my_agent.tool"]`,
+					Conversation:          `resource.attributes["my_agent.workspace"]`,
+					ConversationAttribute: "my_agent.workspace",
+					Time:                  `Time(attributes["my_agent.at"], "%Y-%m-%dT%H:%M:%SZ")`,
 				}},
 				Mode:           ModeRoute,
 				RouteAttribute: "lb.scope",
@@ -89,7 +89,7 @@ func TestLoadConfig(t *testing.T) {
 
 func TestDefaults(t *testing.T) {
 	cfg := createDefaultConfig().(*Config)
-	assert.Equal(t, []string{"gen_ai.conversation.id", "session.id", "conversation.id"}, cfg.ScopeAttributes)
+	assert.Equal(t, []string{"gen_ai.conversation.id", "session.id", "conversation.id"}, cfg.ConversationAttributes)
 	assert.Empty(t, cfg.TenantAttributes)
 	assert.Equal(t, 10*time.Minute, cfg.PairingTimeout)
 	assert.Equal(t, 30*time.Second, cfg.OrphanGrace)

@@ -272,7 +272,7 @@ func TestRouteOfCustomDialectRecords(t *testing.T) {
 	mutate := func(c *Config) {
 		c.Dialects = example.Dialects
 		c.CustomDialects = example.CustomDialects
-		c.ScopeAttributes = []string{"service.version"} // on the resource: one scope for all
+		c.ConversationAttributes = []string{"service.version"} // on the resource: one scope for all
 	}
 	n, _ := checkLogRoutes(t, mutate, loadLogs(t, "custom", "logs.json"))
 	assert.Equal(t, 12, n, "the records with call items or closings (all but the malformed one)")
@@ -289,8 +289,8 @@ func TestRouteOfCustomDialectRecords(t *testing.T) {
 	checked := 0
 	forEachSpanAt(td, func(pos batch.Pos, s ptrace.Span) {
 		for _, key := range keys[pos] {
-			assert.Equal(t, "sess-91bc", key.Scope)
-			assert.Equal(t, callkey.Route(key.Tenant, key.Scope), byID[spanKey(s)], "span %s, call %s", s.Name(), key.CallID)
+			assert.Equal(t, "sess-91bc", key.Conversation)
+			assert.Equal(t, callkey.Route(key.Tenant, key.Conversation), byID[spanKey(s)], "span %s, call %s", s.Name(), key.CallID)
 			checked++
 		}
 	})
@@ -304,12 +304,12 @@ func TestCustomDialectSessionEnd(t *testing.T) {
 	b := newRig(t, withConfig(func(c *Config) {
 		c.CustomDialects = []custom.Config{{
 			Name: "acme", Context: custom.ContextLog,
-			Use:            `event_name == "start"`,
-			SessionEnd:     `event_name == "bye"`,
-			CallID:         `attributes["id"]`,
-			ToolName:       `attributes["tool"]`,
-			Scope:          `attributes["sess"]`,
-			ScopeAttribute: "acme.session",
+			Use:                   `event_name == "start"`,
+			SessionEnd:            `event_name == "bye"`,
+			CallID:                `attributes["id"]`,
+			ToolName:              `attributes["tool"]`,
+			Conversation:          `attributes["sess"]`,
+			ConversationAttribute: "acme.session",
 		}}
 	}))
 	ld := plog.NewLogs()

@@ -177,7 +177,7 @@ func TestRouteClaimsBeforeBuiltin(t *testing.T) {
 		t.Run(p, func(t *testing.T) {
 			mutate := func(c *Config) {
 				d := copilotAbort(p)
-				d.Scope = `resource.attributes["service.instance.id"]`
+				d.Conversation = `resource.attributes["service.instance.id"]`
 				c.CustomDialects = []custom.Config{d}
 			}
 			td := copilotCapture(t, false)
@@ -191,9 +191,9 @@ func TestRouteClaimsBeforeBuiltin(t *testing.T) {
 			scope := ""
 			forEachSpanAt(td, func(pos batch.Pos, s ptrace.Span) {
 				for _, key := range keys[pos] {
-					assert.Equal(t, callkey.Route(key.Tenant, key.Scope), byID[spanKey(s)], "span %s", s.Name())
+					assert.Equal(t, callkey.Route(key.Tenant, key.Conversation), byID[spanKey(s)], "span %s", s.Name())
 					if strAttr(s, "gen_ai.operation.name") == "execute_tool" {
-						scope = key.Scope
+						scope = key.Conversation
 					}
 				}
 			})

@@ -77,7 +77,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 	for i := 0; i < rls.Len(); i++ {
 		rl := rls.At(i)
 		tenant := p.keys.Tenant(rl.Resource())
-		rscope := p.keys.ForResource(rl.Resource())
+		fallback := p.keys.ForResource(rl.Resource())
 		var res *synth.Resource
 		sls := rl.ScopeLogs()
 		for j := 0; j < sls.Len(); j++ {
@@ -85,7 +85,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 			lrs := sl.LogRecords()
 			for k := 0; k < lrs.Len(); k++ {
 				lr := lrs.At(k)
-				itemScope, _, results := p.extract(ctx, b, batch.Pos{Res: i, Scope: j, Rec: k}, rl, sl, lr, tenant, rscope, &res)
+				itemConv, _, results := p.extract(ctx, b, batch.Pos{Res: i, Scope: j, Rec: k}, rl, sl, lr, tenant, fallback, &res)
 				if p.tmo == nil {
 					continue
 				}
@@ -98,17 +98,17 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 				if !timeout.Relevant(rec) {
 					continue
 				}
-				scope := rec.Scope
+				conv := rec.Scope
 				switch {
-				case itemScope != "":
-					scope = itemScope // the scope of the record's calls (a transcript line's session)
-				case scope == "" && rec.Transcript:
-					scope = timeout.FileConversation(lr.Attributes())
+				case itemConv != "":
+					conv = itemConv // the conversation of the record's calls (a transcript line's session)
+				case conv == "" && rec.Transcript:
+					conv = timeout.FileConversation(lr.Attributes())
 				}
-				if scope == "" {
-					_, scope = p.keys.Of(lr.Attributes(), rscope, lr.TraceID(), nil)
+				if conv == "" {
+					_, conv = p.keys.Of(lr.Attributes(), fallback, lr.TraceID(), nil)
 				}
-				b.AddTimeout(lr.Attributes(), rec, pairing.ScopeKey{Tenant: tenant, Scope: scope})
+				b.AddTimeout(lr.Attributes(), rec, pairing.ConversationKey{Tenant: tenant, Conversation: conv})
 			}
 		}
 	}
@@ -127,11 +127,11 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 
 // extract reads the tool calls of lr, at pos in the batch under resource group rl and scope
 // group sl, with the enabled dialects, and appends their events to b; b.Found keeps what the
-// dialects told of the record (its Line) until the next record. It returns the scope of its
+// dialects told of the record (its Line) until the next record. It returns the conversation of its
 // calls, the number of items the dialect found (0: the record has no call, or no dialect
-// recognised it; then scope is "") and how many are results. *res is the resource of the
+// recognised it; then conversation is "") and how many are results. *res is the resource of the
 // origins of rl's announcing records, made at its first use.
-func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos batch.Pos, rl plog.ResourceLogs, sl plog.ScopeLogs, lr plog.LogRecord, tenant string, rscope callkey.Fallback, res **synth.Resource) (scope string, items, results int) {
+func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos batch.Pos, rl plog.ResourceLogs, sl plog.ScopeLogs, lr plog.LogRecord, tenant string, fallback callkey.Fallback, res **synth.Resource) (conv string, items, results int) {
 	b.Found.Reset()
 	d := p.claims.Log(ctx, rl, sl, lr, &b.Found)
 	if d == nil {
@@ -143,7 +143,7 @@ func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos batch.Pos,
 		return "", 0, 0
 	}
 	p.tel.boundItems(ctx, d.Name, &b.Found, p.cfg.MaxCallsPerRecord)
-	scopeAttr, scope := p.keys.ForCalls(d.OwnConversation, b.Found.Items, lr.Attributes(), rscope, lr.TraceID(), nil)
+	convAttr, conv := p.keys.ForCalls(d.OwnConversation, b.Found.Items, lr.Attributes(), fallback, lr.TraceID(), nil)
 	results = b.Found.Results()
 	ref := b.AddRef(pos, lr, results)
 	if results > 0 && p.norm != nil {
@@ -158,13 +158,13 @@ func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos batch.Pos,
 			*res = p.resources.Get(rl.Resource())
 		}
 		origin = &synth.Origin{
-			Next:       p.next,
-			Signal:     synth.Logs,
-			Resource:   *res,
-			ScopeAttr:  scopeAttr,
-			ScopeValue: scope,
-			TraceID:    lr.TraceID(),
-			SpanID:     lr.SpanID(),
+			Next:             p.next,
+			Signal:           synth.Logs,
+			Resource:         *res,
+			ConversationAttr: convAttr,
+			Conversation:     conv,
+			TraceID:          lr.TraceID(),
+			SpanID:           lr.SpanID(),
 		}
 	}
 	// A result event that gives its tool's duration shows when the tool started.
@@ -172,6 +172,6 @@ func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos batch.Pos,
 	if results > 0 {
 		start = claim.LogStart(lr)
 	}
-	b.Events = b.AppendEvents(b.Events, ref, pairing.Key{Tenant: tenant, Scope: scope}, d.Source, start, origin)
-	return scope, len(b.Found.Items), results
+	b.Events = b.AppendEvents(b.Events, ref, pairing.Key{Tenant: tenant, Conversation: conv}, d.Source, start, origin)
+	return conv, len(b.Found.Items), results
 }

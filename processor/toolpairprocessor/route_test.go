@@ -172,7 +172,7 @@ func checkLogRoutes(t *testing.T, mutate func(*Config), ld plog.Logs) (int, plog
 				got := routeAttr(lrs.At(k).Attributes())
 				require.Len(t, got, 16, "every record has a route")
 				for _, key := range keys[batch.Pos{Res: i, Scope: j, Rec: k}] {
-					assert.Equal(t, callkey.Route(key.Tenant, key.Scope), got, "record %d/%d/%d, call %s", i, j, k, key.CallID)
+					assert.Equal(t, callkey.Route(key.Tenant, key.Conversation), got, "record %d/%d/%d, call %s", i, j, k, key.CallID)
 				}
 			}
 		}
@@ -200,7 +200,7 @@ func TestRouteIsTheCallKeysTenantAndScope(t *testing.T) {
 	}{
 		{"defaults", nil, without(routeTraceAgents, "custom"), without(routeLogAgents, "custom"), true},
 		{"other keys", func(c *Config) {
-			c.ScopeAttributes = []string{"session.id", "gen_ai.conversation.id"}
+			c.ConversationAttributes = []string{"session.id", "gen_ai.conversation.id"}
 			c.TenantAttributes = []string{"host.name", "service.version", "log.file.name"}
 		}, without(routeTraceAgents, "custom"), without(routeLogAgents, "custom"), true},
 		{"custom dialects", func(c *Config) { c.CustomDialects = custom }, routeTraceAgents, routeLogAgents, true},
@@ -245,7 +245,7 @@ func checkCaptureRoutes(t *testing.T, mutate func(*Config), keyedTraces, keyedLo
 			})
 			forEachSpanAt(td, func(pos batch.Pos, s ptrace.Span) {
 				for _, key := range keys[pos] {
-					assert.Equal(t, callkey.Route(key.Tenant, key.Scope), byID[spanKey(s)], "span %s, call %s", s.Name(), key.CallID)
+					assert.Equal(t, callkey.Route(key.Tenant, key.Conversation), byID[spanKey(s)], "span %s, call %s", s.Name(), key.CallID)
 				}
 			})
 		})
@@ -467,7 +467,7 @@ func TestRouteOfCustomDialects(t *testing.T) {
 	bySession := map[string]map[string]bool{}
 	forEachSpanAt(td, func(pos batch.Pos, s ptrace.Span) {
 		for _, key := range keys[pos] {
-			assert.Equal(t, callkey.Route(key.Tenant, key.Scope), byID[spanKey(s)], "span %s, call %s", s.Name(), key.CallID)
+			assert.Equal(t, callkey.Route(key.Tenant, key.Conversation), byID[spanKey(s)], "span %s, call %s", s.Name(), key.CallID)
 		}
 		if v, ok := s.Attributes().Get("acme.session_id"); ok && len(keys[pos]) > 0 {
 			if bySession[v.Str()] == nil {

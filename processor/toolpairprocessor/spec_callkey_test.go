@@ -57,7 +57,7 @@ func TestContractS1CallKey(t *testing.T) {
 			use:    ctWith(ctChat(1, 1, 0, 0, 100, "c1"), "gen_ai.conversation.id", "conv-a", "session.id", "s-a"),
 			result: ctWith(ctTool(2, 2, 0, "c1", 110, 150), "session.id", "s-a"), want: "standalone"},
 		{name: "configured scope_attributes replace the defaults",
-			mutate: func(c *Config) { c.ScopeAttributes = []string{"thread.id"} },
+			mutate: func(c *Config) { c.ConversationAttributes = []string{"thread.id"} },
 			use:    ctWith(ctChat(1, 1, 0, 0, 100, "c1"), "thread.id", "th", "gen_ai.conversation.id", "conv-a"),
 			result: ctWith(ctTool(2, 2, 0, "c1", 110, 150), "thread.id", "th", "gen_ai.conversation.id", "conv-b"), want: "paired"},
 		{name: "another service.name is another tenant",

@@ -53,7 +53,7 @@ func TestContractPublicFactory(t *testing.T) {
 // through the processor, and refusal of invalid values with an error naming the key.
 func TestContractS6Configuration(t *testing.T) {
 	cfg := NewFactory().CreateDefaultConfig().(*Config)
-	assert.Equal(t, []string{"gen_ai.conversation.id", "session.id", "conversation.id"}, cfg.ScopeAttributes)
+	assert.Equal(t, []string{"gen_ai.conversation.id", "session.id", "conversation.id"}, cfg.ConversationAttributes)
 	assert.Empty(t, cfg.TenantAttributes)
 	assert.Equal(t, 10*time.Minute, cfg.PairingTimeout)
 	assert.Equal(t, 30*time.Second, cfg.OrphanGrace)

@@ -15,7 +15,7 @@ func TestStateFingerprint(t *testing.T) {
 	base := createDefaultConfig().(*Config)
 	fp := stateFingerprint(base)
 	for name, mutate := range map[string]func(*Config){
-		"scope_attributes":  func(c *Config) { c.ScopeAttributes = []string{"session.id"} },
+		"scope_attributes":  func(c *Config) { c.ConversationAttributes = []string{"session.id"} },
 		"tenant_attributes": func(c *Config) { c.TenantAttributes = []string{"host.name"} },
 		"dialects":          func(c *Config) { c.Dialects = []string{DialectGenAI} },
 		"custom_dialects":   func(c *Config) { c.CustomDialects = []custom.Config{{Name: "mine", Context: custom.ContextSpan}} },

@@ -126,7 +126,7 @@ func BenchmarkResolutionRecord(b *testing.B) {
 		res := make([]pairing.Resolution, 150)
 		for i := range res {
 			res[i] = pairing.Resolution{Outcome: pairing.OutcomePaired, Key: pairing.Key{
-				Tenant: "claude-code", Scope: fmt.Sprintf("5d1e536b-185e-4707-b0a1-94dd8394%04d", i/5),
+				Tenant: "claude-code", Conversation: fmt.Sprintf("5d1e536b-185e-4707-b0a1-94dd8394%04d", i/5),
 				CallID: fmt.Sprintf("toolu_01ABCDEFGHIJKLMNOPQ%04d", i),
 			}}
 		}

@@ -286,7 +286,7 @@ func TestStorageDiscarded(t *testing.T) {
 				}
 			}
 		}},
-		{reason: "config", mutate: func(c *Config) { c.ScopeAttributes = []string{"session.id"} }},
+		{reason: "config", mutate: func(c *Config) { c.ConversationAttributes = []string{"session.id"} }},
 		{reason: "missing", spoil: func(m map[string][]byte) {
 			for k := range m {
 				if k != statestore.PointerKey {

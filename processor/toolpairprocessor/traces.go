@@ -79,7 +79,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 	for i := 0; i < rss.Len(); i++ {
 		rs := rss.At(i)
 		tenant := p.keys.Tenant(rs.Resource())
-		rscope := p.keys.ForResource(rs.Resource())
+		fallback := p.keys.ForResource(rs.Resource())
 		var res *synth.Resource // once per resource, when it announces a call (p.resources)
 		sss := rs.ScopeSpans()
 		for j := 0; j < sss.Len(); j++ {
@@ -87,16 +87,16 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 			spans := ss.Spans()
 			for k := 0; k < spans.Len(); k++ {
 				span := spans.At(k)
-				// The span's own scope (scope_attributes, else its trace), looked up once for
+				// The span's own conversation (scope_attributes, else its trace), looked up once for
 				// an anchor span that is also a model call.
 				var own string
 				ownDone := false
 				if turn, model := batch.AnchorKind(span); turn || model {
-					_, own = p.keys.Of(span.Attributes(), rscope, span.TraceID(), &b.hex)
+					_, own = p.keys.Of(span.Attributes(), fallback, span.TraceID(), &b.hex)
 					ownDone = true
-					b.Acts = append(b.Acts, batch.AnchorActivity(pairing.ScopeKey{Tenant: tenant, Scope: own}, span, turn, p.next))
+					b.Acts = append(b.Acts, batch.AnchorActivity(pairing.ConversationKey{Tenant: tenant, Conversation: own}, span, turn, p.next))
 				}
-				scope, items, results := p.extract(ctx, b, batch.Pos{Res: i, Scope: j, Rec: k}, rs, ss, span, tenant, rscope, &res)
+				conv, items, results := p.extract(ctx, b, batch.Pos{Res: i, Scope: j, Rec: k}, rs, ss, span, tenant, fallback, &res)
 				if p.tmo == nil {
 					continue
 				}
@@ -109,11 +109,11 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 				}
 				if items == 0 {
 					if !ownDone {
-						_, own = p.keys.Of(span.Attributes(), rscope, span.TraceID(), &b.hex)
+						_, own = p.keys.Of(span.Attributes(), fallback, span.TraceID(), &b.hex)
 					}
-					scope = own
+					conv = own
 				}
-				b.AddTimeout(span.Attributes(), rec, pairing.ScopeKey{Tenant: tenant, Scope: scope})
+				b.AddTimeout(span.Attributes(), rec, pairing.ConversationKey{Tenant: tenant, Conversation: conv})
 			}
 		}
 	}
@@ -132,11 +132,11 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 }
 
 // extract reads the tool calls of span, at pos in the batch under resource group rs and scope
-// group ss, with the enabled dialects, and appends their events to b. It returns the scope of
+// group ss, with the enabled dialects, and appends their events to b. It returns the conversation of
 // its calls, the number of items the dialect found (0: the span has no call, or no dialect
-// recognised it; then scope is "") and how many are results. *res is the resource of the
+// recognised it; then conversation is "") and how many are results. *res is the resource of the
 // origins of rs's announcing spans, made at its first use.
-func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos batch.Pos, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, tenant string, rscope callkey.Fallback, res **synth.Resource) (scope string, items, results int) {
+func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos batch.Pos, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, tenant string, fallback callkey.Fallback, res **synth.Resource) (conv string, items, results int) {
 	b.Found.Reset()
 	d := p.claims.Span(ctx, rs, ss, span, &b.Found)
 	if d == nil {
@@ -148,7 +148,7 @@ func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos batch.P
 		return "", 0, 0
 	}
 	p.tel.boundItems(ctx, d.Name, &b.Found, p.cfg.MaxCallsPerRecord)
-	scopeAttr, scope := p.keys.ForCalls(d.OwnConversation, b.Found.Items, span.Attributes(), rscope, span.TraceID(), &b.hex)
+	convAttr, conv := p.keys.ForCalls(d.OwnConversation, b.Found.Items, span.Attributes(), fallback, span.TraceID(), &b.hex)
 	results = b.Found.Results()
 	ref := b.AddRef(pos, span, results)
 	if results > 0 && p.norm != nil {
@@ -162,22 +162,22 @@ func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos batch.P
 			*res = p.resources.Get(rs.Resource())
 		}
 		origin = &synth.Origin{
-			Next:         p.next,
-			Signal:       synth.Traces,
-			Resource:     *res,
-			ScopeAttr:    scopeAttr,
-			ScopeValue:   scope,
-			TraceID:      span.TraceID(),
-			SpanID:       span.SpanID(),
-			ParentSpanID: span.ParentSpanID(),
+			Next:             p.next,
+			Signal:           synth.Traces,
+			Resource:         *res,
+			ConversationAttr: convAttr,
+			Conversation:     conv,
+			TraceID:          span.TraceID(),
+			SpanID:           span.SpanID(),
+			ParentSpanID:     span.ParentSpanID(),
 		}
 	}
 	// A result span is the tool's own operation: its start is a time the call shows.
-	key, start := pairing.Key{Tenant: tenant, Scope: scope}, int64(span.StartTimestamp())
+	key, start := pairing.Key{Tenant: tenant, Conversation: conv}, int64(span.StartTimestamp())
 	if d.Late {
 		b.late = b.AppendEvents(b.late, ref, key, d.Source, start, origin)
 	} else {
 		b.Events = b.AppendEvents(b.Events, ref, key, d.Source, start, origin)
 	}
-	return scope, len(b.Found.Items), results
+	return conv, len(b.Found.Items), results
 }

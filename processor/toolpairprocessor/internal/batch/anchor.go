@@ -63,7 +63,7 @@ type Anchor struct {
 // Codex tool_decision) and interrupted gets a synthetic span in the trace of the turn it
 // happened in, as well as its synthetic log record (specification section 3); see
 // pairing.Engine.Anchor for the choice of span.
-func AnchorActivity(k pairing.ScopeKey, s ptrace.Span, turn bool, next consumer.Traces) pairing.Activity {
+func AnchorActivity(k pairing.ConversationKey, s ptrace.Span, turn bool, next consumer.Traces) pairing.Activity {
 	act := pairing.Activity{Kind: pairing.ActivityModelSpan, Key: k, Start: int64(s.StartTimestamp()), End: int64(s.EndTimestamp())}
 	if turn {
 		act.Kind = pairing.ActivityTurn

@@ -150,7 +150,7 @@ func (b *Batch[D, R, N, S]) AppendEvents(dst []pairing.Event, ref int32, key pai
 	for _, it := range b.Found.Items {
 		ev := pairing.Event{
 			Kind:     it.Kind,
-			Key:      pairing.Key{Tenant: key.Tenant, Scope: key.Scope, CallID: it.CallID},
+			Key:      pairing.Key{Tenant: key.Tenant, Conversation: key.Conversation, CallID: it.CallID},
 			Time:     it.Time,
 			ToolName: it.ToolName,
 			Ref:      ref,
@@ -274,7 +274,7 @@ func (b *Batch[D, R, N, S]) FillHeld() {
 // call or a compaction becomes an Activity of scope key; a timeout record is classified after
 // the engine has run), attrs where the classification is written. Records rec says nothing
 // of for classification (timeoutRelevant false) are not passed.
-func (b *Batch[D, R, N, S]) AddTimeout(attrs pcommon.Map, rec timeout.Record, key pairing.ScopeKey) {
+func (b *Batch[D, R, N, S]) AddTimeout(attrs pcommon.Map, rec timeout.Record, key pairing.ConversationKey) {
 	switch rec.Kind {
 	case timeout.KindModel:
 		b.Acts = append(b.Acts, pairing.Activity{Kind: pairing.ActivityModel, Key: key, Start: rec.Start, End: rec.End})

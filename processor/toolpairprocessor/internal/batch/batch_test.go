@@ -83,7 +83,7 @@ func TestBatchRulesAgreeAcrossSignals(t *testing.T) {
 func checkBatchRules[D, R, N any, S Signal[D, R, N]](t *testing.T, b *Batch[D, R, N, S], rec R, attrs pcommon.Map) {
 	t.Helper()
 	const source = 7
-	origin := &synth.Origin{ScopeValue: "s"}
+	origin := &synth.Origin{Conversation: "s"}
 	b.Found.Items = []dialect.Item{
 		{Kind: pairing.KindUse, CallID: "u", Time: 1},
 		{Kind: pairing.KindReject, CallID: "r", Time: 2},
@@ -93,10 +93,10 @@ func checkBatchRules[D, R, N any, S Signal[D, R, N]](t *testing.T, b *Batch[D, R
 	}
 	ref := b.AddRef(Pos{0, 0, 0}, rec, b.Found.Results())
 	require.True(t, b.Announces())
-	evs := b.AppendEvents(nil, ref, pairing.Key{Tenant: "t", Scope: "s"}, source, 99, origin)
+	evs := b.AppendEvents(nil, ref, pairing.Key{Tenant: "t", Conversation: "s"}, source, 99, origin)
 	require.Len(t, evs, 5)
 	for _, ev := range evs {
-		assert.Equal(t, pairing.Key{Tenant: "t", Scope: "s", CallID: ev.Key.CallID}, ev.Key)
+		assert.Equal(t, pairing.Key{Tenant: "t", Conversation: "s", CallID: ev.Key.CallID}, ev.Key)
 		assert.Equal(t, ref, ev.Ref)
 	}
 	assert.Same(t, origin, evs[0].Payload)

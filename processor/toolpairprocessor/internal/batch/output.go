@@ -193,7 +193,7 @@ func (a *Applier) synthesize(r *pairing.Resolution, out *Output, now time.Time) 
 		return
 	}
 	lr.Attributes().PutInt(synth.AttrCallCounted, 1)
-	if t, ok := a.Anchor(r.Key.ScopeKey(), r.UseTime); ok {
+	if t, ok := a.Anchor(r.Key.ConversationKey(), r.UseTime); ok {
 		as := *lo
 		as.Also = nil
 		as.TraceID, as.SpanID, as.ParentSpanID = t.TraceID, t.SpanID, pcommon.SpanID{}
@@ -205,7 +205,7 @@ func (a *Applier) synthesize(r *pairing.Resolution, out *Output, now time.Time) 
 
 // Anchor returns the anchor span of conversation k to put the synthetic span of a call
 // announced at time at (Unix ns) under (pairing.Engine.Anchor).
-func (a *Applier) Anchor(k pairing.ScopeKey, at int64) (Anchor, bool) {
+func (a *Applier) Anchor(k pairing.ConversationKey, at int64) (Anchor, bool) {
 	v, ok := a.Engine.Anchor(k, at, a.AnchorGrace)
 	if !ok {
 		return Anchor{}, false

@@ -104,8 +104,8 @@ func (k *Keyer) Of(attrs pcommon.Map, fb Fallback, traceID pcommon.TraceID, c *T
 // item's if it is not empty; otherwise Of over the record. An item's conversation is ignored
 // for a dialect that does not declare own.
 func (k *Keyer) ForCalls(own bool, items []dialect.Item, attrs pcommon.Map, fb Fallback, traceID pcommon.TraceID, c *TraceHex) (name, value string) {
-	if it := &items[0]; own && it.Scope != "" {
-		return it.ScopeAttr, it.Scope
+	if it := &items[0]; own && it.Conversation != "" {
+		return it.ConversationAttr, it.Conversation
 	}
 	return k.Of(attrs, fb, traceID, c)
 }

@@ -16,7 +16,7 @@ import (
 func TestForCalls(t *testing.T) {
 	k := Keyer{ConversationAttrs: []string{"gen_ai.conversation.id", "session.id"}}
 	tid := pcommon.TraceID{0xab, 1}
-	withConv := []dialect.Item{{Kind: pairing.KindUse, CallID: "c1", Scope: "sess-1", ScopeAttr: "acme.session_id"}, {Kind: pairing.KindUse, CallID: "c2", Scope: "other"}}
+	withConv := []dialect.Item{{Kind: pairing.KindUse, CallID: "c1", Conversation: "sess-1", ConversationAttr: "acme.session_id"}, {Kind: pairing.KindUse, CallID: "c2", Conversation: "other"}}
 	noConv := []dialect.Item{{Kind: pairing.KindUse, CallID: "c1"}}
 	res := Fallback{name: "session.id", value: "res-sess", ok: true}
 	tests := []struct {

@@ -46,7 +46,7 @@ func Builtin[R any](rules func(*dialect.Entry) []dialect.Rule[R]) []Dialect[R] {
 	var ds []Dialect[R]
 	for _, e := range registry.Entries() {
 		for _, r := range rules(e) {
-			ds = append(ds, Dialect[R]{Name: e.Name, Source: r.Source, Extract: r.Extract, Late: r.Late, OwnConversation: r.OwnScope})
+			ds = append(ds, Dialect[R]{Name: e.Name, Source: r.Source, Extract: r.Extract, Late: r.Late, OwnConversation: r.OwnConversation})
 		}
 	}
 	return ds

@@ -129,7 +129,7 @@ func TestItemsCarryConversationsOnlyWhenDeclared(t *testing.T) {
 	check := func(name string, own bool, f *dialect.Found) {
 		declared[name] = own
 		for _, it := range f.Items {
-			if it.Scope != "" {
+			if it.Conversation != "" {
 				scoped[name]++
 				assert.True(t, own, "dialect %s gives item %s a conversation without declaring it", name, it.CallID)
 			}

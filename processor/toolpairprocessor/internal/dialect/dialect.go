@@ -25,11 +25,11 @@ type Item struct {
 	ToolName string
 	// Time is the item's time in Unix nanoseconds (see each dialect for which timestamp).
 	Time int64
-	// Scope, when not empty, is the call's scope as the dialect knows it (for example a
+	// Conversation, when not empty, is the call's scope as the dialect knows it (for example a
 	// transcript line's sessionId), overriding the scope_attributes lookup; ScopeAttr is the
 	// attribute name it is reported under on synthetic records.
-	Scope     string
-	ScopeAttr string
+	Conversation     string
+	ConversationAttr string
 	// Step identifies the model request that announced a use, or the one a boundary starts.
 	Step string
 	// Match is the match hash (see MatchJSON) of a use whose results may come without a
@@ -96,7 +96,7 @@ func (f *Found) Add(kind pairing.Kind, callID, toolName string, t int64) {
 
 // AddStep appends an item of a step whose scope the dialect determined itself.
 func (f *Found) AddStep(kind pairing.Kind, callID, toolName string, t int64, scopeAttr, scope, step string) {
-	f.Items = append(f.Items, Item{Kind: kind, CallID: callID, ToolName: toolName, Time: t, Scope: scope, ScopeAttr: scopeAttr, Step: step})
+	f.Items = append(f.Items, Item{Kind: kind, CallID: callID, ToolName: toolName, Time: t, Conversation: scope, ConversationAttr: scopeAttr, Step: step})
 }
 
 // AddLogCall appends a tool call event of kind that log record lr's attributes describe: its

@@ -17,10 +17,10 @@ type Entry struct {
 	// Convention: the dialect reads an OpenTelemetry semantic convention, which any agent or
 	// library may write, rather than one agent's own records.
 	Convention bool
-	// ScopeAttributes are the record or resource attributes the dialect's sources give the
+	// ConversationAttributes are the record or resource attributes the dialect's sources give the
 	// session (the conversation) in: the defaults of scope_attributes (registry
-	// ScopeAttributes orders them).
-	ScopeAttributes []string
+	// ConversationAttributes orders them).
+	ConversationAttributes []string
 	// Spans are the dialect's span rules, in the order they are tried (nil: no spans read).
 	Spans []Rule[ptrace.Span]
 	// Logs are the dialect's log record rules, in the order they are tried (nil: no log
@@ -32,20 +32,20 @@ type Entry struct {
 	// Operations are the names of the dialect's tool and model call records, for timeout
 	// classification (specification section 4).
 	Operations Operations
-	// LineScope, when not nil, returns the scope of a log record the dialect reads whatever
+	// LineConversation, when not nil, returns the scope of a log record the dialect reads whatever
 	// its items (a transcript line's session or file) and the attribute it is reported
 	// under; ok is false when the record has none. Route mode routes a record without items
 	// by it.
-	LineScope func(lr plog.LogRecord) (attr, scope string, ok bool)
+	LineConversation func(lr plog.LogRecord) (attr, scope string, ok bool)
 	// TimeoutLine, when not nil, reads a log body (a JSON object's text) as a timeout line of
 	// the dialect's (a transcript line saying a tool or model call timed out) and reports
 	// whether it is one. The timeout classifier calls it only on bodies that mention a timeout
 	// or hold a timeout status code.
 	TimeoutLine func(data []byte) (TimeoutLine, bool)
-	// FileScope, when not nil, returns the scope of a timeout line that names no scope
+	// FileConversation, when not nil, returns the scope of a timeout line that names no scope
 	// itself (a pi or OpenClaw transcript line): the file it came from, read from the
 	// record's attributes; "" when they do not name one.
-	FileScope func(attrs pcommon.Map) string
+	FileConversation func(attrs pcommon.Map) string
 }
 
 // Rule is one way a dialect reads records of type R (ptrace.Span, plog.LogRecord): a
@@ -63,9 +63,9 @@ type Rule[R any] struct {
 	// batch (a companion result record, pairing.KindCompanion: handed over after its call's
 	// main result record of the same batch, it is settled at once instead of being held).
 	Late bool
-	// OwnScope: the rule gives its items a scope of their own (Item.Scope), which replaces the
+	// OwnConversation: the rule gives its items a scope of their own (Item.Scope), which replaces the
 	// scope_attributes lookup.
-	OwnScope bool
+	OwnConversation bool
 }
 
 // Anchors names the anchor spans of a dialect.

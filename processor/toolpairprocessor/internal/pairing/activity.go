@@ -40,7 +40,7 @@ const (
 // Activity is something a scope did besides its tool calls, for Observe.
 type Activity struct {
 	Kind ActivityKind
-	Key  ScopeKey
+	Key  ConversationKey
 	// Start and End in Unix ns, record time. An interval with no Start, or a Start after its
 	// End, is the instant End. Activities with no End are ignored.
 	Start, End int64
@@ -67,7 +67,7 @@ type anchorSpan struct {
 
 // activity is a scope's activity, listed in Engine.acts.
 type activity struct {
-	scope      *scopeState
+	scope      *conversation
 	intervals  []interval   // oldest first
 	turns      []anchorSpan // oldest first
 	models     []anchorSpan // oldest first
@@ -144,11 +144,11 @@ func (e *Engine) Observe(acts []Activity) {
 // activityOf returns the activity of scope k, making it (and the scope) when there is none,
 // and makes it the most recently observed. It leaves the scope's lastSeen alone: activity is
 // not a sign of the scope's calls.
-func (e *Engine) activityOf(k ScopeKey, now int64) *activity {
+func (e *Engine) activityOf(k ConversationKey, now int64) *activity {
 	sc := e.last
 	if sc == nil || sc.key != k {
-		if sc = e.scopes[k]; sc == nil {
-			sc = e.scope(k, now)
+		if sc = e.conversations[k]; sc == nil {
+			sc = e.conversationOf(k, now)
 		}
 		e.last = sc
 	}
@@ -215,7 +215,7 @@ func (e *Engine) dropActivity(a *activity) {
 	sc.act = nil
 	sc.refs--
 	if sc.refs <= 0 {
-		e.forgetScope(sc)
+		e.forgetConversation(sc)
 	}
 }
 
@@ -246,10 +246,10 @@ func (e *Engine) expireActivity(now int64) {
 // (the request that announced the call, when the turn span was never exported because the
 // agent was killed). A span of an earlier turn is never chosen when nothing of the call's own
 // turn was seen. It returns the Anchor value observed with the span, and false when none fits.
-func (e *Engine) Anchor(k ScopeKey, at, window int64) (any, bool) {
+func (e *Engine) Anchor(k ConversationKey, at, window int64) (any, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	sc := e.scopes[k]
+	sc := e.conversations[k]
 	if sc == nil || sc.act == nil {
 		return nil, false
 	}
@@ -284,9 +284,9 @@ func (e *Engine) restoreActivity(acts []ActivitySnapshot) {
 		if (s.Kind != ActivityModel && s.Kind != ActivityCompaction) || s.End <= 0 {
 			continue
 		}
-		sc := e.scopes[s.Key]
+		sc := e.conversations[s.Key]
 		if sc == nil {
-			sc = e.restoreScope(s.Key, s.Seen)
+			sc = e.restoreConversation(s.Key, s.Seen)
 		}
 		a := e.activityOf(sc.key, s.Seen)
 		if len(a.intervals) >= maxIntervalsInScope {

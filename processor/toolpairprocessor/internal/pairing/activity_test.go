@@ -34,7 +34,7 @@ func TestAnchorOutlivesTheTickThatInterruptsItsCall(t *testing.T) {
 	_, ok = e.Anchor(scopeS1, res[0].UseTime, int64(testGrace))
 	assert.False(t, ok)
 	assert.Zero(t, e.acts.items)
-	assert.Empty(t, e.scopes)
+	assert.Empty(t, e.conversations)
 	require.NoError(t, e.checkScopes())
 }
 
@@ -63,14 +63,14 @@ func TestActivityIntervalEdges(t *testing.T) {
 func TestActivitySnapshotScopes(t *testing.T) {
 	e, _ := newFlightEngine(t)
 	for i := range 100 {
-		k := ScopeKey{Tenant: "svc", Scope: fmt.Sprint("trace-", i)}
+		k := ConversationKey{Tenant: "svc", Conversation: fmt.Sprint("trace-", i)}
 		e.Observe([]Activity{{Kind: ActivityTurn, Key: k, Start: 1, End: 2, ID: [24]byte{byte(i)}, Anchor: "a"}})
 	}
 	e.Observe([]Activity{ivl(ActivityModel, 1000, 2000)})
 	e.Process([]Event{use("c1", 1000), result("c1", 1500)}, holdRef, nil)
 	s := e.Snapshot(nil)
-	require.Len(t, s.Scopes, 1)
-	assert.Equal(t, scopeS1, s.Scopes[0].Key)
+	require.Len(t, s.Conversations, 1)
+	assert.Equal(t, scopeS1, s.Conversations[0].Key)
 	assert.Len(t, s.Activity, 1)
 }
 
@@ -80,7 +80,7 @@ func TestActivitySnapshotScopes(t *testing.T) {
 func TestActivityRestoreKeepsNewest(t *testing.T) {
 	e, clk := newFlightEngine(t)
 	now := clk.Now().UnixNano()
-	snap := &Snapshot{Activity: []ActivitySnapshot{{Key: ScopeKey{Tenant: "svc", Scope: "later"}, Kind: ActivityModel, Start: 1, End: 2, Seen: now}}}
+	snap := &Snapshot{Activity: []ActivitySnapshot{{Key: ConversationKey{Tenant: "svc", Conversation: "later"}, Kind: ActivityModel, Start: 1, End: 2, Seen: now}}}
 	for i := range int64(40) {
 		snap.Activity = append(snap.Activity, ActivitySnapshot{Key: scopeS1, Kind: ActivityModel, Start: (i*10 + 1) * 1000 * msNs, End: (i*10 + 2) * 1000 * msNs, Seen: now - int64(time.Minute)})
 	}
@@ -99,12 +99,12 @@ func TestRestoreRepeatedScope(t *testing.T) {
 	e, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 10, CloseDelay: testGrace, Clock: clk})
 	require.NoError(t, err)
 	snap := &Snapshot{
-		Scopes: []ScopeSnapshot{
+		Conversations: []ConversationSnapshot{
 			{Key: scopeS1, Closings: []ClosingSnapshot{{Kind: KindBoundary, Time: 5}}},
 			{Key: scopeS1},
 		},
 		Queue: []QueuedClosing{{Scope: 0, Time: 5, Deadline: 1}},
-		Calls: []CallSnapshot{{State: CallPending, Key: Key{Tenant: "svc", Scope: "s1", CallID: "c1"}, UseTime: 1000 * msNs, Deadline: clk.Now().UnixNano() + int64(time.Hour)}},
+		Calls: []CallSnapshot{{State: CallPending, Key: Key{Tenant: "svc", Conversation: "s1", CallID: "c1"}, UseTime: 1000 * msNs, Deadline: clk.Now().UnixNano() + int64(time.Hour)}},
 	}
 	_, err = e.Restore(snap, nil)
 	require.NoError(t, err)

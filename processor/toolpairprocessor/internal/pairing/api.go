@@ -14,21 +14,23 @@ import (
 type Key struct {
 	// Tenant is service.name plus the values of the configured tenant_attributes.
 	Tenant string
-	// Scope is the value of the first scope attribute present (for example session.id),
+	// Conversation is the value of the first scope attribute present (for example session.id),
 	// else the hex trace ID, else "".
-	Scope string
+	Conversation string
 	// CallID is the tool call ID (gen_ai.tool.call.id, tool_use_id, call_id, ...).
 	CallID string
 }
 
-// ScopeKey identifies a scope within a tenant.
-type ScopeKey struct {
-	Tenant string
-	Scope  string
+// ConversationKey identifies a scope within a tenant.
+type ConversationKey struct {
+	Tenant       string
+	Conversation string
 }
 
 // Scope returns the scope part of the key.
-func (k Key) ScopeKey() ScopeKey { return ScopeKey{Tenant: k.Tenant, Scope: k.Scope} }
+func (k Key) ConversationKey() ConversationKey {
+	return ConversationKey{Tenant: k.Tenant, Conversation: k.Conversation}
+}
 
 // Kind says what an Event reports.
 type Kind uint8

@@ -26,7 +26,7 @@ func BenchmarkPendingCallMemory(b *testing.B) {
 		for i := 0; i < calls; i++ {
 			batch = append(batch, Event{
 				Kind:     KindUse,
-				Key:      Key{Tenant: "claude-code", Scope: "72b63dad-969f-401e-a1e1-6208a465a3c6", CallID: "toolu_01" + strconv.FormatInt(int64(1e15)+int64(i), 36)},
+				Key:      Key{Tenant: "claude-code", Conversation: "72b63dad-969f-401e-a1e1-6208a465a3c6", CallID: "toolu_01" + strconv.FormatInt(int64(1e15)+int64(i), 36)},
 				Time:     int64(i),
 				ToolName: "Bash",
 				Payload:  payload,
@@ -61,7 +61,7 @@ func BenchmarkPairUseResult(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		k := Key{Tenant: "svc", Scope: strconv.Itoa(i / 4096), CallID: ids[i%4096]}
+		k := Key{Tenant: "svc", Conversation: strconv.Itoa(i / 4096), CallID: ids[i%4096]}
 		evs[0] = Event{Kind: KindUse, Key: k, Time: 1}
 		evs[1] = Event{Kind: KindResult, Key: k, Time: 2}
 		out = e.Process(evs, nil, out[:0])

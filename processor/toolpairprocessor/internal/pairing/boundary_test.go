@@ -14,11 +14,11 @@ func stepUse(id, step string, t int64) Event {
 }
 
 func boundary(step string, t int64) Event {
-	return Event{Kind: KindBoundary, Key: Key{Tenant: "svc", Scope: "s1"}, Step: step, Time: t * 1e6}
+	return Event{Kind: KindBoundary, Key: Key{Tenant: "svc", Conversation: "s1"}, Step: step, Time: t * 1e6}
 }
 
 func sessionEnd(t int64) Event {
-	return Event{Kind: KindSessionEnd, Key: Key{Tenant: "svc", Scope: "s1"}, Time: t * 1e6}
+	return Event{Kind: KindSessionEnd, Key: Key{Tenant: "svc", Conversation: "s1"}, Time: t * 1e6}
 }
 
 type closed struct {
@@ -74,7 +74,7 @@ func TestBoundaryOfAnotherScopeOrWithoutStepDoesNotClose(t *testing.T) {
 	e, _ := newTestEngine(t, 100)
 	run(t, e, use("nostep", 1), stepUse("a", "s1", 1))
 	other := boundary("s2", 10)
-	other.Key.Scope = "elsewhere"
+	other.Key.Conversation = "elsewhere"
 	assert.Empty(t, run(t, e, other))
 	got := run(t, e, boundary("s2", 10))
 	assert.Equal(t, []closed{{"a", OutcomeInterrupted, ReasonNextStep, 10}}, summarize(got), "a use without a step is never closed by a boundary")

@@ -18,7 +18,7 @@ type queuedClosing struct {
 // closing is an entry of the closings FIFO: a step boundary or session end of scope, at
 // record time time, waiting until deadline (engine clock, Unix ns).
 type closing struct {
-	scope    *scopeState
+	scope    *conversation
 	time     int64
 	deadline int64
 }
@@ -87,14 +87,14 @@ func (q *closingQueue) reset() { *q = closingQueue{} }
 // boundary or session end that follows it in time, whatever order they arrived in.
 func (e *Engine) deferClose(ev *Event, now int64, out []Resolution) []Resolution {
 	if e.cfg.CloseDelay <= 0 {
-		sc := e.scopes[ev.Key.ScopeKey()]
+		sc := e.conversations[ev.Key.ConversationKey()]
 		if sc == nil {
 			ev.Verdict = VerdictIgnored
 			return out
 		}
-		ownScope(ev, sc)
+		ownConversation(ev, sc)
 		sc.saw(now, ev.Time)
-		out, closed := e.closeScope(sc, ev.Kind, ev.Time, ev.Step, now, out)
+		out, closed := e.closeConversation(sc, ev.Kind, ev.Time, ev.Step, now, out)
 		ev.Verdict = VerdictIgnored
 		if closed {
 			ev.Verdict = VerdictResolved
@@ -105,8 +105,8 @@ func (e *Engine) deferClose(ev *Event, now int64, out []Resolution) []Resolution
 	for e.closingsQueued >= e.cfg.MaxPending && !e.closings.empty() {
 		out = e.applyClosing(now, out)
 	}
-	sc := e.scope(ev.Key.ScopeKey(), now)
-	ownScope(ev, sc)
+	sc := e.conversationOf(ev.Key.ConversationKey(), now)
+	ownConversation(ev, sc)
 	sc.saw(now, ev.Time)
 	// Keep sc.closings sorted by Time; consecutive lines of one message (a transcript)
 	// repeat the same boundary, queued once.
@@ -141,7 +141,7 @@ func (e *Engine) applyClosing(now int64, out []Resolution) []Resolution {
 	n := 0
 	for n < len(sc.closings) && sc.closings[n].time <= c.time {
 		q := &sc.closings[n]
-		out, _ = e.closeScope(sc, q.kind, q.time, deref(q.step), now, out)
+		out, _ = e.closeConversation(sc, q.kind, q.time, deref(q.step), now, out)
 		n++
 	}
 	if n == 0 {
@@ -155,14 +155,14 @@ func (e *Engine) applyClosing(now int64, out []Resolution) []Resolution {
 	e.closingsQueued -= n
 	sc.refs -= n
 	if sc.refs <= 0 {
-		e.forgetScope(sc)
+		e.forgetConversation(sc)
 	}
 	return out
 }
 
-// closeScope applies a step boundary (kind KindBoundary) or a session end at record time
+// closeConversation applies a step boundary (kind KindBoundary) or a session end at record time
 // at, of step step, to the pending calls of scope sc, and reports whether it closed any.
-func (e *Engine) closeScope(sc *scopeState, kind Kind, at int64, step string, now int64, out []Resolution) ([]Resolution, bool) {
+func (e *Engine) closeConversation(sc *conversation, kind Kind, at int64, step string, now int64, out []Resolution) ([]Resolution, bool) {
 	sc.lastSeen = now
 	reason := ReasonSessionEnd
 	if kind == KindBoundary {

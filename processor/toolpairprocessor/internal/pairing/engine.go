@@ -32,13 +32,13 @@ import (
 // colliding entry into the slot it frees. So a hash whose slot is empty is a miss without
 // another lookup (every new use is one), and no lookup hashes a key twice. See find.
 type Engine struct {
-	mu         sync.Mutex
-	cfg        Config
-	seed       maphash.Seed
-	hashMask   uint64 // all ones; tests narrow it to force collisions
-	index      map[uint64]*entry
-	collisions map[uint64][]*entry
-	scopes     map[ScopeKey]*scopeState
+	mu            sync.Mutex
+	cfg           Config
+	seed          maphash.Seed
+	hashMask      uint64 // all ones; tests narrow it to force collisions
+	index         map[uint64]*entry
+	collisions    map[uint64][]*entry
+	conversations map[ConversationKey]*conversation
 	// names interns tool names (a small, fixed vocabulary per agent) and tenants the scopes'
 	// tenants, each bounded by maxNames; lastStep is the step of the latest use, shared by
 	// the calls of one model request.
@@ -47,7 +47,7 @@ type Engine struct {
 	lastStep *string
 	// last is the scope most recently looked up by scope: a batch's events come in runs
 	// of one scope. It is cleared when its scope is forgotten.
-	last     *scopeState
+	last     *conversation
 	pending  fifo
 	waiting  fifo
 	resolved fifo
@@ -57,9 +57,9 @@ type Engine struct {
 	// deferClose). closingsQueued counts the closings waiting in the scopes' lists.
 	closings       closingQueue
 	closingsQueued int
-	// usedScopes remembers the scopes forgotten (their last entry dropped) after they saw a
+	// usedConversations remembers the scopes forgotten (their last entry dropped) after they saw a
 	// use, so that a later unmatched result in one is still an orphan (specification section 2).
-	usedScopes scopeMemory
+	usedConversations conversationMemory
 	// companions holds the companion records held for pending calls (statePendingHeld), by
 	// entry: they are rare, and a field of their own would push every entry out of its size
 	// class.
@@ -102,20 +102,20 @@ func New(cfg Config) (*Engine, error) {
 		cfg.Clock = SystemClock{}
 	}
 	return &Engine{
-		cfg:         cfg,
-		seed:        maphash.MakeSeed(),
-		hashMask:    ^uint64(0),
-		index:       make(map[uint64]*entry),
-		collisions:  make(map[uint64][]*entry),
-		scopes:      make(map[ScopeKey]*scopeState),
-		names:       make(map[string]*string),
-		tenants:     make(map[string]string),
-		companions:  make(map[*entry]any),
-		reported:    make(map[*entry]reportSet),
-		heldReports: make(map[*entry][]heldReport),
-		signalUses:  make(map[*entry][2]int64),
-		matches:     make(map[matchKey]*matchList),
-		matchOf:     make(map[*entry]*matchNode),
-		usedScopes:  scopeMemory{max: cfg.MaxResolved},
+		cfg:               cfg,
+		seed:              maphash.MakeSeed(),
+		hashMask:          ^uint64(0),
+		index:             make(map[uint64]*entry),
+		collisions:        make(map[uint64][]*entry),
+		conversations:     make(map[ConversationKey]*conversation),
+		names:             make(map[string]*string),
+		tenants:           make(map[string]string),
+		companions:        make(map[*entry]any),
+		reported:          make(map[*entry]reportSet),
+		heldReports:       make(map[*entry][]heldReport),
+		signalUses:        make(map[*entry][2]int64),
+		matches:           make(map[matchKey]*matchList),
+		matchOf:           make(map[*entry]*matchNode),
+		usedConversations: conversationMemory{max: cfg.MaxResolved},
 	}, nil
 }

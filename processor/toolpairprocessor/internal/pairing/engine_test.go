@@ -42,7 +42,7 @@ func newTestEngine(t *testing.T, maxPending int) (*Engine, *fakeClock) {
 	return e, clk
 }
 
-func key(id string) Key { return Key{Tenant: "svc", Scope: "s1", CallID: id} }
+func key(id string) Key { return Key{Tenant: "svc", Conversation: "s1", CallID: id} }
 
 func use(id string, ms int64) Event {
 	return Event{Kind: KindUse, Key: key(id), Time: ms * int64(time.Millisecond), ToolName: "run_shell", Payload: "use:" + id, Ref: int32(ms)}
@@ -208,7 +208,7 @@ func TestRulesTable(t *testing.T) {
 		{
 			name: "other scope never pairs",
 			steps: []step{
-				{events: []Event{use("a", 1), {Kind: KindResult, Key: Key{Tenant: "svc", Scope: "s2", CallID: "a"}, Time: 2}}},
+				{events: []Event{use("a", 1), {Kind: KindResult, Key: Key{Tenant: "svc", Conversation: "s2", CallID: "a"}, Time: 2}}},
 				{advance: testGrace},
 			},
 			want: []Outcome{OutcomeStandalone},
@@ -217,7 +217,7 @@ func TestRulesTable(t *testing.T) {
 		{
 			name: "other tenant never pairs",
 			steps: []step{
-				{events: []Event{use("a", 1), {Kind: KindResult, Key: Key{Tenant: "other", Scope: "s1", CallID: "a"}, Time: 2}}},
+				{events: []Event{use("a", 1), {Kind: KindResult, Key: Key{Tenant: "other", Conversation: "s1", CallID: "a"}, Time: 2}}},
 				{advance: testGrace},
 			},
 			want: []Outcome{OutcomeStandalone},
@@ -286,7 +286,7 @@ func TestShutdownFlushesEverything(t *testing.T) {
 	assert.Equal(t, int32(3), out[1].ResultPayload)
 	assert.Empty(t, e.index)
 	assert.Empty(t, e.collisions)
-	assert.Empty(t, e.scopes)
+	assert.Empty(t, e.conversations)
 }
 
 func TestResolvedRetentionFollowsScopeActivity(t *testing.T) {
@@ -310,7 +310,7 @@ func TestResolvedRetentionFollowsScopeActivity(t *testing.T) {
 	require.NoError(t, e.Stats().CheckConservation())
 	assert.Empty(t, e.index)
 	assert.Empty(t, e.collisions)
-	assert.Empty(t, e.scopes)
+	assert.Empty(t, e.conversations)
 }
 
 func TestMaxResolvedForgetsOldest(t *testing.T) {

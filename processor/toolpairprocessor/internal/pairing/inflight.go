@@ -34,11 +34,11 @@ type InFlight struct {
 //   - a model call or compaction that started at or before at and ended no earlier than
 //     Config.Settle before it: a timed-out model call's error reaches the turn that waits on
 //     it a few milliseconds after the call's record ends.
-func (e *Engine) InFlightAt(k ScopeKey, at int64) InFlight {
+func (e *Engine) InFlightAt(k ConversationKey, at int64) InFlight {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var f InFlight
-	sc := e.scopes[k]
+	sc := e.conversations[k]
 	if sc == nil {
 		return f
 	}

@@ -11,7 +11,7 @@ import (
 
 const msNs = int64(time.Millisecond)
 
-var scopeS1 = ScopeKey{Tenant: "svc", Scope: "s1"}
+var scopeS1 = ConversationKey{Tenant: "svc", Conversation: "s1"}
 
 func newFlightEngine(t *testing.T) (*Engine, *fakeClock) {
 	t.Helper()
@@ -103,7 +103,7 @@ func TestInFlightAt(t *testing.T) {
 		},
 		{
 			name:   "calls of another scope do not count",
-			events: []Event{inScope(use("c1", 1000), "s2"), {Kind: KindUse, Key: Key{Tenant: "other", Scope: "s1", CallID: "c2"}, Time: 1000 * msNs}},
+			events: []Event{inScope(use("c1", 1000), "s2"), {Kind: KindUse, Key: Key{Tenant: "other", Conversation: "s1", CallID: "c2"}, Time: 1000 * msNs}},
 			at:     2000,
 		},
 		{name: "a model call in flight", acts: []Activity{ivl(ActivityModel, 1000, 7000)}, at: 5000, want: InFlight{Model: true}},
@@ -194,7 +194,7 @@ func TestActivityBounds(t *testing.T) {
 	}
 	assert.Equal(t, maxIntervalsInScope+maxAnchorsInScope, e.acts.items)
 	for i := range 30 {
-		e.Observe([]Activity{{Kind: ActivityModel, Key: ScopeKey{Tenant: "svc", Scope: fmt.Sprint("other-", i)}, End: 1}})
+		e.Observe([]Activity{{Kind: ActivityModel, Key: ConversationKey{Tenant: "svc", Conversation: fmt.Sprint("other-", i)}, End: 1}})
 	}
 	assert.LessOrEqual(t, e.acts.items, 50)
 	assert.False(t, e.InFlightAt(scopeS1, 100_003*msNs).Compaction, "the least recently observed scope lost its activity")
@@ -202,7 +202,7 @@ func TestActivityBounds(t *testing.T) {
 	clk.Advance(testTimeout + testGrace)
 	e.Tick(nil)
 	assert.Zero(t, e.acts.items)
-	assert.Empty(t, e.scopes, "scopes held by their activity alone are forgotten with it")
+	assert.Empty(t, e.conversations, "scopes held by their activity alone are forgotten with it")
 	require.NoError(t, e.checkScopes())
 }
 
@@ -236,7 +236,7 @@ func TestAnchor(t *testing.T) {
 		assert.Equal(t, tt.want != nil, ok, "at %d", tt.at)
 		assert.Equal(t, tt.want, got, "at %d", tt.at)
 	}
-	_, ok := e.Anchor(ScopeKey{Tenant: "svc", Scope: "none"}, 1500*msNs, 0)
+	_, ok := e.Anchor(ConversationKey{Tenant: "svc", Conversation: "none"}, 1500*msNs, 0)
 	assert.False(t, ok)
 }
 

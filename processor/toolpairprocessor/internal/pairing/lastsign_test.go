@@ -14,9 +14,9 @@ import (
 // the records (a replayed capture).
 func TestInterruptionEndsAtScopeLastSign(t *testing.T) {
 	ms := func(n int64) int64 { return n * int64(time.Millisecond) }
-	other := func(ev Event) Event { ev.Key.Scope = "s2"; return ev }
+	other := func(ev Event) Event { ev.Key.Conversation = "s2"; return ev }
 	boundary := func(at int64) Event {
-		return Event{Kind: KindBoundary, Key: Key{Tenant: "svc", Scope: "s1"}, Time: ms(at), Step: "later", Ref: -1}
+		return Event{Kind: KindBoundary, Key: Key{Tenant: "svc", Conversation: "s1"}, Time: ms(at), Step: "later", Ref: -1}
 	}
 	tests := []struct {
 		name    string

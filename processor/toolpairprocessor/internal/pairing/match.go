@@ -22,7 +22,7 @@ import "strings"
 
 // matchKey locates a matchList.
 type matchKey struct {
-	scope *scopeState
+	scope *conversation
 	match uint64
 }
 
@@ -108,7 +108,7 @@ func (m *matchList) empty() bool {
 }
 
 // matchList returns the list of (sc, m), made when missing.
-func (e *Engine) matchList(sc *scopeState, m uint64) *matchList {
+func (e *Engine) matchList(sc *conversation, m uint64) *matchList {
 	k := matchKey{scope: sc, match: m}
 	l := e.matches[k]
 	if l == nil {
@@ -195,7 +195,7 @@ func (e *Engine) unlistMatch(ent *entry) {
 // it: a Match of 0 finds nothing).
 func (e *Engine) matchResult(ev *Event, now int64, hold func(*Event) any, out []Resolution) []Resolution {
 	ev.Verdict = VerdictResolved
-	sc := e.scopes[ev.Key.ScopeKey()]
+	sc := e.conversations[ev.Key.ConversationKey()]
 	var l *matchList
 	if sc != nil {
 		sc.saw(now, ev.Time)
@@ -243,14 +243,14 @@ func (e *Engine) matchResult(ev *Event, now int64, hold func(*Event) any, out []
 		if ev.Match == 0 {
 			usesSeen := sc != nil && sc.usesSeen
 			if sc == nil {
-				usesSeen = e.usedScopes.has(e.scopeHash(ev.Key.ScopeKey()))
+				usesSeen = e.usedConversations.has(e.conversationHash(ev.Key.ConversationKey()))
 			}
 			e.settleUnmatched(&r, usesSeen, true)
 			return append(out, r)
 		}
-		sc = e.scope(ev.Key.ScopeKey(), now)
+		sc = e.conversationOf(ev.Key.ConversationKey(), now)
 		sc.saw(now, ev.Time)
-		ownScope(ev, sc)
+		ownConversation(ev, sc)
 		e.settleUnmatched(&r, sc.usesSeen, true)
 		ent := &entry{scope: sc, toolName: e.name(ev.ToolName), useTime: ev.Start, resultTime: ev.Time, state: stateResolved}
 		e.firstReport(ent, ev.Source, r.Outcome)
@@ -261,11 +261,11 @@ func (e *Engine) matchResult(ev *Event, now int64, hold func(*Event) any, out []
 	}
 	// Make room before looking the scope up: an eviction may forget the scope.
 	out = e.makeRoom(now, out)
-	sc = e.scope(ev.Key.ScopeKey(), now)
+	sc = e.conversationOf(ev.Key.ConversationKey(), now)
 	sc.saw(now, ev.Time)
 	ent := &entry{scope: sc, toolName: e.name(ev.ToolName)}
 	e.attach(ent)
-	ownScope(ev, sc)
+	ownConversation(ev, sc)
 	e.holdResult(ent, ev, held, now)
 	e.listMatch(ent, ev.Match)
 	e.stats.Waiting++
@@ -278,7 +278,7 @@ func (e *Engine) useMatched(ev *Event, h uint64, now int64, out []Resolution) ([
 	if ev.Match == 0 {
 		return out, false
 	}
-	sc := e.scopes[ev.Key.ScopeKey()]
+	sc := e.conversations[ev.Key.ConversationKey()]
 	if sc == nil {
 		return out, false
 	}

@@ -14,7 +14,7 @@ func BenchmarkMatchIdenticalCalls(b *testing.B) {
 	const calls = 10_000
 	uses := make([]Event, calls)
 	for i := range uses {
-		uses[i] = Event{Kind: KindUse, Key: Key{Tenant: "svc", Scope: "s1", CallID: "call_" + strconv.Itoa(i)}, Time: int64(i), ToolName: "run_shell", Match: 7}
+		uses[i] = Event{Kind: KindUse, Key: Key{Tenant: "svc", Conversation: "s1", CallID: "call_" + strconv.Itoa(i)}, Time: int64(i), ToolName: "run_shell", Match: 7}
 	}
 	results := make([]Event, calls)
 	for b.Loop() {
@@ -24,7 +24,7 @@ func BenchmarkMatchIdenticalCalls(b *testing.B) {
 		}
 		e.Process(uses, nil, nil)
 		for i := range results {
-			results[i] = Event{Kind: KindMatch, Key: Key{Tenant: "svc", Scope: "s1"}, Time: int64(calls + i), ToolName: "run_shell", Match: 7}
+			results[i] = Event{Kind: KindMatch, Key: Key{Tenant: "svc", Conversation: "s1"}, Time: int64(calls + i), ToolName: "run_shell", Match: 7}
 		}
 		out := e.Process(results, nil, nil)
 		if s := e.Stats(); s.Paired != calls || len(out) != calls {

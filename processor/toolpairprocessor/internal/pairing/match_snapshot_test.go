@@ -86,7 +86,7 @@ func TestMatchHeldReleasedAfterSnapshot(t *testing.T) {
 	var released []HeldRef
 	for _, r := range out {
 		if r.HeldSeq != 0 {
-			released = append(released, HeldRef{Scope: r.Key.ScopeKey(), Seq: r.HeldSeq})
+			released = append(released, HeldRef{Scope: r.Key.ConversationKey(), Seq: r.HeldSeq})
 		}
 	}
 	require.Len(t, released, 3) // a's, and the orphans of 8 and 9

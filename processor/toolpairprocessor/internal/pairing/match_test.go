@@ -239,7 +239,7 @@ func TestMatchUnheldSettledAtOnce(t *testing.T) {
 	// The scope is forgotten once its calls are: it is still known to have seen a use.
 	clk.Advance(testTimeout + time.Second)
 	e.Tick(nil)
-	require.Empty(t, e.scopes)
+	require.Empty(t, e.conversations)
 	out = e.Process([]Event{matched(700, 0)}, nil, nil)
 	require.Len(t, out, 1)
 	assert.Equal(t, OutcomeOrphan, out[0].Outcome)

@@ -20,7 +20,7 @@ func TestEngineKeepsOwnCopies(t *testing.T) {
 	str := func(from, to int) string { return unsafe.String(&buf[from], to-from) }
 	ev := Event{
 		Kind:     KindUse,
-		Key:      Key{Tenant: str(0, 3), Scope: str(4, 6), CallID: str(7, 13)},
+		Key:      Key{Tenant: str(0, 3), Conversation: str(4, 6), CallID: str(7, 13)},
 		Time:     1,
 		ToolName: str(14, 23),
 		Step:     str(24, 29),
@@ -33,7 +33,7 @@ func TestEngineKeepsOwnCopies(t *testing.T) {
 	clk.Advance(2 * testTimeout)
 	out := e.Tick(nil)
 	require.Len(t, out, 1)
-	assert.Equal(t, Key{Tenant: "svc", Scope: "s1", CallID: "call_1"}, out[0].Key)
+	assert.Equal(t, Key{Tenant: "svc", Conversation: "s1", CallID: "call_1"}, out[0].Key)
 	assert.Equal(t, "run_shell", out[0].ToolName)
 	assert.Equal(t, ReasonExpired, out[0].Reason)
 }
@@ -74,7 +74,7 @@ func TestCloneBoxed(t *testing.T) {
 func TestTenantsInterned(t *testing.T) {
 	e, err := New(Config{PairingTimeout: time.Hour, OrphanGrace: time.Minute, MaxPending: 10 * maxNames, Clock: newFakeClock()})
 	require.NoError(t, err)
-	a, b := e.scope(ScopeKey{Tenant: string([]byte("svc")), Scope: "s1"}, 0), e.scope(ScopeKey{Tenant: string([]byte("svc")), Scope: "s2"}, 0)
+	a, b := e.conversationOf(ConversationKey{Tenant: string([]byte("svc")), Conversation: "s1"}, 0), e.conversationOf(ConversationKey{Tenant: string([]byte("svc")), Conversation: "s2"}, 0)
 	assert.Same(t, unsafe.StringData(a.key.Tenant), unsafe.StringData(b.key.Tenant))
 	for i := range 2 * maxNames {
 		e.tenant(string(rune('a'+i%26)) + string(rune(i)))
@@ -91,11 +91,11 @@ func TestEngineHandsBackItsCopies(t *testing.T) {
 	str := func(from, to int) string { return unsafe.String(&buf[from], to-from) }
 	tenant, scope := str(0, 3), str(4, 6)
 	evs := []Event{
-		{Kind: KindBoundary, Key: Key{Tenant: tenant, Scope: scope}, Time: 1, Step: "m1"},
-		{Kind: KindUse, Key: Key{Tenant: tenant, Scope: scope, CallID: str(7, 13)}, Time: 2, Step: "m1"},
-		{Kind: KindUse, Key: Key{Tenant: tenant, Scope: scope, CallID: str(7, 13)}, Time: 3, Step: "m1"},
-		{Kind: KindResult, Key: Key{Tenant: tenant, Scope: scope, CallID: str(7, 13)}, Time: 4},
-		{Kind: KindEcho, Key: Key{Tenant: tenant, Scope: scope, CallID: str(14, 20)}, Time: 5},
+		{Kind: KindBoundary, Key: Key{Tenant: tenant, Conversation: scope}, Time: 1, Step: "m1"},
+		{Kind: KindUse, Key: Key{Tenant: tenant, Conversation: scope, CallID: str(7, 13)}, Time: 2, Step: "m1"},
+		{Kind: KindUse, Key: Key{Tenant: tenant, Conversation: scope, CallID: str(7, 13)}, Time: 3, Step: "m1"},
+		{Kind: KindResult, Key: Key{Tenant: tenant, Conversation: scope, CallID: str(7, 13)}, Time: 4},
+		{Kind: KindEcho, Key: Key{Tenant: tenant, Conversation: scope, CallID: str(14, 20)}, Time: 5},
 	}
 	e.Process(evs, nil, nil)
 	want := []Verdict{VerdictPending, VerdictPending, VerdictRepeated, VerdictResolved, VerdictIgnored}
@@ -104,7 +104,7 @@ func TestEngineHandsBackItsCopies(t *testing.T) {
 	}
 	for i := range evs[:4] {
 		assert.NotSame(t, unsafe.StringData(tenant), unsafe.StringData(evs[i].Key.Tenant), "event %d", i)
-		assert.NotSame(t, unsafe.StringData(scope), unsafe.StringData(evs[i].Key.Scope), "event %d", i)
+		assert.NotSame(t, unsafe.StringData(scope), unsafe.StringData(evs[i].Key.Conversation), "event %d", i)
 	}
 	for i := range evs[1:4] {
 		assert.Same(t, unsafe.StringData(evs[1].Key.CallID), unsafe.StringData(evs[1+i].Key.CallID), "one copy of the call ID")
@@ -113,5 +113,5 @@ func TestEngineHandsBackItsCopies(t *testing.T) {
 	for i := range buf {
 		buf[i] = '#'
 	}
-	assert.Equal(t, Key{Tenant: "svc", Scope: "s1", CallID: "call_1"}, evs[3].Key)
+	assert.Equal(t, Key{Tenant: "svc", Conversation: "s1", CallID: "call_1"}, evs[3].Key)
 }

@@ -173,7 +173,7 @@ func propGenerate(seed uint64) *propScenario {
 	n := 1 + rng.IntN(48)
 	sc.events = make([]Event, 0, n)
 	for range n {
-		k := Key{Tenant: tenants[rng.IntN(len(tenants))], Scope: scopes[rng.IntN(len(scopes))], CallID: ids[rng.IntN(len(ids))]}
+		k := Key{Tenant: tenants[rng.IntN(len(tenants))], Conversation: scopes[rng.IntN(len(scopes))], CallID: ids[rng.IntN(len(ids))]}
 		if rng.IntN(25) == 0 {
 			k.CallID = ""
 		}
@@ -250,7 +250,7 @@ func propGenerateModel(seed uint64) *propScenario {
 	}
 	nKeys := 1 + rng.IntN(len(propIDs))
 	for i := range nKeys {
-		k := Key{Tenant: propTenants[rng.IntN(len(propTenants))], Scope: propScopes[rng.IntN(len(propScopes))], CallID: propIDs[i]}
+		k := Key{Tenant: propTenants[rng.IntN(len(propTenants))], Conversation: propScopes[rng.IntN(len(propScopes))], CallID: propIDs[i]}
 		switch rng.IntN(4) {
 		case 0:
 		case 1:
@@ -266,12 +266,12 @@ func propGenerateModel(seed uint64) *propScenario {
 		}
 	}
 	for range rng.IntN(3) {
-		k := Key{Tenant: propTenants[0], Scope: propScopes[rng.IntN(len(propScopes))]}
+		k := Key{Tenant: propTenants[0], Conversation: propScopes[rng.IntN(len(propScopes))]}
 		sc.events = append(sc.events, propNewEvent(rng, Kind(1+rng.IntN(4)), k, 1))
 	}
 	if rng.IntN(2) == 0 {
 		for range rng.IntN(4) {
-			k := Key{Tenant: propTenants[rng.IntN(len(propTenants))], Scope: propScopes[rng.IntN(len(propScopes))]}
+			k := Key{Tenant: propTenants[rng.IntN(len(propTenants))], Conversation: propScopes[rng.IntN(len(propScopes))]}
 			kind := KindBoundary
 			if rng.IntN(3) == 0 {
 				kind = KindSessionEnd
@@ -400,7 +400,7 @@ func propExecute(sc *propScenario) (*propRun, error) {
 		if err := r.after(op.kind, batch, from); err != nil {
 			return r, fmt.Errorf("after op %d (%s): %w", i, propOpName(op.kind), err)
 		}
-		k := ScopeKey{Tenant: propTenants[act.IntN(len(propTenants))], Scope: propScopes[act.IntN(len(propScopes))]}
+		k := ConversationKey{Tenant: propTenants[act.IntN(len(propTenants))], Conversation: propScopes[act.IntN(len(propScopes))]}
 		if err := e.checkInFlight(k, act.Int64N(int64(45*time.Millisecond))); err != nil {
 			return r, fmt.Errorf("after op %d: %w", i, err)
 		}
@@ -425,7 +425,7 @@ func propObserve(e *Engine, rng *rand.Rand, now int64) {
 		start := rng.Int64N(int64(time.Minute))
 		acts[i] = Activity{
 			Kind:   ActivityKind(1 + rng.IntN(4)),
-			Key:    ScopeKey{Tenant: propTenants[rng.IntN(len(propTenants))], Scope: propScopes[rng.IntN(len(propScopes))]},
+			Key:    ConversationKey{Tenant: propTenants[rng.IntN(len(propTenants))], Conversation: propScopes[rng.IntN(len(propScopes))]},
 			Start:  start,
 			End:    start + rng.Int64N(int64(10*time.Second)),
 			ID:     [24]byte{byte(rng.IntN(4))},
@@ -614,7 +614,7 @@ func (r *propRun) closes(b *Event, res *Resolution) bool {
 	if b.Kind == KindBoundary {
 		reason = ReasonNextStep
 	}
-	if res.Outcome != OutcomeInterrupted || res.Reason != reason || res.Key.ScopeKey() != b.Key.ScopeKey() ||
+	if res.Outcome != OutcomeInterrupted || res.Reason != reason || res.Key.ConversationKey() != b.Key.ConversationKey() ||
 		res.EndTime != b.Time || res.UseTime > b.Time {
 		return false
 	}
@@ -638,7 +638,7 @@ func (r *propRun) lastSign(res *Resolution) bool {
 	found, latest := false, int64(0)
 	for i := range r.sc.events[:r.seen] {
 		ev := &r.sc.events[i]
-		if ev.Key.ScopeKey() != res.Key.ScopeKey() {
+		if ev.Key.ConversationKey() != res.Key.ConversationKey() {
 			continue
 		}
 		latest = max(latest, ev.Time)
@@ -1022,10 +1022,10 @@ func propModel(sc *propScenario) ([]Verdict, map[propOutcome]int) {
 	// source is the Source of the result that settled the call's result side (paired,
 	// orphan, standalone) or is held; 0 when the call was resolved without a result.
 	source := map[Key]uint8{}
-	usesSeen := map[ScopeKey]bool{} // a use or reject was seen in the scope
-	rejected := map[Key]bool{}      // resolved by a reject
-	useTime := map[Key]int64{}      // of pending calls
-	useStep := map[Key]string{}     // of pending calls
+	usesSeen := map[ConversationKey]bool{} // a use or reject was seen in the scope
+	rejected := map[Key]bool{}             // resolved by a reject
+	useTime := map[Key]int64{}             // of pending calls
+	useStep := map[Key]string{}            // of pending calls
 	// answered is the outcome of the report that resolved a call (paired, orphan, standalone);
 	// reporters the sources that reported it; heldReports the records of further sources held
 	// with a waiting result (specification section 2: each source's first record of a call gets
@@ -1046,7 +1046,7 @@ func propModel(sc *propScenario) ([]Verdict, map[propOutcome]int) {
 	out := map[propOutcome]int{}
 	verdicts := make([]Verdict, len(sc.events))
 	unmatched := func(k Key) Outcome {
-		if usesSeen[k.ScopeKey()] {
+		if usesSeen[k.ConversationKey()] {
 			return OutcomeOrphan
 		}
 		return OutcomeStandalone
@@ -1062,7 +1062,7 @@ func propModel(sc *propScenario) ([]Verdict, map[propOutcome]int) {
 			}
 			verdicts[i] = VerdictIgnored
 			for pk, st := range state {
-				if st != propPending || pk.ScopeKey() != k.ScopeKey() || useTime[pk] > ev.Time {
+				if st != propPending || pk.ConversationKey() != k.ConversationKey() || useTime[pk] > ev.Time {
 					continue
 				}
 				if !propCloses(reason == ReasonNextStep, ev.Step, useStep[pk]) {
@@ -1081,7 +1081,7 @@ func propModel(sc *propScenario) ([]Verdict, map[propOutcome]int) {
 		var v Verdict
 		switch ev.Kind {
 		case KindUse:
-			usesSeen[k.ScopeKey()] = true
+			usesSeen[k.ConversationKey()] = true
 			switch state[k] {
 			case propNone:
 				v, state[k] = VerdictPending, propPending
@@ -1100,7 +1100,7 @@ func propModel(sc *propScenario) ([]Verdict, map[propOutcome]int) {
 				}
 			}
 		case KindReject:
-			usesSeen[k.ScopeKey()] = true
+			usesSeen[k.ConversationKey()] = true
 			switch state[k] {
 			case propNone, propPending:
 				v, state[k], rejected[k] = VerdictResolved, propResolved, true
@@ -1310,17 +1310,17 @@ func (sc *propScenario) String() string {
 }
 
 func propFmtEvent(ev *Event) string {
-	return fmt.Sprintf("%s %s/%s/%s t=%dms src=%d step=%q", propKindName(ev.Kind), ev.Key.Tenant, ev.Key.Scope, ev.Key.CallID,
+	return fmt.Sprintf("%s %s/%s/%s t=%dms src=%d step=%q", propKindName(ev.Kind), ev.Key.Tenant, ev.Key.Conversation, ev.Key.CallID,
 		ev.Time/int64(time.Millisecond), ev.Source, ev.Step)
 }
 
 func propFmtRes(r *Resolution) string {
 	return fmt.Sprintf("%s/%s %s/%s/%s useRef=%d resultRef=%d use=%v held=%v same=%v",
-		r.Outcome, r.Reason, r.Key.Tenant, r.Key.Scope, r.Key.CallID, r.UseRef, r.ResultRef, r.UsePayload, r.ResultPayload, r.SameSource)
+		r.Outcome, r.Reason, r.Key.Tenant, r.Key.Conversation, r.Key.CallID, r.UseRef, r.ResultRef, r.UsePayload, r.ResultPayload, r.SameSource)
 }
 
 func propFmtOutcome(o propOutcome) string {
-	return fmt.Sprintf("%s/%s/%s %s/%s same=%v report=%v end=%dms", o.Key.Tenant, o.Key.Scope, o.Key.CallID, o.Outcome, o.Reason, o.SameSource,
+	return fmt.Sprintf("%s/%s/%s %s/%s same=%v report=%v end=%dms", o.Key.Tenant, o.Key.Conversation, o.Key.CallID, o.Outcome, o.Reason, o.SameSource,
 		o.Report, o.End/int64(time.Millisecond))
 }
 

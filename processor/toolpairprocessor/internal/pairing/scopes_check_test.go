@@ -9,7 +9,7 @@ func (e *Engine) checkScopes() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	listed := map[*entry]bool{}
-	for k, sc := range e.scopes {
+	for k, sc := range e.conversations {
 		if sc.key != k || !sc.stored {
 			return fmt.Errorf("scope %v stored under %v (stored %v)", sc.key, k, sc.stored)
 		}
@@ -69,13 +69,13 @@ func (e *Engine) checkScopes() error {
 // checkInFlight asks InFlightAt about scope k at instant at and checks the answer against the
 // scope's entries, counted here the slow way: each call with a known start at or before at
 // whose end (none while pending) is after at.
-func (e *Engine) checkInFlight(k ScopeKey, at int64) error {
+func (e *Engine) checkInFlight(k ConversationKey, at int64) error {
 	f := e.InFlightAt(k, at)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	want := 0
 	starts := map[string]int64{}
-	if sc := e.scopes[k]; sc != nil {
+	if sc := e.conversations[k]; sc != nil {
 		for ent := sc.entries; ent != nil; ent = ent.snext {
 			if ent.callID == "" || ent.useTime <= 0 || ent.useTime > at {
 				continue

@@ -85,9 +85,9 @@ type ClosingSnapshot struct {
 	Step string
 }
 
-// ScopeSnapshot is what the engine knows of one scope.
-type ScopeSnapshot struct {
-	Key      ScopeKey
+// ConversationSnapshot is what the engine knows of one scope.
+type ConversationSnapshot struct {
+	Key      ConversationKey
 	UsesSeen bool
 	LastSeen int64 // engine clock, Unix ns
 	// LastRecord is the latest record time (Unix ns) of the scope's events: where a call
@@ -108,7 +108,7 @@ type QueuedClosing struct {
 // ActivitySnapshot is a model call or compaction interval of a scope (see Observe). Start and
 // End are record times, Seen the engine clock of the scope's latest Observe (Unix ns).
 type ActivitySnapshot struct {
-	Key              ScopeKey
+	Key              ConversationKey
 	Kind             ActivityKind // ActivityModel or ActivityCompaction
 	Start, End, Seen int64
 }
@@ -120,11 +120,11 @@ type ActivitySnapshot struct {
 // Counters are not part of it, nor anchor spans: they name the consumers of a running
 // collector.
 type Snapshot struct {
-	Calls      []CallSnapshot
-	Scopes     []ScopeSnapshot
-	Queue      []QueuedClosing
-	UsedScopes []uint64
-	Activity   []ActivitySnapshot
+	Calls             []CallSnapshot
+	Conversations     []ConversationSnapshot
+	Queue             []QueuedClosing
+	UsedConversations []uint64
+	Activity          []ActivitySnapshot
 }
 
 // Snapshot copies the engine's state under its lock. held is called, under the lock, for
@@ -142,18 +142,18 @@ func (e *Engine) Snapshot(held func(any) any) *Snapshot {
 		return held(p)
 	}
 	s := &Snapshot{Calls: make([]CallSnapshot, 0, e.pending.n+e.waiting.n+e.resolved.n)}
-	scopeIdx := make(map[*scopeState]int, len(e.scopes))
-	for _, sc := range e.scopes {
+	scopeIdx := make(map[*conversation]int, len(e.conversations))
+	for _, sc := range e.conversations {
 		if sc.entries == nil && len(sc.closings) == 0 && !sc.usesSeen {
 			// Held by its activity alone, which Activity carries with its key.
 			continue
 		}
-		scopeIdx[sc] = len(s.Scopes)
-		ss := ScopeSnapshot{Key: sc.key, UsesSeen: sc.usesSeen, LastSeen: sc.lastSeen, LastRecord: sc.lastRecord}
+		scopeIdx[sc] = len(s.Conversations)
+		ss := ConversationSnapshot{Key: sc.key, UsesSeen: sc.usesSeen, LastSeen: sc.lastSeen, LastRecord: sc.lastRecord}
 		for _, q := range sc.closings {
 			ss.Closings = append(ss.Closings, ClosingSnapshot{Kind: q.kind, Time: q.time, Step: deref(q.step)})
 		}
-		s.Scopes = append(s.Scopes, ss)
+		s.Conversations = append(s.Conversations, ss)
 	}
 	add := func(ent *entry) {
 		c := CallSnapshot{
@@ -199,11 +199,11 @@ func (e *Engine) Snapshot(held func(any) any) *Snapshot {
 			}
 		}
 	}
-	m := &e.usedScopes
+	m := &e.usedConversations
 	if len(m.ring) < m.max {
-		s.UsedScopes = append(s.UsedScopes, m.ring...)
+		s.UsedConversations = append(s.UsedConversations, m.ring...)
 	} else {
-		s.UsedScopes = append(append(s.UsedScopes, m.ring[m.next:]...), m.ring[:m.next]...)
+		s.UsedConversations = append(append(s.UsedConversations, m.ring[m.next:]...), m.ring[:m.next]...)
 	}
 	for a := e.acts.head; a != nil; a = a.next {
 		for _, iv := range a.intervals {
@@ -216,7 +216,7 @@ func (e *Engine) Snapshot(held func(any) any) *Snapshot {
 // HeldRef identifies a held result without a call ID (KindMatch), which no call key names,
 // across a restart: its scope and its place in the store (CallSnapshot.Seq, Resolution.HeldSeq).
 type HeldRef struct {
-	Scope ScopeKey
+	Scope ConversationKey
 	Seq   uint64
 }
 
@@ -242,20 +242,20 @@ type RestoreStats struct {
 func (e *Engine) Restore(snap *Snapshot, resolved []Key, released ...HeldRef) (RestoreStats, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.pending.n+e.waiting.n+e.resolved.n > 0 || len(e.scopes) > 0 || !e.closings.empty() {
+	if e.pending.n+e.waiting.n+e.resolved.n > 0 || len(e.conversations) > 0 || !e.closings.empty() {
 		return RestoreStats{}, errors.New("pairing: restore into an engine that is not empty")
 	}
 	var rs RestoreStats
-	for _, h := range snap.UsedScopes {
-		e.usedScopes.add(h)
+	for _, h := range snap.UsedConversations {
+		e.usedConversations.add(h)
 	}
-	scopes := make([]*scopeState, len(snap.Scopes))
-	for i := range snap.Scopes {
-		ss := &snap.Scopes[i]
+	scopes := make([]*conversation, len(snap.Conversations))
+	for i := range snap.Conversations {
+		ss := &snap.Conversations[i]
 		// A key listed twice (a state this engine never writes) is one scope.
-		sc := e.scopes[ss.Key]
+		sc := e.conversations[ss.Key]
 		if sc == nil {
-			sc = e.restoreScope(ss.Key, ss.LastSeen)
+			sc = e.restoreConversation(ss.Key, ss.LastSeen)
 		}
 		sc.lastSeen = max(sc.lastSeen, ss.LastSeen)
 		sc.usesSeen = sc.usesSeen || ss.UsesSeen
@@ -285,13 +285,13 @@ func (e *Engine) Restore(snap *Snapshot, resolved []Key, released ...HeldRef) (R
 		if !unkeyed && (c.Key.CallID == "" || e.lookup(c.Key) != nil) {
 			continue
 		}
-		if _, gone := gone[HeldRef{Scope: c.Key.ScopeKey(), Seq: c.Seq}]; unkeyed && c.State == CallWaiting && gone {
+		if _, gone := gone[HeldRef{Scope: c.Key.ConversationKey(), Seq: c.Seq}]; unkeyed && c.State == CallWaiting && gone {
 			rs.Replayed++
 			continue
 		}
-		sc := e.scopes[c.Key.ScopeKey()]
+		sc := e.conversations[c.Key.ConversationKey()]
 		if sc == nil {
-			sc = e.restoreScope(c.Key.ScopeKey(), 0)
+			sc = e.restoreConversation(c.Key.ConversationKey(), 0)
 		}
 		ent := &entry{
 			scope: sc, callID: strings.Clone(c.Key.CallID), toolName: e.name(c.ToolName), step: e.step(c.Step),
@@ -321,7 +321,7 @@ func (e *Engine) Restore(snap *Snapshot, resolved []Key, released ...HeldRef) (R
 		ent.seq = c.Seq
 		e.seq = max(e.seq, c.Seq)
 		if ent.state == statePending || ent.state == statePendingHeld {
-			e.linkScope(ent)
+			e.linkConversation(ent)
 		}
 		if c.HasMatch() {
 			e.listMatch(ent, c.Match)
@@ -351,7 +351,7 @@ func (e *Engine) Restore(snap *Snapshot, resolved []Key, released ...HeldRef) (R
 	// kept (a live engine forgets a scope at zero refs).
 	for _, sc := range scopes {
 		if sc.refs <= 0 && sc.stored {
-			e.forgetScope(sc)
+			e.forgetConversation(sc)
 		}
 	}
 	for ent := e.pending.head; ent != nil; ent = ent.next {
@@ -375,11 +375,11 @@ func (e *Engine) Restore(snap *Snapshot, resolved []Key, released ...HeldRef) (R
 	return rs, nil
 }
 
-// restoreScope makes the scope of key k, stored in the engine, last seen at lastSeen.
-func (e *Engine) restoreScope(k ScopeKey, lastSeen int64) *scopeState {
-	k = ScopeKey{Tenant: e.tenant(k.Tenant), Scope: strings.Clone(k.Scope)}
-	sc := &scopeState{key: k, usesSeen: e.usedScopes.has(e.scopeHash(k)), stored: true, lastSeen: lastSeen}
-	e.scopes[k] = sc
+// restoreConversation makes the scope of key k, stored in the engine, last seen at lastSeen.
+func (e *Engine) restoreConversation(k ConversationKey, lastSeen int64) *conversation {
+	k = ConversationKey{Tenant: e.tenant(k.Tenant), Conversation: strings.Clone(k.Conversation)}
+	sc := &conversation{key: k, usesSeen: e.usedConversations.has(e.conversationHash(k)), stored: true, lastSeen: lastSeen}
+	e.conversations[k] = sc
 	return sc
 }
 
@@ -390,9 +390,9 @@ func (e *Engine) markResolved(k Key, now int64) bool {
 	ent := e.lookup(k)
 	switch {
 	case ent == nil:
-		sc := e.scopes[k.ScopeKey()]
+		sc := e.conversations[k.ConversationKey()]
 		if sc == nil {
-			sc = e.restoreScope(k.ScopeKey(), now)
+			sc = e.restoreConversation(k.ConversationKey(), now)
 		}
 		e.insertResolved(&entry{scope: sc, callID: strings.Clone(k.CallID)}, now)
 	case ent.state == statePending || ent.state == statePendingHeld:
@@ -410,13 +410,13 @@ func (e *Engine) markResolved(k Key, now int64) bool {
 	return true
 }
 
-// stableScopeHash is the hash of a scope key in the memory of forgotten scopes: FNV-1a over
+// stableConversationHash is the hash of a scope key in the memory of forgotten scopes: FNV-1a over
 // the tenant and scope, the same in every process, so that the memory can be stored and read
 // back by another process.
-func stableScopeHash(k ScopeKey) uint64 {
+func stableConversationHash(k ConversationKey) uint64 {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(k.Tenant))
 	_, _ = h.Write([]byte{0})
-	_, _ = h.Write([]byte(k.Scope))
+	_, _ = h.Write([]byte(k.Conversation))
 	return h.Sum64()
 }

@@ -16,7 +16,7 @@ func fromSource(ev Event, src uint8) Event {
 }
 
 func inScope(ev Event, scope string) Event {
-	ev.Key.Scope = scope
+	ev.Key.Conversation = scope
 	return ev
 }
 
@@ -34,7 +34,7 @@ func snapshotScenario(t *testing.T, e *Engine, clk *fakeClock) {
 	run(t, e, use("e", 1500), result("e", 1600), fromSource(result("e", 1650), 2))
 	st := use("f", 1700)
 	st.Step = "m1"
-	bd := Event{Kind: KindBoundary, Key: Key{Tenant: "svc", Scope: "s2"}, Step: "m2", Time: 1800 * 1e6}
+	bd := Event{Kind: KindBoundary, Key: Key{Tenant: "svc", Conversation: "s2"}, Step: "m2", Time: 1800 * 1e6}
 	run(t, e, inScope(st, "s2"), bd)
 }
 
@@ -84,7 +84,7 @@ func TestSnapshotRestoreContinues(t *testing.T) {
 	assert.Equal(t, want, got)
 	outcomes := map[string]string{}
 	for _, r := range got {
-		outcomes[r.Key.Scope+"/"+r.Key.CallID+"/"+r.Outcome.String()] = r.Reason.String()
+		outcomes[r.Key.Conversation+"/"+r.Key.CallID+"/"+r.Outcome.String()] = r.Reason.String()
 	}
 	for _, k := range []string{"s1/a/paired", "s1/c/paired", "s1/d/paired", "s1/e/duplicate", "s1/e/paired", "s3/zz/orphan", "s4/yy/standalone", "s1/b/interrupted", "s2/f/interrupted"} {
 		assert.Contains(t, outcomes, k)

@@ -27,7 +27,7 @@ const (
 // shared by many calls (see Engine.name and Engine.step) and held by pointer (nil for ""),
 // which keeps the entry in the 128-byte size class.
 type entry struct {
-	scope      *scopeState
+	scope      *conversation
 	callID     string
 	toolName   *string
 	payload    any // pending: the use's payload; waiting: the held result
@@ -88,7 +88,7 @@ func (ent *entry) set(f entryFlags, on bool) {
 
 // key returns the entry's call key.
 func (ent *entry) key() Key {
-	return Key{Tenant: ent.scope.key.Tenant, Scope: ent.scope.key.Scope, CallID: ent.callID}
+	return Key{Tenant: ent.scope.key.Tenant, Conversation: ent.scope.key.Conversation, CallID: ent.callID}
 }
 
 // tool returns the entry's tool name, or "".
@@ -109,7 +109,7 @@ func (ent *entry) stepID() string {
 
 // is reports whether the entry's call key is k.
 func (ent *entry) is(k Key) bool {
-	return ent.callID == k.CallID && ent.scope.key.Scope == k.Scope && ent.scope.key.Tenant == k.Tenant
+	return ent.callID == k.CallID && ent.scope.key.Conversation == k.Conversation && ent.scope.key.Tenant == k.Tenant
 }
 
 // fifo is an intrusive doubly linked list of entries in insertion order.
@@ -144,9 +144,9 @@ func (l *fifo) remove(e *entry) {
 	l.n--
 }
 
-// scopeState is what the engine knows of one scope.
-type scopeState struct {
-	key ScopeKey
+// conversation is what the engine knows of one scope.
+type conversation struct {
+	key ConversationKey
 	// usesSeen: at least one use was seen in the scope, so a result without its use is an
 	// orphan rather than standalone.
 	usesSeen bool
@@ -178,37 +178,37 @@ type scopeState struct {
 
 // saw notes an event of the scope at engine clock now with record time t (Unix ns, 0 when
 // unknown).
-func (sc *scopeState) saw(now, t int64) {
+func (sc *conversation) saw(now, t int64) {
 	sc.lastSeen = now
 	if t > sc.lastRecord {
 		sc.lastRecord = t
 	}
 }
 
-func (e *Engine) scope(k ScopeKey, now int64) *scopeState {
+func (e *Engine) conversationOf(k ConversationKey, now int64) *conversation {
 	if s := e.last; s != nil && s.key == k {
 		s.lastSeen = now
 		return s
 	}
-	s := e.scopes[k]
+	s := e.conversations[k]
 	if s == nil {
-		k = ScopeKey{Tenant: e.tenant(k.Tenant), Scope: strings.Clone(k.Scope)}
-		s = &scopeState{key: k, usesSeen: e.usedScopes.has(e.scopeHash(k)), stored: true}
-		e.scopes[k] = s
+		k = ConversationKey{Tenant: e.tenant(k.Tenant), Conversation: strings.Clone(k.Conversation)}
+		s = &conversation{key: k, usesSeen: e.usedConversations.has(e.conversationHash(k)), stored: true}
+		e.conversations[k] = s
 	}
 	e.last = s
 	s.lastSeen = now
 	return s
 }
 
-// forgetScope removes a scope from the store; a scope that saw a use is remembered in
+// forgetConversation removes a scope from the store; a scope that saw a use is remembered in
 // usedScopes.
-func (e *Engine) forgetScope(sc *scopeState) {
+func (e *Engine) forgetConversation(sc *conversation) {
 	if sc.usesSeen {
-		e.usedScopes.add(e.scopeHash(sc.key))
+		e.usedConversations.add(e.conversationHash(sc.key))
 	}
 	if sc.stored {
-		delete(e.scopes, sc.key)
+		delete(e.conversations, sc.key)
 		sc.stored = false
 	}
 	if e.last == sc {
@@ -216,28 +216,28 @@ func (e *Engine) forgetScope(sc *scopeState) {
 	}
 }
 
-// scopeHash is the hash of a scope key in usedScopes (never narrowed by hashMask: a
+// conversationHash is the hash of a scope key in usedScopes (never narrowed by hashMask: a
 // collision there would make a standalone result an orphan). It is the same in every
 // process, so the memory survives a restart (see Snapshot).
-func (e *Engine) scopeHash(k ScopeKey) uint64 {
-	return stableScopeHash(k)
+func (e *Engine) conversationHash(k ConversationKey) uint64 {
+	return stableConversationHash(k)
 }
 
-// scopeMemory is a bounded set of scope key hashes: the oldest added is forgotten first once
+// conversationMemory is a bounded set of scope key hashes: the oldest added is forgotten first once
 // it holds max. The zero value with max 0 holds nothing.
-type scopeMemory struct {
+type conversationMemory struct {
 	max  int
 	set  map[uint64]struct{}
 	ring []uint64 // in order of addition, a ring once full
 	next int      // the oldest, once full
 }
 
-func (m *scopeMemory) has(h uint64) bool {
+func (m *conversationMemory) has(h uint64) bool {
 	_, ok := m.set[h]
 	return ok
 }
 
-func (m *scopeMemory) add(h uint64) {
+func (m *conversationMemory) add(h uint64) {
 	if m.max <= 0 || m.has(h) {
 		return
 	}
@@ -271,8 +271,8 @@ func (e *Engine) attach(ent *entry) {
 	sc.tail = ent
 }
 
-// unlinkScope takes ent out of its scope's list of entries (not out of its refs).
-func unlinkScope(ent *entry) {
+// unlinkConversation takes ent out of its scope's list of entries (not out of its refs).
+func unlinkConversation(ent *entry) {
 	sc := ent.scope
 	if ent.sprev != nil {
 		ent.sprev.snext = ent.snext
@@ -295,22 +295,22 @@ func (e *Engine) detach(ent *entry) {
 	if ent.sprev == nil && sc.entries != ent {
 		return
 	}
-	unlinkScope(ent)
+	unlinkConversation(ent)
 	sc.refs--
 	if sc.refs <= 0 {
-		e.forgetScope(sc)
+		e.forgetConversation(sc)
 	}
 }
 
-// linkScope puts a pending entry at the front of its scope's entries, attaching it first
+// linkConversation puts a pending entry at the front of its scope's entries, attaching it first
 // when it is new.
-func (e *Engine) linkScope(ent *entry) {
+func (e *Engine) linkConversation(ent *entry) {
 	e.attach(ent)
 	sc := ent.scope
 	if sc.entries == ent {
 		return
 	}
-	unlinkScope(ent)
+	unlinkConversation(ent)
 	ent.snext = sc.entries
 	sc.entries.sprev = ent
 	sc.entries = ent
@@ -333,7 +333,7 @@ func (e *Engine) removePending(ent *entry) {
 	if sc.tail == ent {
 		return
 	}
-	unlinkScope(ent)
+	unlinkConversation(ent)
 	ent.sprev = sc.tail
 	sc.tail.snext = ent
 	sc.tail = ent
@@ -345,8 +345,8 @@ func own(ev *Event, ent *entry) {
 	ev.Key = ent.key()
 }
 
-// ownScope replaces the scope part of the key of ev, a step boundary or session end of
+// ownConversation replaces the scope part of the key of ev, a step boundary or session end of
 // scope sc, with the engine's copy.
-func ownScope(ev *Event, sc *scopeState) {
-	ev.Key.Tenant, ev.Key.Scope = sc.key.Tenant, sc.key.Scope
+func ownConversation(ev *Event, sc *conversation) {
+	ev.Key.Tenant, ev.Key.Conversation = sc.key.Tenant, sc.key.Conversation
 }

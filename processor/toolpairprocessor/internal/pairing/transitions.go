@@ -101,7 +101,7 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 			if ent.toolName == nil {
 				ent.toolName = e.name(ev.ToolName)
 			}
-			e.linkScope(ent)
+			e.linkConversation(ent)
 			e.addMatch(ent, ev.Match)
 			ev.Verdict = VerdictPending
 			return out
@@ -163,7 +163,7 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 	e.stats.UsesSeen++
 	// Make room before looking the scope up: an eviction may forget the scope.
 	out = e.makeRoom(now, out)
-	sc := e.scope(ev.Key.ScopeKey(), now)
+	sc := e.conversationOf(ev.Key.ConversationKey(), now)
 	sc.saw(now, ev.Time)
 	sc.usesSeen = true
 	ent = &entry{
@@ -180,7 +180,7 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 	e.insertHashed(ent, &e.pending, h)
 	own(ev, ent)
 	e.stats.Pending++
-	e.linkScope(ent)
+	e.linkConversation(ent)
 	e.addMatch(ent, ev.Match)
 	ev.Verdict = VerdictPending
 	return out
@@ -224,7 +224,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 	held := callHold(hold, ev)
 	if held == nil {
 		// The record cannot wait: it is settled at once.
-		sc := e.scope(ev.Key.ScopeKey(), now)
+		sc := e.conversationOf(ev.Key.ConversationKey(), now)
 		sc.saw(now, ev.Time)
 		ev.Verdict = VerdictResolved
 		r := Resolution{Key: ev.Key, ToolName: ev.ToolName, ResultTime: ev.Time, UseRef: -1, ResultRef: ev.Ref}
@@ -237,7 +237,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 	}
 	// Make room before looking the scope up: an eviction may forget the scope.
 	out = e.makeRoom(now, out)
-	sc := e.scope(ev.Key.ScopeKey(), now)
+	sc := e.conversationOf(ev.Key.ConversationKey(), now)
 	sc.saw(now, ev.Time)
 	ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName)}
 	e.insertHashed(ent, nil, h)
@@ -280,7 +280,7 @@ func (e *Engine) echo(ev *Event, now int64, out []Resolution) []Resolution {
 	if ent != nil {
 		own(ev, ent)
 		ent.scope.saw(now, ev.Time)
-	} else if sc := e.scopes[ev.Key.ScopeKey()]; sc != nil {
+	} else if sc := e.conversations[ev.Key.ConversationKey()]; sc != nil {
 		// Ignored, but a sign of life of its scope all the same.
 		sc.saw(now, ev.Time)
 	}

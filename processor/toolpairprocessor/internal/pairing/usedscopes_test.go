@@ -18,13 +18,13 @@ func TestOrphanAfterResolvedTrim(t *testing.T) {
 	e, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, MaxResolved: 2, Clock: clk})
 	require.NoError(t, err)
 	in := func(scope, id string, kind Kind, ms int64) Event {
-		return Event{Kind: kind, Key: Key{Tenant: "svc", Scope: scope, CallID: id}, Time: ms * int64(time.Millisecond), Ref: int32(ms)}
+		return Event{Kind: kind, Key: Key{Tenant: "svc", Conversation: scope, CallID: id}, Time: ms * int64(time.Millisecond), Ref: int32(ms)}
 	}
 	// Scope s1 sees a call, paired; then two pairs in s2 and s3 trim s1's call (and s1) away.
 	for _, sc := range []string{"s1", "s2", "s3"} {
 		run(t, e, in(sc, "a", KindUse, 1), in(sc, "a", KindResult, 2))
 	}
-	require.NotContains(t, e.scopes, ScopeKey{Tenant: "svc", Scope: "s1"}, "s1's state is forgotten")
+	require.NotContains(t, e.conversations, ConversationKey{Tenant: "svc", Conversation: "s1"}, "s1's state is forgotten")
 	// Settled at once (hold nil), and held then released after orphan_grace.
 	out := e.Process([]Event{in("s1", "late", KindResult, 3)}, nil, nil)
 	require.Len(t, out, 1)
@@ -45,7 +45,7 @@ func TestOrphanAfterResolvedTrim(t *testing.T) {
 	for _, sc := range []string{"s4", "s5", "s6", "s7"} {
 		run(t, e, in(sc, "a", KindUse, 1), in(sc, "a", KindResult, 2))
 	}
-	assert.LessOrEqual(t, len(e.usedScopes.set), 2)
+	assert.LessOrEqual(t, len(e.usedConversations.set), 2)
 	out = e.Process([]Event{in("s1", "later", KindResult, 6)}, nil, nil)
 	require.Len(t, out, 1)
 	assert.Equal(t, OutcomeStandalone, out[0].Outcome, "forgotten past the bound")

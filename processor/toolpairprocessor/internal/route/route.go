@@ -25,7 +25,7 @@ import (
 //
 // The load_balancing exporter (contrib v0.158.0, routing_key: attributes) reads each listed
 // attribute from the resource first, then the instrumentation scope, then the span or log
-// record, so a route attribute already on a resource or scope would win over the record's:
+// record, so a route attribute already on a resource or instrumentation scope would win over the record's:
 // the router removes it there. It routes logs record by record, but spans by (resource,
 // instrumentation scope, trace ID) group, on the attribute of the group's first span: the
 // router splits a scope group in which one trace holds spans of different routes into one
@@ -40,16 +40,16 @@ type Router struct {
 	// own, so spans (log records) are read by the dialects; otherwise Keyer.Of gives every
 	// record of the signal its conversation (scope_attributes or trace ID), items or not.
 	spanItems, logItems bool
-	// lineScopes are the dialect.Entry.LineScope functions of the dialects configured: the
+	// lineConversations are the dialect.Entry.LineScope functions of the dialects configured: the
 	// conversation of a log record their dialect reads even when it has no items.
-	lineScopes []func(plog.LogRecord) (attr, scope string, ok bool)
-	pool       sync.Pool // *routeScratch
+	lineConversations []func(plog.LogRecord) (attr, conv string, ok bool)
+	pool              sync.Pool // *routeScratch
 }
 
 // routeMemo is the latest route computed, for the tenant and conversation it was computed
 // from: the records of one batch mostly share them.
 type routeMemo struct {
-	tenant, scope, route string
+	tenant, conv, route string
 }
 
 // routeScratch is the per-batch scratch state of the router.
@@ -70,12 +70,12 @@ func New(attr string, keys callkey.Keyer, claims *claim.Set, enabled func(name s
 		pool:   sync.Pool{New: func() any { return &routeScratch{} }},
 	}
 	for _, e := range registry.Entries() {
-		if e.LineScope != nil && enabled(e.Name) {
-			r.lineScopes = append(r.lineScopes, e.LineScope)
+		if e.LineConversation != nil && enabled(e.Name) {
+			r.lineConversations = append(r.lineConversations, e.LineConversation)
 		}
 	}
 	r.spanItems = claims.SpanConversations()
-	r.logItems = claims.LogConversations() || len(r.lineScopes) > 0
+	r.logItems = claims.LogConversations() || len(r.lineConversations) > 0
 	return r
 }
 
@@ -86,17 +86,17 @@ func (r *Router) SpanItems() bool { return r.spanItems }
 // LogItems: see SpanItems.
 func (r *Router) LogItems() bool { return r.logItems }
 
-// routeOf returns callkey.Route(tenant, scope), from the batch's memo when it is the same pair.
-func (s *routeScratch) routeOf(tenant, scope string) string {
-	if s.memo.route == "" || s.memo.tenant != tenant || s.memo.scope != scope {
-		s.memo = routeMemo{tenant: tenant, scope: scope, route: callkey.Route(tenant, scope)}
+// routeOf returns callkey.Route(tenant, conversation), from the batch's memo when it is the same pair.
+func (s *routeScratch) routeOf(tenant, conv string) string {
+	if s.memo.route == "" || s.memo.tenant != tenant || s.memo.conv != conv {
+		s.memo = routeMemo{tenant: tenant, conv: conv, route: callkey.Route(tenant, conv)}
 	}
 	return s.memo.route
 }
 
-// ProcessTraces writes the route of every span: the tenant of its resource and the scope
+// ProcessTraces writes the route of every span: the tenant of its resource and the conversation
 // pairing keys its tool items under (callkey.Keyer.ForCalls over the items its first recognising
-// dialect finds: the scope a custom dialect's expression gives, else its scope attribute, its
+// dialect finds: the conversation a custom dialect's expression gives, else its conversation attribute, its
 // resource's, or its trace ID).
 func (r *Router) ProcessTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
 	s := r.pool.Get().(*routeScratch)
@@ -110,7 +110,7 @@ func (r *Router) ProcessTraces(ctx context.Context, td ptrace.Traces) (ptrace.Tr
 		rs := rss.At(i)
 		rs.Resource().Attributes().Remove(r.attr)
 		tenant := r.keys.Tenant(rs.Resource())
-		rscope := r.keys.ForResource(rs.Resource())
+		fallback := r.keys.ForResource(rs.Resource())
 		sss := rs.ScopeSpans()
 		for j, n := 0, sss.Len(); j < n; j++ {
 			ss := sss.At(j)
@@ -119,8 +119,8 @@ func (r *Router) ProcessTraces(ctx context.Context, td ptrace.Traces) (ptrace.Tr
 			s.routes = s.routes[:0]
 			for k := 0; k < spans.Len(); k++ {
 				span := spans.At(k)
-				scope := r.spanScope(ctx, rs, ss, span, rscope, s)
-				rt := s.routeOf(tenant, scope)
+				conv := r.spanConversation(ctx, rs, ss, span, fallback, s)
+				rt := s.routeOf(tenant, conv)
 				span.Attributes().PutStr(r.attr, rt)
 				s.routes = append(s.routes, rt)
 			}
@@ -132,17 +132,17 @@ func (r *Router) ProcessTraces(ctx context.Context, td ptrace.Traces) (ptrace.Tr
 	return td, nil
 }
 
-// spanScope returns the scope of a span's call keys, as processTraces describes it.
-func (r *Router) spanScope(ctx context.Context, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, rscope callkey.Fallback, s *routeScratch) string {
+// spanConversation returns the conversation of a span's call keys, as ProcessTraces describes it.
+func (r *Router) spanConversation(ctx context.Context, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, fallback callkey.Fallback, s *routeScratch) string {
 	if r.spanItems {
 		s.found.Reset()
 		if d := r.claims.Span(ctx, rs, ss, span, &s.found); d != nil && len(s.found.Items) > 0 {
-			_, scope := r.keys.ForCalls(d.OwnConversation, s.found.Items, span.Attributes(), rscope, span.TraceID(), &s.hex)
-			return scope
+			_, conv := r.keys.ForCalls(d.OwnConversation, s.found.Items, span.Attributes(), fallback, span.TraceID(), &s.hex)
+			return conv
 		}
 	}
-	_, scope := r.keys.Of(span.Attributes(), rscope, span.TraceID(), &s.hex)
-	return scope
+	_, conv := r.keys.Of(span.Attributes(), fallback, span.TraceID(), &s.hex)
+	return conv
 }
 
 // mixedTrace reports whether two spans of one trace in spans have different routes (routes
@@ -192,11 +192,11 @@ func splitByRoute(rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, routes []string
 	})
 }
 
-// ProcessLogs writes the route of every log record: the tenant of its resource and the scope
+// ProcessLogs writes the route of every log record: the tenant of its resource and the conversation
 // pairing keys its tool items under (callkey.Keyer.ForCalls over the items its first recognising
-// dialect finds, built-in or custom). A record without items gets the scope the timeout
-// classifier tracks it under: the scope a configured dialect's LineScope gives it (a
-// transcript line's session or file), else its scope attribute, its resource's, or its trace
+// dialect finds, built-in or custom). A record without items gets the conversation the timeout
+// classifier tracks it under: the conversation a configured dialect's LineConversation gives it (a
+// transcript line's session or file), else its conversation attribute, its resource's, or its trace
 // ID.
 func (r *Router) ProcessLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
 	s := r.pool.Get().(*routeScratch)
@@ -206,7 +206,7 @@ func (r *Router) ProcessLogs(ctx context.Context, ld plog.Logs) (plog.Logs, erro
 		rl := rls.At(i)
 		rl.Resource().Attributes().Remove(r.attr)
 		tenant := r.keys.Tenant(rl.Resource())
-		rscope := r.keys.ForResource(rl.Resource())
+		fallback := r.keys.ForResource(rl.Resource())
 		sls := rl.ScopeLogs()
 		for j := 0; j < sls.Len(); j++ {
 			sl := sls.At(j)
@@ -214,31 +214,31 @@ func (r *Router) ProcessLogs(ctx context.Context, ld plog.Logs) (plog.Logs, erro
 			lrs := sl.LogRecords()
 			for k := 0; k < lrs.Len(); k++ {
 				lr := lrs.At(k)
-				scope := r.logScope(ctx, rl, sl, lr, rscope, &s.found)
-				lr.Attributes().PutStr(r.attr, s.routeOf(tenant, scope))
+				conv := r.logConversation(ctx, rl, sl, lr, fallback, &s.found)
+				lr.Attributes().PutStr(r.attr, s.routeOf(tenant, conv))
 			}
 		}
 	}
 	return ld, nil
 }
 
-// logScope returns the scope of a log record's call keys, as processLogs describes it.
-func (r *Router) logScope(ctx context.Context, rl plog.ResourceLogs, sl plog.ScopeLogs, lr plog.LogRecord, rscope callkey.Fallback, f *dialect.Found) string {
+// logConversation returns the conversation of a log record's call keys, as ProcessLogs describes it.
+func (r *Router) logConversation(ctx context.Context, rl plog.ResourceLogs, sl plog.ScopeLogs, lr plog.LogRecord, fallback callkey.Fallback, f *dialect.Found) string {
 	if !r.logItems {
-		_, scope := r.keys.Of(lr.Attributes(), rscope, lr.TraceID(), nil)
-		return scope
+		_, conv := r.keys.Of(lr.Attributes(), fallback, lr.TraceID(), nil)
+		return conv
 	}
 	f.Reset()
 	d := r.claims.Log(ctx, rl, sl, lr, f)
 	if d != nil && len(f.Items) > 0 {
-		_, scope := r.keys.ForCalls(d.OwnConversation, f.Items, lr.Attributes(), rscope, lr.TraceID(), nil)
-		return scope
+		_, conv := r.keys.ForCalls(d.OwnConversation, f.Items, lr.Attributes(), fallback, lr.TraceID(), nil)
+		return conv
 	}
-	for _, lineScope := range r.lineScopes {
-		if _, scope, ok := lineScope(lr); ok {
-			return scope
+	for _, lineScope := range r.lineConversations {
+		if _, conv, ok := lineScope(lr); ok {
+			return conv
 		}
 	}
-	_, scope := r.keys.Of(lr.Attributes(), rscope, lr.TraceID(), nil)
-	return scope
+	_, conv := r.keys.Of(lr.Attributes(), fallback, lr.TraceID(), nil)
+	return conv
 }

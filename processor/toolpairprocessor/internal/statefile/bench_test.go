@@ -21,17 +21,17 @@ func benchSnapshot(n int, sinks Sinks) *pairing.Snapshot {
 	snap := &pairing.Snapshot{}
 	sessions := min(n, 1000)
 	for i := range sessions {
-		key := pairing.ScopeKey{Tenant: "agent", Scope: fmt.Sprintf("session-%04d", i)}
-		snap.Scopes = append(snap.Scopes, pairing.ScopeSnapshot{Key: key, UsesSeen: true, LastSeen: now + int64(i), LastRecord: now + int64(i),
+		key := pairing.ConversationKey{Tenant: "agent", Conversation: fmt.Sprintf("session-%04d", i)}
+		snap.Conversations = append(snap.Conversations, pairing.ConversationSnapshot{Key: key, UsesSeen: true, LastSeen: now + int64(i), LastRecord: now + int64(i),
 			Closings: []pairing.ClosingSnapshot{{Kind: pairing.KindBoundary, Time: now + int64(i), Step: fmt.Sprintf("%016x", i)}}})
 		snap.Queue = append(snap.Queue, pairing.QueuedClosing{Scope: i, Time: now + int64(i), Deadline: now + int64(i) + 1e9})
 	}
 	for i := range n {
-		sc := snap.Scopes[i%sessions].Key
-		o := &synth.Origin{Resource: r, Signal: synth.Traces, Next: sinks.Traces, ScopeAttr: "session.id", ScopeValue: sc.Scope,
+		sc := snap.Conversations[i%sessions].Key
+		o := &synth.Origin{Resource: r, Signal: synth.Traces, Next: sinks.Traces, ConversationAttr: "session.id", Conversation: sc.Conversation,
 			TraceID: pcommon.TraceID{byte(i), byte(i >> 8), 1}, SpanID: pcommon.SpanID{byte(i), byte(i >> 8), 2}}
 		snap.Calls = append(snap.Calls, pairing.CallSnapshot{
-			State: pairing.CallPending, Key: pairing.Key{Tenant: sc.Tenant, Scope: sc.Scope, CallID: fmt.Sprintf("call_%08d", i)},
+			State: pairing.CallPending, Key: pairing.Key{Tenant: sc.Tenant, Conversation: sc.Conversation, CallID: fmt.Sprintf("call_%08d", i)},
 			ToolName: "run_shell", Step: fmt.Sprintf("%016x", i), UseTime: now + int64(i), Deadline: now + int64(i) + 3600e9,
 			Seq: uint64(i + 1), Source: 1, UseSignal: 1, Payload: o,
 		})

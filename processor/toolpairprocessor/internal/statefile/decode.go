@@ -73,10 +73,10 @@ func (r *decoder) str(i uint32) string {
 func (r *decoder) snapshot() *pairing.Snapshot {
 	st := r.st
 	r.readOrigins()
-	snap := &pairing.Snapshot{Scopes: make([]pairing.ScopeSnapshot, len(st.Scopes)), UsedScopes: st.UsedScopes}
+	snap := &pairing.Snapshot{Conversations: make([]pairing.ConversationSnapshot, len(st.Scopes)), UsedConversations: st.UsedScopes}
 	for i, m := range st.Scopes {
-		sc := &snap.Scopes[i]
-		*sc = pairing.ScopeSnapshot{Key: pairing.ScopeKey{Tenant: r.str(m.Tenant), Scope: r.str(m.Scope)}, UsesSeen: m.UsesSeen, LastSeen: m.LastSeen, LastRecord: m.LastRecord}
+		sc := &snap.Conversations[i]
+		*sc = pairing.ConversationSnapshot{Key: pairing.ConversationKey{Tenant: r.str(m.Tenant), Conversation: r.str(m.Scope)}, UsesSeen: m.UsesSeen, LastSeen: m.LastSeen, LastRecord: m.LastRecord}
 		if len(m.Closings) > 0 {
 			sc.Closings = make([]pairing.ClosingSnapshot, len(m.Closings))
 		}
@@ -92,7 +92,7 @@ func (r *decoder) snapshot() *pairing.Snapshot {
 		snap.Queue = make([]pairing.QueuedClosing, len(st.Queue))
 	}
 	for i, q := range st.Queue {
-		if int64(q.Scope) >= int64(len(snap.Scopes)) {
+		if int64(q.Scope) >= int64(len(snap.Conversations)) {
 			r.fail("closing scope index %d", q.Scope)
 		}
 		snap.Queue[i] = pairing.QueuedClosing{Scope: int(q.Scope), Time: q.Time, Deadline: q.Deadline}
@@ -101,7 +101,7 @@ func (r *decoder) snapshot() *pairing.Snapshot {
 		snap.Calls = make([]pairing.CallSnapshot, len(st.Calls))
 	}
 	for i, m := range st.Calls {
-		r.call(&snap.Calls[i], m, snap.Scopes)
+		r.call(&snap.Calls[i], m, snap.Conversations)
 		if r.err != nil {
 			return nil
 		}
@@ -114,13 +114,13 @@ func (r *decoder) snapshot() *pairing.Snapshot {
 		if !ok {
 			r.fail("activity kind %d", a.Kind)
 		}
-		snap.Activity[i] = pairing.ActivitySnapshot{Key: pairing.ScopeKey{Tenant: r.str(a.Tenant), Scope: r.str(a.Scope)}, Kind: kind, Start: a.Start, End: a.End, Seen: a.Seen}
+		snap.Activity[i] = pairing.ActivitySnapshot{Key: pairing.ConversationKey{Tenant: r.str(a.Tenant), Conversation: r.str(a.Scope)}, Kind: kind, Start: a.Start, End: a.End, Seen: a.Seen}
 	}
 	return snap
 }
 
 // call fills c from the stored call m.
-func (r *decoder) call(c *pairing.CallSnapshot, m *Call, scopes []pairing.ScopeSnapshot) {
+func (r *decoder) call(c *pairing.CallSnapshot, m *Call, scopes []pairing.ConversationSnapshot) {
 	state, ok := callStateOf[m.State]
 	if !ok {
 		r.fail("call state %d", m.State)
@@ -136,7 +136,7 @@ func (r *decoder) call(c *pairing.CallSnapshot, m *Call, scopes []pairing.ScopeS
 	}
 	sk := scopes[m.Scope].Key
 	*c = pairing.CallSnapshot{
-		State: state, Key: pairing.Key{Tenant: sk.Tenant, Scope: sk.Scope, CallID: string(m.CallId)},
+		State: state, Key: pairing.Key{Tenant: sk.Tenant, Conversation: sk.Conversation, CallID: string(m.CallId)},
 		ToolName: r.str(m.Tool), Step: r.str(m.Step),
 		UseTime: m.UseTime, ResultTime: m.ResultTime, Deadline: m.Deadline, Seq: m.Seq,
 		Source: uint8(m.Source), Flags: uint8(m.Flags), UseSignal: uint8(m.UseSignal),
@@ -186,7 +186,7 @@ func (r *decoder) readOrigins() {
 			r.fail("origin resource index %d", m.Resource)
 			return
 		}
-		o := &synth.Origin{Resource: resources[m.Resource], ScopeAttr: r.str(m.ScopeAttr), ScopeValue: r.str(m.ScopeValue), Signal: synth.Signal(m.Signal)}
+		o := &synth.Origin{Resource: resources[m.Resource], ConversationAttr: r.str(m.ScopeAttr), Conversation: r.str(m.ScopeValue), Signal: synth.Signal(m.Signal)}
 		if !setID(o.TraceID[:], m.TraceId) || !setID(o.SpanID[:], m.SpanId) || !setID(o.ParentSpanID[:], m.ParentSpanId) {
 			r.fail("origin %d: an ID of the wrong length", i)
 			return

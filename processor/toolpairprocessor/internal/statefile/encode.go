@@ -22,27 +22,27 @@ func Encode(snap *pairing.Snapshot, fp [8]byte) ([]byte, error) {
 		res:     map[*synth.Resource]uint32{},
 		origins: map[*synth.Origin]uint32{},
 	}
-	st := &State{UsedScopes: snap.UsedScopes}
+	st := &State{UsedScopes: snap.UsedConversations}
 
-	scopes := snap.Scopes
-	scopeIdx := make(map[pairing.ScopeKey]uint32, len(scopes))
+	scopes := snap.Conversations
+	scopeIdx := make(map[pairing.ConversationKey]uint32, len(scopes))
 	for i := range scopes {
 		scopeIdx[scopes[i].Key] = uint32(i)
 	}
 	// A call whose scope the snapshot does not list gets a scope of its key alone.
 	for i := range snap.Calls {
-		if k := snap.Calls[i].Key.ScopeKey(); !hasScope(scopeIdx, k) {
-			if len(scopes) == len(snap.Scopes) {
-				scopes = append([]pairing.ScopeSnapshot(nil), scopes...)
+		if k := snap.Calls[i].Key.ConversationKey(); !hasConversation(scopeIdx, k) {
+			if len(scopes) == len(snap.Conversations) {
+				scopes = append([]pairing.ConversationSnapshot(nil), scopes...)
 			}
 			scopeIdx[k] = uint32(len(scopes))
-			scopes = append(scopes, pairing.ScopeSnapshot{Key: k})
+			scopes = append(scopes, pairing.ConversationSnapshot{Key: k})
 		}
 	}
 	st.Scopes = make([]*Scope, len(scopes))
 	for i := range scopes {
 		sc := &scopes[i]
-		m := &Scope{Tenant: w.str(sc.Key.Tenant), Scope: w.str(sc.Key.Scope), UsesSeen: sc.UsesSeen, LastSeen: sc.LastSeen, LastRecord: sc.LastRecord}
+		m := &Scope{Tenant: w.str(sc.Key.Tenant), Scope: w.str(sc.Key.Conversation), UsesSeen: sc.UsesSeen, LastSeen: sc.LastSeen, LastRecord: sc.LastRecord}
 		for _, c := range sc.Closings {
 			kind, ok := closingKinds[c.Kind]
 			if !ok {
@@ -66,7 +66,7 @@ func Encode(snap *pairing.Snapshot, fp [8]byte) ([]byte, error) {
 		if !ok {
 			return nil, fmt.Errorf("statefile: call state %d has no stored form", c.State)
 		}
-		m.State, m.Scope, m.CallId = state, scopeIdx[c.Key.ScopeKey()], []byte(c.Key.CallID)
+		m.State, m.Scope, m.CallId = state, scopeIdx[c.Key.ConversationKey()], []byte(c.Key.CallID)
 		m.Tool, m.Step = w.str(c.ToolName), w.str(c.Step)
 		m.UseTime, m.ResultTime, m.Deadline, m.Seq = c.UseTime, c.ResultTime, c.Deadline, c.Seq
 		m.Source, m.Flags, m.UseSignal = uint32(c.Source), uint32(c.Flags), uint32(c.UseSignal)
@@ -106,7 +106,7 @@ func Encode(snap *pairing.Snapshot, fp [8]byte) ([]byte, error) {
 		if !ok {
 			return nil, fmt.Errorf("statefile: activity kind %d has no stored form", a.Kind)
 		}
-		st.Activity[i] = &Activity{Kind: kind, Tenant: w.str(a.Key.Tenant), Scope: w.str(a.Key.Scope), Start: a.Start, End: a.End, Seen: a.Seen}
+		st.Activity[i] = &Activity{Kind: kind, Tenant: w.str(a.Key.Tenant), Scope: w.str(a.Key.Conversation), Start: a.Start, End: a.End, Seen: a.Seen}
 	}
 	st.Strings, st.Resources, st.Origins = w.strList, w.resList, w.originList
 
@@ -168,7 +168,7 @@ func (w *encoder) origin(o *synth.Origin) (uint32, error) {
 		w.res[o.Resource] = ri
 	}
 	w.originList = append(w.originList, &Origin{
-		Resource: ri, ScopeAttr: w.str(o.ScopeAttr), ScopeValue: w.str(o.ScopeValue), Signal: Signal(o.Signal),
+		Resource: ri, ScopeAttr: w.str(o.ConversationAttr), ScopeValue: w.str(o.Conversation), Signal: Signal(o.Signal),
 		TraceId: idBytes(o.TraceID[:]), SpanId: idBytes(o.SpanID[:]), ParentSpanId: idBytes(o.ParentSpanID[:]),
 	})
 	i := uint32(len(w.originList))
@@ -195,7 +195,7 @@ func heldMessage(p any) *HeldRecord {
 	return &HeldRecord{Signal: Signal(h.Signal), Otlp: h.OTLP}
 }
 
-func hasScope(m map[pairing.ScopeKey]uint32, k pairing.ScopeKey) bool {
+func hasConversation(m map[pairing.ConversationKey]uint32, k pairing.ConversationKey) bool {
 	_, ok := m[k]
 	return ok
 }

@@ -20,11 +20,11 @@ func EncodeResolutions(res []pairing.Resolution) ([]byte, error) {
 	for i := range res {
 		r := &res[i]
 		if r.Outcome != pairing.OutcomeDuplicate && r.Key.CallID != "" {
-			call = runOf(&m.Calls, call, r.Key.ScopeKey())
+			call = runOf(&m.Calls, call, r.Key.ConversationKey())
 			call.CallIds = append(call.CallIds, []byte(r.Key.CallID))
 		}
 		if r.HeldSeq != 0 {
-			held = runOf(&m.Held, held, r.Key.ScopeKey())
+			held = runOf(&m.Held, held, r.Key.ConversationKey())
 			held.Seqs = append(held.Seqs, r.HeldSeq)
 		}
 	}
@@ -42,11 +42,11 @@ func EncodeResolutions(res []pairing.Resolution) ([]byte, error) {
 }
 
 // runOf returns last when it is the run of scope sk, else a new run of sk appended to runs.
-func runOf(runs *[]*ResolvedRun, last *ResolvedRun, sk pairing.ScopeKey) *ResolvedRun {
-	if last != nil && string(last.Tenant) == sk.Tenant && string(last.Scope) == sk.Scope {
+func runOf(runs *[]*ResolvedRun, last *ResolvedRun, sk pairing.ConversationKey) *ResolvedRun {
+	if last != nil && string(last.Tenant) == sk.Tenant && string(last.Scope) == sk.Conversation {
 		return last
 	}
-	run := &ResolvedRun{Tenant: []byte(sk.Tenant), Scope: []byte(sk.Scope)}
+	run := &ResolvedRun{Tenant: []byte(sk.Tenant), Scope: []byte(sk.Conversation)}
 	*runs = append(*runs, run)
 	return run
 }
@@ -71,7 +71,7 @@ func DecodeResolutions(b []byte) ([]pairing.Key, []pairing.HeldRef, error) {
 		}
 		tenant, scope := string(run.Tenant), string(run.Scope)
 		for _, id := range run.CallIds {
-			keys = append(keys, pairing.Key{Tenant: tenant, Scope: scope, CallID: string(id)})
+			keys = append(keys, pairing.Key{Tenant: tenant, Conversation: scope, CallID: string(id)})
 		}
 	}
 	var held []pairing.HeldRef
@@ -79,7 +79,7 @@ func DecodeResolutions(b []byte) ([]pairing.Key, []pairing.HeldRef, error) {
 		if len(run.CallIds) > 0 {
 			return nil, nil, Discard(ReasonCorrupt, "resolution record: a run of held results with call IDs")
 		}
-		sk := pairing.ScopeKey{Tenant: string(run.Tenant), Scope: string(run.Scope)}
+		sk := pairing.ConversationKey{Tenant: string(run.Tenant), Conversation: string(run.Scope)}
 		for _, seq := range run.Seqs {
 			held = append(held, pairing.HeldRef{Scope: sk, Seq: seq})
 		}

@@ -11,7 +11,7 @@ import (
 )
 
 func testResolutions() []pairing.Resolution {
-	k := func(scope, id string) pairing.Key { return pairing.Key{Tenant: "t", Scope: scope, CallID: id} }
+	k := func(scope, id string) pairing.Key { return pairing.Key{Tenant: "t", Conversation: scope, CallID: id} }
 	return []pairing.Resolution{
 		{Outcome: pairing.OutcomePaired, Key: k("s1", "a")},
 		{Outcome: pairing.OutcomeDuplicate, Key: k("s1", "b")},
@@ -25,7 +25,7 @@ func testResolutions() []pairing.Resolution {
 // resolved (not its duplicates) in order, and the held results without a call ID it released;
 // nothing is written for a batch without either.
 func TestResolutionsRoundTrip(t *testing.T) {
-	k := func(scope, id string) pairing.Key { return pairing.Key{Tenant: "t", Scope: scope, CallID: id} }
+	k := func(scope, id string) pairing.Key { return pairing.Key{Tenant: "t", Conversation: scope, CallID: id} }
 	res := testResolutions()
 	b, err := EncodeResolutions(res)
 	require.NoError(t, err)
@@ -49,9 +49,9 @@ func TestResolutionsRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []pairing.Key{k("s1", "a"), k("s1", "c"), k("s2", "d"), k("s1", "e\xff"), k("s2", "f")}, keys)
 	assert.Equal(t, []pairing.HeldRef{
-		{Scope: pairing.ScopeKey{Tenant: "t", Scope: "s2"}, Seq: 12},
-		{Scope: pairing.ScopeKey{Tenant: "t", Scope: "s2"}, Seq: 13},
-		{Scope: pairing.ScopeKey{Tenant: "t", Scope: "s3"}, Seq: 300},
+		{Scope: pairing.ConversationKey{Tenant: "t", Conversation: "s2"}, Seq: 12},
+		{Scope: pairing.ConversationKey{Tenant: "t", Conversation: "s2"}, Seq: 13},
+		{Scope: pairing.ConversationKey{Tenant: "t", Conversation: "s3"}, Seq: 300},
 	}, held)
 }
 
@@ -59,7 +59,7 @@ func TestResolutionsRoundTrip(t *testing.T) {
 // is refused with a *DiscardError; a record of format 3 (magic TPR1 or TPR2) or of a newer
 // version is ReasonVersion.
 func TestResolutionsRefuseDamage(t *testing.T) {
-	res := append(testResolutions(), pairing.Resolution{Outcome: pairing.OutcomeOrphan, Key: pairing.Key{Tenant: "t", Scope: "s2"}, HeldSeq: 13})
+	res := append(testResolutions(), pairing.Resolution{Outcome: pairing.OutcomeOrphan, Key: pairing.Key{Tenant: "t", Conversation: "s2"}, HeldSeq: 13})
 	b, err := EncodeResolutions(res)
 	require.NoError(t, err)
 	check := func(b []byte) {

@@ -60,7 +60,7 @@ func fullSnapshot(t testing.TB, sinks Sinks) *pairing.Snapshot {
 	other.Attributes().PutStr("service.name", "other")
 	r2 := synth.NewResource(other)
 	origin := func(r *synth.Resource, sig synth.Signal, span byte) *synth.Origin {
-		o := &synth.Origin{Resource: r, ScopeAttr: "session.id", ScopeValue: "s1", Signal: sig,
+		o := &synth.Origin{Resource: r, ConversationAttr: "session.id", Conversation: "s1", Signal: sig,
 			TraceID: pcommon.TraceID{1, 2, 3}, SpanID: pcommon.SpanID{4, span}, ParentSpanID: pcommon.SpanID{6}}
 		if sig == synth.Traces {
 			o.Next = sinks.Traces
@@ -76,17 +76,19 @@ func fullSnapshot(t testing.TB, sinks Sinks) *pairing.Snapshot {
 	noParent := origin(r2, synth.Traces, 8)
 	noParent.ParentSpanID = pcommon.SpanID{}
 
-	s1 := pairing.ScopeKey{Tenant: "agent", Scope: "s1"}
-	key := func(id string) pairing.Key { return pairing.Key{Tenant: s1.Tenant, Scope: s1.Scope, CallID: id} }
+	s1 := pairing.ConversationKey{Tenant: "agent", Conversation: "s1"}
+	key := func(id string) pairing.Key {
+		return pairing.Key{Tenant: s1.Tenant, Conversation: s1.Conversation, CallID: id}
+	}
 	return &pairing.Snapshot{
-		Scopes: []pairing.ScopeSnapshot{
+		Conversations: []pairing.ConversationSnapshot{
 			{Key: s1, UsesSeen: true, LastSeen: 77, LastRecord: 640, Closings: []pairing.ClosingSnapshot{
 				{Kind: pairing.KindBoundary, Time: 500, Step: "m2"}, {Kind: pairing.KindSessionEnd, Time: 900},
 			}},
-			{Key: pairing.ScopeKey{Tenant: "agent", Scope: "s\xff2"}, LastSeen: 1_700_000_000_000_000_000},
+			{Key: pairing.ConversationKey{Tenant: "agent", Conversation: "s\xff2"}, LastSeen: 1_700_000_000_000_000_000},
 		},
-		Queue:      []pairing.QueuedClosing{{Scope: 0, Time: 500, Deadline: 1500}, {Scope: 0, Time: 900, Deadline: 1900}},
-		UsedScopes: []uint64{1, 1 << 63},
+		Queue:             []pairing.QueuedClosing{{Scope: 0, Time: 500, Deadline: 1500}, {Scope: 0, Time: 900, Deadline: 1900}},
+		UsedConversations: []uint64{1, 1 << 63},
 		Calls: []pairing.CallSnapshot{
 			{State: pairing.CallPending, Key: key("p1"), ToolName: "run_shell", Step: "m1", UseTime: 100, Deadline: 9000, Seq: 3, Payload: spanOrigin, UseSignal: 1},
 			{State: pairing.CallPending, Key: key("p1b"), ToolName: "run_shell", Step: "m1", UseTime: 100, Deadline: 9000, Seq: 4, Payload: spanOrigin, UseSignal: 1},
@@ -101,11 +103,11 @@ func fullSnapshot(t testing.TB, sinks Sinks) *pairing.Snapshot {
 			{State: pairing.CallWaiting, Key: key(""), ResultTime: 165, Deadline: 2300, Seq: 12, Flags: 8, Match: 99, Payload: heldSpan(t, "")},
 			{State: pairing.CallResolved, Key: key("r1"), ToolName: "Bash", UseTime: 1, ResultTime: 2, Deadline: 99999, Seq: 13, Source: 1, Flags: 4, Reporters: []uint8{2, 3}},
 			// A call whose scope the snapshot does not list.
-			{State: pairing.CallResolved, Key: pairing.Key{Tenant: "t2", Scope: "s9", CallID: "r2"}, Deadline: 5, Seq: 14},
+			{State: pairing.CallResolved, Key: pairing.Key{Tenant: "t2", Conversation: "s9", CallID: "r2"}, Deadline: 5, Seq: 14},
 		},
 		Activity: []pairing.ActivitySnapshot{
 			{Kind: pairing.ActivityModel, Key: s1, Start: 10, End: 90, Seen: 60},
-			{Kind: pairing.ActivityCompaction, Key: pairing.ScopeKey{Tenant: "agent", Scope: "s3"}, Start: 95, End: 95, Seen: 61},
+			{Kind: pairing.ActivityCompaction, Key: pairing.ConversationKey{Tenant: "agent", Conversation: "s3"}, Start: 95, End: 95, Seen: 61},
 		},
 	}
 }
@@ -157,7 +159,7 @@ func TestRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 
 	want := plain(snap)
-	want.Scopes = append(want.Scopes, pairing.ScopeSnapshot{Key: pairing.ScopeKey{Tenant: "t2", Scope: "s9"}})
+	want.Conversations = append(want.Conversations, pairing.ConversationSnapshot{Key: pairing.ConversationKey{Tenant: "t2", Conversation: "s9"}})
 	assert.Equal(t, want, plain(got))
 	assert.Same(t, sinks.Traces, got.Calls[0].Payload.(*synth.Origin).Next)
 	assert.Same(t, got.Calls[0].Payload, got.Calls[1].Payload, "the calls of one record share its origin")
@@ -199,7 +201,7 @@ func TestDecodeSinks(t *testing.T) {
 func TestEncodeRefusesUnknownValues(t *testing.T) {
 	for name, spoil := range map[string]func(*pairing.Snapshot){
 		"call state":    func(s *pairing.Snapshot) { s.Calls[0].State = 9 },
-		"closing kind":  func(s *pairing.Snapshot) { s.Scopes[0].Closings[0].Kind = pairing.KindUse },
+		"closing kind":  func(s *pairing.Snapshot) { s.Conversations[0].Closings[0].Kind = pairing.KindUse },
 		"activity kind": func(s *pairing.Snapshot) { s.Activity[0].Kind = pairing.ActivityTurn },
 	} {
 		snap := fullSnapshot(t, testSinks())

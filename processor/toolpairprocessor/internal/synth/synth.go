@@ -87,9 +87,9 @@ func NewResource(res pcommon.Resource) *Resource {
 type Origin struct {
 	// Resource of the announcing record, copied.
 	Resource *Resource
-	// ScopeAttr is the attribute that keyed the call's scope, "" when it was the trace ID.
-	ScopeAttr  string
-	ScopeValue string
+	// ConversationAttr is the attribute that keyed the call's scope, "" when it was the trace ID.
+	ConversationAttr string
+	Conversation     string
 	// Next is the pipeline the announcing record came through, where its synthetic record
 	// goes (the processor's next consumer; opaque to this package).
 	Next any
@@ -289,7 +289,7 @@ func putSyntheticAttrs(attrs pcommon.Map, r *pairing.Resolution, o *Origin) {
 	attrs.PutBool(AttrSynthetic, true)
 	attrs.PutStr(AttrOutcome, pairing.OutcomeInterrupted.String())
 	attrs.PutStr(AttrInterruptReason, r.Reason.String())
-	if o.ScopeAttr != "" {
-		attrs.PutStr(o.ScopeAttr, o.ScopeValue)
+	if o.ConversationAttr != "" {
+		attrs.PutStr(o.ConversationAttr, o.Conversation)
 	}
 }

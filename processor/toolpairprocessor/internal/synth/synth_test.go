@@ -22,7 +22,7 @@ func TestSpanIDIsDeterministicPerTraceAndCall(t *testing.T) {
 func TestAppendLog(t *testing.T) {
 	res := pcommon.NewResource()
 	res.Attributes().PutStr("service.name", "claude-code")
-	o := &Origin{Resource: NewResource(res), ScopeAttr: "session.id", ScopeValue: "s1", TraceID: pcommon.TraceID{1}, SpanID: pcommon.SpanID{2}}
+	o := &Origin{Resource: NewResource(res), ConversationAttr: "session.id", Conversation: "s1", TraceID: pcommon.TraceID{1}, SpanID: pcommon.SpanID{2}}
 	r := &pairing.Resolution{Outcome: pairing.OutcomeInterrupted, Reason: pairing.ReasonShutdown, Key: pairing.Key{CallID: "toolu_1"}, ToolName: "Bash", UseTime: 100, EndTime: 500}
 	ld := plog.NewLogs()
 	AppendLog(ld, r, o, "scope", "", pcommon.Timestamp(600).AsTime())

@@ -65,7 +65,7 @@ func Relevant(rec Record) bool {
 type Pending struct {
 	Attrs pcommon.Map
 	Rec   Record
-	Key   pairing.ScopeKey
+	Key   pairing.ConversationKey
 }
 
 // Classify writes the phase and the calls in flight on each pending record, as e's
@@ -105,8 +105,8 @@ func write(attrs pcommon.Map, phase Phase, snap pairing.InFlight, end int64) {
 var fileConversations = func() []func(pcommon.Map) string {
 	var out []func(pcommon.Map) string
 	for _, e := range registry.Entries() {
-		if e.FileScope != nil {
-			out = append(out, e.FileScope)
+		if e.FileConversation != nil {
+			out = append(out, e.FileConversation)
 		}
 	}
 	return out

@@ -20,10 +20,10 @@ const (
 // interaction (turn) and llm_request (model call) anchor spans, and the names of its model
 // call, tool and compaction records.
 var Entry = dialect.Entry{
-	Name:            Name,
-	ScopeAttributes: []string{"session.id"},
-	Spans:           []dialect.Rule[ptrace.Span]{{Source: SourceSpan, Extract: ExtractSpan}, {Source: SourceExecution, Extract: ExtractExecutionSpan, Late: true}},
-	Logs:            []dialect.Rule[plog.LogRecord]{{Source: SourceLog, Extract: ExtractLog}},
+	Name:                   Name,
+	ConversationAttributes: []string{"session.id"},
+	Spans:                  []dialect.Rule[ptrace.Span]{{Source: SourceSpan, Extract: ExtractSpan}, {Source: SourceExecution, Extract: ExtractExecutionSpan, Late: true}},
+	Logs:                   []dialect.Rule[plog.LogRecord]{{Source: SourceLog, Extract: ExtractLog}},
 	Anchors: dialect.Anchors{
 		TurnSpans:  []string{SpanInteraction},
 		ModelSpans: []string{SpanLLMRequest},

@@ -21,11 +21,11 @@ const spanSampling = "codex.sampling"
 // Codex's run_pre_sampling_compact span is deliberately no compaction: it runs before every
 // model request, whether or not anything is compacted.
 var Entry = dialect.Entry{
-	Name:            Name,
-	ScopeAttributes: []string{"conversation.id"},
-	Spans:           []dialect.Rule[ptrace.Span]{{Source: SourceSpan, Extract: ExtractSpan}},
-	Logs:            []dialect.Rule[plog.LogRecord]{{Source: SourceLog, Extract: ExtractLog}},
-	Anchors:         dialect.Anchors{ModelSpans: []string{spanSampling}},
+	Name:                   Name,
+	ConversationAttributes: []string{"conversation.id"},
+	Spans:                  []dialect.Rule[ptrace.Span]{{Source: SourceSpan, Extract: ExtractSpan}},
+	Logs:                   []dialect.Rule[plog.LogRecord]{{Source: SourceLog, Extract: ExtractLog}},
+	Anchors:                dialect.Anchors{ModelSpans: []string{spanSampling}},
 	Operations: dialect.Operations{
 		ModelSpans: []string{spanSampling},
 		// The span named after the tool, and its children, carry call_id.

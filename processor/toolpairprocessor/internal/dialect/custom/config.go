@@ -73,13 +73,13 @@ type Config struct {
 	CallID string `mapstructure:"call_id"`
 	// ToolName: the tool's name (a string); optional.
 	ToolName string `mapstructure:"tool_name"`
-	// Scope: the call's scope (a string); optional. When it is unset, or yields nothing or
+	// Conversation: the call's scope (a string); optional. When it is unset, or yields nothing or
 	// an empty string on a record, the processor's scope rules apply (scope_attributes, else
 	// the trace ID).
-	Scope string `mapstructure:"scope"`
-	// ScopeAttribute is the attribute under which synthetic records report a scope that the
+	Conversation string `mapstructure:"scope"`
+	// ConversationAttribute is the attribute under which synthetic records report a scope that the
 	// Scope expression gave.
-	ScopeAttribute string `mapstructure:"scope_attribute"`
+	ConversationAttribute string `mapstructure:"scope_attribute"`
 	// Time: the record's time for pairing, as Unix nanoseconds (int), a time (the Time
 	// converter) or an RFC 3339 string; optional (see docs/dialects/custom.md for the default of each
 	// context).
@@ -114,8 +114,8 @@ const (
 
 // withDefaults returns c with the optional keys left empty set to their defaults.
 func (c Config) withDefaults() Config {
-	if c.ScopeAttribute == "" {
-		c.ScopeAttribute = DefaultScopeAttribute
+	if c.ConversationAttribute == "" {
+		c.ConversationAttribute = DefaultScopeAttribute
 	}
 	if c.CallIDPath == "" {
 		c.CallIDPath = DefaultCallIDPath

@@ -63,13 +63,13 @@ type program[K any] struct {
 
 // Dialect is a compiled custom dialect. It is safe for concurrent use.
 type Dialect struct {
-	name      string
-	context   string
-	before    bool
-	scopeAttr string
-	calls     callsPaths
-	span      *program[*ottlspan.TransformContext]
-	log       *program[*ottllog.TransformContext]
+	name             string
+	context          string
+	before           bool
+	conversationAttr string
+	calls            callsPaths
+	span             *program[*ottlspan.TransformContext]
+	log              *program[*ottllog.TransformContext]
 }
 
 // Name returns the dialect's configured name.
@@ -96,7 +96,7 @@ func New(cfg Config, set component.TelemetrySettings) (*Dialect, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	d := &Dialect{name: cfg.Name, context: cfg.Context, before: cfg.Precedence == PrecedenceBeforeBuiltin, scopeAttr: cfg.ScopeAttribute}
+	d := &Dialect{name: cfg.Name, context: cfg.Context, before: cfg.Precedence == PrecedenceBeforeBuiltin, conversationAttr: cfg.ConversationAttribute}
 	var errs []error
 	var err error
 	d.calls, err = parsePaths(cfg)
@@ -153,7 +153,7 @@ func compile[K any](parser *ottl.Parser[K], cfg Config) (*program[K], error) {
 	}{
 		{"call_id", cfg.CallID, &p.callID},
 		{"tool_name", cfg.ToolName, &p.toolName},
-		{"scope", cfg.Scope, &p.scope},
+		{"scope", cfg.Conversation, &p.scope},
 		{"time", cfg.Time, &p.tm},
 		{"calls", cfg.Calls, &p.callsEx},
 	}
@@ -260,7 +260,7 @@ func extract[K any](ctx context.Context, d *Dialect, p *program[K], tc K, rec re
 	}
 	scopeAttr := ""
 	if scope != "" {
-		scopeAttr = d.scopeAttr
+		scopeAttr = d.conversationAttr
 	}
 	start, endTime := rec.start, rec.end
 	if p.tm != nil {

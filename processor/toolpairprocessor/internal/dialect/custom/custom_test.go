@@ -30,7 +30,7 @@ func acmeLogs() Config {
 		SessionEnd:   `log.event_name == "acme.session.end"`,
 		CallID:       `attributes["acme.call_id"]`,
 		ToolName:     `attributes["acme.tool"]`,
-		Scope:        `attributes["acme.session"]`,
+		Conversation: `attributes["acme.session"]`,
 	}
 }
 
@@ -61,7 +61,7 @@ func TestExtractLog(t *testing.T) {
 	d, err := New(acmeLogs(), componenttest.NewNopTelemetrySettings())
 	require.NoError(t, err)
 	item := func(k pairing.Kind, id, tool, step string) dialect.Item {
-		return dialect.Item{Kind: k, CallID: id, ToolName: tool, Time: recordTime, Scope: "s1", ScopeAttr: DefaultScopeAttribute, Step: step}
+		return dialect.Item{Kind: k, CallID: id, ToolName: tool, Time: recordTime, Conversation: "s1", ConversationAttr: DefaultScopeAttribute, Step: step}
 	}
 	tests := []struct {
 		name      string
@@ -274,7 +274,7 @@ func TestExtractSpan(t *testing.T) {
 		SessionEnd:   `name == "acme.turn"`,
 		CallID:       `attributes["acme.call_id"]`,
 		ToolName:     `attributes["acme.tool"]`,
-		Scope:        `resource.attributes["acme.workspace"]`,
+		Conversation: `resource.attributes["acme.workspace"]`,
 	}, componenttest.NewNopTelemetrySettings())
 	require.NoError(t, err)
 	const start, end = 1000, 5000
@@ -292,21 +292,21 @@ func TestExtractSpan(t *testing.T) {
 			attrs:   map[string]any{"acme.tool_calls": `[{"id":"a","name":"ls"}]`},
 			claimed: true,
 			items: []dialect.Item{
-				{Kind: pairing.KindBoundary, Time: start, Scope: "w1", ScopeAttr: DefaultScopeAttribute, Step: step},
-				{Kind: pairing.KindUse, CallID: "a", ToolName: "ls", Time: end, Scope: "w1", ScopeAttr: DefaultScopeAttribute, Step: step},
+				{Kind: pairing.KindBoundary, Time: start, Conversation: "w1", ConversationAttr: DefaultScopeAttribute, Step: step},
+				{Kind: pairing.KindUse, CallID: "a", ToolName: "ls", Time: end, Conversation: "w1", ConversationAttr: DefaultScopeAttribute, Step: step},
 			},
 		},
 		{
 			name: "model request without calls", span: "acme.llm", claimed: true,
-			items: []dialect.Item{{Kind: pairing.KindBoundary, Time: start, Scope: "w1", ScopeAttr: DefaultScopeAttribute, Step: step}},
+			items: []dialect.Item{{Kind: pairing.KindBoundary, Time: start, Conversation: "w1", ConversationAttr: DefaultScopeAttribute, Step: step}},
 		},
 		{
 			name: "tool span", span: "acme.tool", attrs: map[string]any{"acme.call_id": "a", "acme.tool": "ls"}, claimed: true,
-			items: []dialect.Item{{Kind: pairing.KindResult, CallID: "a", ToolName: "ls", Time: end, Scope: "w1", ScopeAttr: DefaultScopeAttribute}},
+			items: []dialect.Item{{Kind: pairing.KindResult, CallID: "a", ToolName: "ls", Time: end, Conversation: "w1", ConversationAttr: DefaultScopeAttribute}},
 		},
 		{
 			name: "turn span", span: "acme.turn", claimed: true,
-			items: []dialect.Item{{Kind: pairing.KindSessionEnd, Time: end, Scope: "w1", ScopeAttr: DefaultScopeAttribute}},
+			items: []dialect.Item{{Kind: pairing.KindSessionEnd, Time: end, Conversation: "w1", ConversationAttr: DefaultScopeAttribute}},
 		},
 		{name: "other span", span: "http.request"},
 	}
@@ -404,7 +404,7 @@ func TestNewErrorsNameTheKey(t *testing.T) {
 		{name: "condition that does not parse", cfg: func(c *Config) { c.Use = `event_name ==` }, want: []string{"use: "}},
 		{name: "unknown function", cfg: func(c *Config) { c.Result = `Nope(event_name)` }, want: []string{"result: ", "Nope"}},
 		{name: "value that does not parse", cfg: func(c *Config) { c.CallID = `attributes[` }, want: []string{"call_id: "}},
-		{name: "path of another context", cfg: func(c *Config) { c.Scope = `span.name` }, want: []string{"scope: "}},
+		{name: "path of another context", cfg: func(c *Config) { c.Conversation = `span.name` }, want: []string{"scope: "}},
 		{name: "bad context", cfg: func(c *Config) { c.Context = "metric" }, want: []string{`context: must be "span" or "log", got "metric"`}},
 		{name: "no role", cfg: func(c *Config) { *c = Config{Name: "x", Context: ContextLog} }, want: []string{"use: at least one of use"}},
 		{name: "no call ID", cfg: func(c *Config) { c.CallID = "" }, want: []string{"call_id: must be set"}},

@@ -27,7 +27,7 @@ func acmeSpans() Config {
 		SessionEnd:   `name == "acme.turn"`,
 		CallID:       `attributes["acme.call_id"]`,
 		ToolName:     `attributes["acme.tool_name"]`,
-		Scope:        `attributes["acme.session_id"]`,
+		Conversation: `attributes["acme.session_id"]`,
 	}
 }
 
@@ -36,7 +36,7 @@ func acmeSpans() Config {
 func FuzzExtractLog(f *testing.F) {
 	dialecttest.SeedLogs(f, "custom/logs.json")
 	cfg := acmeLogs()
-	cfg.CallID, cfg.ToolName, cfg.Scope = `attributes["acme.call_id"]`, `attributes["acme.tool_name"]`, `attributes["acme.session_id"]`
+	cfg.CallID, cfg.ToolName, cfg.Conversation = `attributes["acme.call_id"]`, `attributes["acme.tool_name"]`, `attributes["acme.session_id"]`
 	d, err := New(cfg, componenttest.NewNopTelemetrySettings())
 	if err != nil {
 		f.Fatal(err)

@@ -28,7 +28,7 @@ var Entry = dialect.Entry{
 	Name: Name,
 	// The spans carry the session as gen_ai.conversation.id, the log events (and Qwen Code's
 	// spans) as session.id.
-	ScopeAttributes: []string{"gen_ai.conversation.id", "session.id"},
+	ConversationAttributes: []string{"gen_ai.conversation.id", "session.id"},
 	Spans: []dialect.Rule[ptrace.Span]{
 		{Source: SourceSpan, Extract: ExtractSpan},
 		{Source: SourceQwenSpan, Extract: ExtractQwenSpan},

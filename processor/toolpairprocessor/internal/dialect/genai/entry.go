@@ -18,9 +18,9 @@ const SourceSpan uint8 = 1
 // ExtractSpan says Other), and its agent spans, "invoke_agent {gen_ai.agent.name}", which are
 // turn anchors.
 var Entry = dialect.Entry{
-	Name:            Name,
-	Convention:      true,
-	ScopeAttributes: []string{keyConversationID},
+	Name:                   Name,
+	Convention:             true,
+	ConversationAttributes: []string{keyConversationID},
 	Spans: []dialect.Rule[ptrace.Span]{{Source: SourceSpan, Extract: func(span ptrace.Span, f *dialect.Found) bool {
 		return ExtractSpan(span, f) != Other
 	}}},

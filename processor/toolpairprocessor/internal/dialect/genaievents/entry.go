@@ -13,10 +13,10 @@ const SourceLog uint8 = 9
 // them are model call records (the operation details and choice events) and tool records (the
 // tool message event).
 var Entry = dialect.Entry{
-	Name:            Name,
-	Convention:      true,
-	ScopeAttributes: []string{"gen_ai.conversation.id"},
-	Logs:            []dialect.Rule[plog.LogRecord]{{Source: SourceLog, Extract: ExtractLog}},
+	Name:                   Name,
+	Convention:             true,
+	ConversationAttributes: []string{"gen_ai.conversation.id"},
+	Logs:                   []dialect.Rule[plog.LogRecord]{{Source: SourceLog, Extract: ExtractLog}},
 	Operations: dialect.Operations{
 		ModelEvents: []string{EventOperationDetails, EventChoice},
 		ToolEvents:  []string{EventToolMessage},

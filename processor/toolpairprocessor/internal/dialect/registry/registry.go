@@ -59,17 +59,17 @@ func Lookup(name string) *dialect.Entry {
 	return nil
 }
 
-// ScopeAttributes returns the scope attributes of the built-in dialects, each once: the
+// ConversationAttributes returns the scope attributes of the built-in dialects, each once: the
 // conventions' first (they name a conversation wherever they are set), then the agents', in
 // trial order. They are the default of scope_attributes, where the first present wins.
-func ScopeAttributes() []string {
+func ConversationAttributes() []string {
 	var out []string
 	for _, convention := range []bool{true, false} {
 		for _, e := range builtin {
 			if e.Convention != convention {
 				continue
 			}
-			for _, a := range e.ScopeAttributes {
+			for _, a := range e.ConversationAttributes {
 				if !slices.Contains(out, a) {
 					out = append(out, a)
 				}

@@ -56,10 +56,10 @@ func TestSourcesUnique(t *testing.T) {
 // TestScopeAttributes: the conventions' scope attributes come first, then the agents' in
 // trial order, each once.
 func TestScopeAttributes(t *testing.T) {
-	assert.Equal(t, []string{"gen_ai.conversation.id", "session.id", "conversation.id"}, ScopeAttributes())
+	assert.Equal(t, []string{"gen_ai.conversation.id", "session.id", "conversation.id"}, ConversationAttributes())
 	for _, e := range Entries() {
-		for _, a := range e.ScopeAttributes {
-			assert.Contains(t, ScopeAttributes(), a, e.Name)
+		for _, a := range e.ConversationAttributes {
+			assert.Contains(t, ConversationAttributes(), a, e.Name)
 		}
 	}
 }

@@ -44,7 +44,7 @@ func extractMap(m pcommon.Map, lr plog.LogRecord, f *dialect.Found) bool {
 		return false
 	}
 	t := itemTime(lr, l.timestamp)
-	scope := scopeOf(l)
+	scope := conversationOf(l)
 	if id, ok := fields.Get(msg.Map(), "id"); ok && kind == pairing.KindUse && id.Type() == pcommon.ValueTypeStr && id.Str() != "" {
 		l.messageID = id.Str()
 		f.AddStep(pairing.KindBoundary, "", "", t, ScopeAttr, scope, l.messageID)

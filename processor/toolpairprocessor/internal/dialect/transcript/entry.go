@@ -16,11 +16,11 @@ const SourceLog uint8 = 3
 // its transcripts (docs/gateway/opentelemetry of OpenClaw 2026.9): its tool, exec, model call
 // and compaction spans, and its compaction event.
 var Entry = dialect.Entry{
-	Name:        Name,
-	Logs:        []dialect.Rule[plog.LogRecord]{{Source: SourceLog, Extract: ExtractLog, OwnScope: true}},
-	LineScope:   LineScope,
-	TimeoutLine: TimeoutLine,
-	FileScope:   FileScope,
+	Name:             Name,
+	Logs:             []dialect.Rule[plog.LogRecord]{{Source: SourceLog, Extract: ExtractLog, OwnConversation: true}},
+	LineConversation: LineConversation,
+	TimeoutLine:      TimeoutLine,
+	FileConversation: FileConversation,
 	Operations: dialect.Operations{
 		ModelSpans:       []string{"openclaw.model.call"},
 		ToolSpans:        []string{"openclaw.tool.execution", "openclaw.exec"},

@@ -50,8 +50,8 @@ type piLine struct {
 	synthetic                bool
 }
 
-// piScope returns the scope attribute and value of a pi/OpenClaw line.
-func piScope(lr plog.LogRecord, sessionID string) (attr, value string) {
+// piConversation returns the scope attribute and value of a pi/OpenClaw line.
+func piConversation(lr plog.LogRecord, sessionID string) (attr, value string) {
 	for _, k := range []string{AttrFilePath, AttrFileName} {
 		if v, ok := fields.Get(lr.Attributes(), k); ok && v.Type() == pcommon.ValueTypeStr && v.Str() != "" {
 			return k, v.Str()
@@ -131,7 +131,7 @@ func extractPiJSON(data []byte, lr plog.LogRecord, f *dialect.Found) bool {
 	default:
 		return false
 	}
-	scopeAttr, scope := piScope(lr, l.sessionID)
+	scopeAttr, scope := piConversation(lr, l.sessionID)
 	t := piTime(lr, l.msTime, l.timestamp)
 	if l.role == "toolResult" {
 		addPiResult(f, &l, t, scopeAttr, scope)
@@ -233,7 +233,7 @@ func extractPiMap(m pcommon.Map, lr plog.LogRecord, f *dialect.Found) bool {
 			l.msTime = int64(v.Double())
 		}
 	}
-	scopeAttr, scope := piScope(lr, l.sessionID)
+	scopeAttr, scope := piConversation(lr, l.sessionID)
 	t := piTime(lr, l.msTime, l.timestamp)
 	if l.role == "toolResult" {
 		if v, ok := fields.Get(msg, "toolCallId"); ok {

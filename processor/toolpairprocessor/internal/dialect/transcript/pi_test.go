@@ -21,7 +21,7 @@ func TestExtractPiLines(t *testing.T) {
 	const ms = int64(1795326787544)
 	at := ms * 1e6
 	item := func(kind pairing.Kind, id, name, step string) dialect.Item {
-		return dialect.Item{Kind: kind, CallID: id, ToolName: name, Time: at, Scope: testFile, ScopeAttr: AttrFilePath, Step: step}
+		return dialect.Item{Kind: kind, CallID: id, ToolName: name, Time: at, Conversation: testFile, ConversationAttr: AttrFilePath, Step: step}
 	}
 	tests := []struct {
 		name      string
@@ -117,15 +117,15 @@ func TestPiScopeAndTime(t *testing.T) {
 	lr.Attributes().PutStr(AttrFileName, "s.jsonl")
 	var f dialect.Found
 	require.True(t, ExtractLog(lr, &f))
-	assert.Equal(t, AttrFileName, f.Items[0].ScopeAttr, "log.file.name when there is no path")
-	assert.Equal(t, "s.jsonl", f.Items[0].Scope)
+	assert.Equal(t, AttrFileName, f.Items[0].ConversationAttr, "log.file.name when there is no path")
+	assert.Equal(t, "s.jsonl", f.Items[0].Conversation)
 	assert.Equal(t, int64(1795326787629)*1e6, f.Items[0].Time, "the entry's ISO time without a message timestamp")
 
 	lr = plog.NewLogRecord()
 	lr.Body().SetStr(line)
 	f.Reset()
 	require.True(t, ExtractLog(lr, &f))
-	assert.Empty(t, f.Items[0].Scope, "no file attribute: keyed by scope_attributes")
+	assert.Empty(t, f.Items[0].Conversation, "no file attribute: keyed by scope_attributes")
 }
 
 func TestClaudeInterruptMarker(t *testing.T) {

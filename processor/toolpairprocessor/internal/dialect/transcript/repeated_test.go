@@ -55,7 +55,7 @@ func TestClaudeCodeLineRepeatedKeysLastWins(t *testing.T) {
 			assert.Equal(t, tt.kind, items[0].Kind)
 			assert.Equal(t, tt.call, items[0].CallID)
 			assert.Equal(t, tt.tool, items[0].ToolName)
-			assert.Equal(t, tt.scope, items[0].Scope)
+			assert.Equal(t, tt.scope, items[0].Conversation)
 			assert.Equal(t, tt.step, items[0].Step)
 			if tt.unreadOK {
 				assert.Equal(t, dialect.LineUnread, f.Line)

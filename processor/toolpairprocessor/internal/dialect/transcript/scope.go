@@ -11,7 +11,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/readonly"
 )
 
-// LineScope returns the scope of a transcript line whether or not it holds tool items: the
+// LineConversation returns the scope of a transcript line whether or not it holds tool items: the
 // scope ExtractLog gives the items of such a line, found by the same functions (scopeOf for
 // a Claude Code line, piScope for a pi/OpenClaw entry). A Claude Code line is a JSON object
 // with a top-level string sessionId; any other JSON object with a string type member is read
@@ -21,7 +21,7 @@ import (
 // It is what a toolpair in route mode reads for a log record none of whose dialects found
 // items: a transcript line that is not a tool line still belongs to its session (a timeout
 // line is classified against the session's calls in flight).
-func LineScope(lr plog.LogRecord) (attr, scope string, ok bool) {
+func LineConversation(lr plog.LogRecord) (attr, scope string, ok bool) {
 	body := lr.Body()
 	switch body.Type() {
 	case pcommon.ValueTypeStr:
@@ -32,14 +32,14 @@ func LineScope(lr plog.LogRecord) (attr, scope string, ok bool) {
 		}
 		if bytes.Contains(data, markerSessionID) {
 			if l, _, _, read := readLine(data); read && l.sessionID != "" {
-				return ScopeAttr, scopeOf(l), true
+				return ScopeAttr, conversationOf(l), true
 			}
 		}
 		if _, dt, _, err := jsonparser.Get(data, "type"); err != nil || dt != jsonparser.String {
 			return "", "", false
 		}
 		sid, _ := jsonparser.GetString(data, "sessionId")
-		attr, scope = piScope(lr, sid)
+		attr, scope = piConversation(lr, sid)
 	case pcommon.ValueTypeMap:
 		m := body.Map()
 		get := func(k string) (string, bool) {
@@ -51,22 +51,22 @@ func LineScope(lr plog.LogRecord) (attr, scope string, ok bool) {
 		sid, _ := get("sessionId")
 		if sid != "" {
 			aid, _ := get("agentId")
-			return ScopeAttr, scopeOf(line{sessionID: sid, agentID: aid}), true
+			return ScopeAttr, conversationOf(line{sessionID: sid, agentID: aid}), true
 		}
 		if _, typed := get("type"); !typed {
 			return "", "", false
 		}
-		attr, scope = piScope(lr, "")
+		attr, scope = piConversation(lr, "")
 	default:
 		return "", "", false
 	}
 	return attr, scope, scope != ""
 }
 
-// FileScope is the scope of a transcript line that names no session (pi, OpenClaw): the file
+// FileConversation is the scope of a transcript line that names no session (pi, OpenClaw): the file
 // it came from, log.file.path else log.file.name as the filelog receiver sets them
 // (specification section 8); "" when neither is set.
-func FileScope(attrs pcommon.Map) string {
+func FileConversation(attrs pcommon.Map) string {
 	for _, k := range [...]string{AttrFilePath, AttrFileName} {
 		if v, ok := fields.Get(attrs, k); ok && v.Str() != "" {
 			return v.Str()

@@ -41,7 +41,7 @@ func TestLineScope(t *testing.T) {
 				assert.NoError(t, lr.Body().SetEmptyMap().FromRaw(b))
 			}
 			assert.NoError(t, lr.Attributes().FromRaw(tt.attrs))
-			attr, scope, ok := LineScope(lr)
+			attr, scope, ok := LineConversation(lr)
 			assert.Equal(t, tt.ok, ok)
 			assert.Equal(t, tt.scope, scope)
 			assert.Equal(t, tt.attr, attr)

@@ -134,7 +134,7 @@ func extractJSON(data []byte, lr plog.LogRecord, f *dialect.Found) bool {
 		return false
 	}
 	t := itemTime(lr, l.timestamp)
-	scope := scopeOf(l)
+	scope := conversationOf(l)
 	n := len(f.Items) + len(f.Malformed)
 	if kind == pairing.KindUse && l.messageID != "" {
 		// Every assistant line is a step boundary of its scope: lines of one message share
@@ -212,8 +212,8 @@ func blockKind(typ string) (pairing.Kind, []byte) {
 	return 0, nil
 }
 
-// scopeOf is sessionId, or sessionId/agentId for a subagent's line.
-func scopeOf(l line) string {
+// conversationOf is sessionId, or sessionId/agentId for a subagent's line.
+func conversationOf(l line) string {
 	if l.agentID == "" {
 		return l.sessionID
 	}

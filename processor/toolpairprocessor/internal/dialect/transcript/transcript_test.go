@@ -25,21 +25,21 @@ func TestExtractLogLines(t *testing.T) {
 			line:    `{"type":"assistant","sessionId":"s1","timestamp":"2026-02-10T21:12:01.117Z","message":{"id":"msg_1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}]}}`,
 			claimed: true,
 			items: []dialect.Item{
-				{Kind: pairing.KindBoundary, Time: ts, Scope: "s1", ScopeAttr: ScopeAttr, Step: "msg_1"},
-				{Kind: pairing.KindUse, CallID: "toolu_1", ToolName: "Bash", Time: ts, Scope: "s1", ScopeAttr: ScopeAttr, Step: "msg_1"},
+				{Kind: pairing.KindBoundary, Time: ts, Conversation: "s1", ConversationAttr: ScopeAttr, Step: "msg_1"},
+				{Kind: pairing.KindUse, CallID: "toolu_1", ToolName: "Bash", Time: ts, Conversation: "s1", ConversationAttr: ScopeAttr, Step: "msg_1"},
 			},
 		},
 		{
 			name:    "subagent tool_result line",
 			line:    `{"type":"user","sessionId":"s1","agentId":"a7","isSidechain":true,"timestamp":"2026-02-10T21:12:01.117Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_2","content":"ok","is_error":false}]},"toolUseResult":{"durationMs":12}}`,
 			claimed: true,
-			items:   []dialect.Item{{Kind: pairing.KindResult, CallID: "toolu_2", Time: ts, Scope: "s1/a7", ScopeAttr: ScopeAttr}},
+			items:   []dialect.Item{{Kind: pairing.KindResult, CallID: "toolu_2", Time: ts, Conversation: "s1/a7", ConversationAttr: ScopeAttr}},
 		},
 		{
 			name:    "assistant text line is only a boundary",
 			line:    `{"type":"assistant","sessionId":"s1","timestamp":"2026-02-10T21:12:01.117Z","message":{"id":"msg_2","content":[{"type":"text","text":"hi"}]}}`,
 			claimed: true,
-			items:   []dialect.Item{{Kind: pairing.KindBoundary, Time: ts, Scope: "s1", ScopeAttr: ScopeAttr, Step: "msg_2"}},
+			items:   []dialect.Item{{Kind: pairing.KindBoundary, Time: ts, Conversation: "s1", ConversationAttr: ScopeAttr, Step: "msg_2"}},
 		},
 		{
 			name:      "tool_result without an id",
