@@ -64,8 +64,10 @@ func pendingCalls(b *testing.B, tp processor.Traces, n int) {
 // encoding, write to an in-memory storage client) with 10^4 and 10^5 pending calls of 1,000
 // sessions. Metrics: ns/op (the whole checkpoint), lock-ms (the snapshot, the only part
 // that holds the pairing lock), B/checkpoint (the size written), restore-ms (decoding it and
-// rebuilding an engine from it, as a start does). The storage write itself is a map insert
-// here: a storage extension adds its own cost (file_storage: one bbolt transaction).
+// rebuilding an engine from it, as a start does), encode-ns/call and decode-ns/call (the
+// stored format alone, statefile.Encode and statefile.Decode, per pending call). The storage
+// write itself is a map insert here: a storage extension adds its own cost (file_storage: one
+// bbolt transaction).
 func BenchmarkCheckpoint(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		b.Run(fmt.Sprintf("pending=%d", n), func(b *testing.B) {
@@ -107,6 +109,17 @@ func BenchmarkCheckpoint(b *testing.B) {
 				b.Fatalf("restored %d pending calls (%v), want %d", rs.Pending, err, n)
 			}
 			b.ReportMetric(float64(time.Since(began))/1e6, "restore-ms")
+			snap := s.engine.Snapshot(statestore.MarshalHeld)
+			began = time.Now()
+			if _, err := statefile.Encode(snap, stateFingerprint(s.cfg)); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(time.Since(began))/float64(n), "encode-ns/call")
+			began = time.Now()
+			if _, err := statefile.Decode(blob, stateFingerprint(s.cfg), statefile.Sinks{Traces: consumertest.NewNop()}); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(time.Since(began))/float64(n), "decode-ns/call")
 			b.ReportMetric(float64(lock)/3e6, "lock-ms")
 			b.ReportMetric(float64(len(blob)), "B/checkpoint")
 		})

@@ -31,10 +31,7 @@ func Decode(blob []byte, fp [8]byte, sinks Sinks) (*pairing.Snapshot, error) {
 	if err := proto.Unmarshal(body[len(fp):], st); err != nil {
 		return nil, Discard(ReasonCorrupt, "state body: %v", err)
 	}
-	r := &decoder{st: st, sinks: sinks, strs: make([]string, len(st.Strings))}
-	for i, s := range st.Strings {
-		r.strs[i] = string(s)
-	}
+	r := &decoder{st: st, sinks: sinks, strs: st.Strings}
 	snap := r.snapshot()
 	if r.err != nil {
 		return nil, r.err
@@ -136,7 +133,7 @@ func (r *decoder) call(c *pairing.CallSnapshot, m *Call, scopes []pairing.Conver
 	}
 	sk := scopes[m.Scope].Key
 	*c = pairing.CallSnapshot{
-		State: state, Key: pairing.Key{Tenant: sk.Tenant, Conversation: sk.Conversation, CallID: string(m.CallId)},
+		State: state, Key: pairing.Key{Tenant: sk.Tenant, Conversation: sk.Conversation, CallID: m.CallId},
 		ToolName: r.str(m.Tool), Step: r.str(m.Step),
 		UseTime: m.UseTime, ResultTime: m.ResultTime, Deadline: m.Deadline, Seq: m.Seq,
 		Source: uint8(m.Source), Flags: uint8(m.Flags), UseSignal: uint8(m.UseSignal),

@@ -17,10 +17,13 @@ import (
 // are Held. It fails when snap holds a call state, closing kind or activity kind the format
 // has no value for, or a resource that cannot be marshalled.
 func Encode(snap *pairing.Snapshot, fp [8]byte) ([]byte, error) {
+	// Size hints: a step and an origin per call, a scope per 10 calls, are common.
 	w := &encoder{
-		strs:    map[string]uint32{},
-		res:     map[*synth.Resource]uint32{},
-		origins: map[*synth.Origin]uint32{},
+		strs:       make(map[string]uint32, len(snap.Calls)+len(snap.Conversations)+16),
+		strList:    make([]string, 0, len(snap.Calls)+len(snap.Conversations)+16),
+		res:        map[*synth.Resource]uint32{},
+		origins:    make(map[*synth.Origin]uint32, len(snap.Calls)),
+		originList: make([]*Origin, 0, len(snap.Calls)),
 	}
 	st := &State{UsedScopes: snap.UsedConversations}
 
@@ -31,7 +34,7 @@ func Encode(snap *pairing.Snapshot, fp [8]byte) ([]byte, error) {
 	}
 	// A call whose scope the snapshot does not list gets a scope of its key alone.
 	for i := range snap.Calls {
-		if k := snap.Calls[i].Key.ConversationKey(); !hasConversation(scopeIdx, k) {
+		if k := snap.Calls[i].Key.ConversationKey(); !hasScope(scopeIdx, k) {
 			if len(scopes) == len(snap.Conversations) {
 				scopes = append([]pairing.ConversationSnapshot(nil), scopes...)
 			}
@@ -66,7 +69,7 @@ func Encode(snap *pairing.Snapshot, fp [8]byte) ([]byte, error) {
 		if !ok {
 			return nil, fmt.Errorf("statefile: call state %d has no stored form", c.State)
 		}
-		m.State, m.Scope, m.CallId = state, scopeIdx[c.Key.ConversationKey()], []byte(c.Key.CallID)
+		m.State, m.Scope, m.CallId = state, scopeIdx[c.Key.ConversationKey()], c.Key.CallID
 		m.Tool, m.Step = w.str(c.ToolName), w.str(c.Step)
 		m.UseTime, m.ResultTime, m.Deadline, m.Seq = c.UseTime, c.ResultTime, c.Deadline, c.Seq
 		m.Source, m.Flags, m.UseSignal = uint32(c.Source), uint32(c.Flags), uint32(c.UseSignal)
@@ -125,7 +128,7 @@ func Encode(snap *pairing.Snapshot, fp [8]byte) ([]byte, error) {
 // and referred to by index.
 type encoder struct {
 	strs       map[string]uint32
-	strList    [][]byte
+	strList    []string
 	res        map[*synth.Resource]uint32
 	resList    [][]byte
 	origins    map[*synth.Origin]uint32
@@ -140,7 +143,7 @@ func (w *encoder) str(s string) uint32 {
 	if i, ok := w.strs[s]; ok {
 		return i
 	}
-	w.strList = append(w.strList, []byte(s))
+	w.strList = append(w.strList, s)
 	i := uint32(len(w.strList))
 	w.strs[s] = i
 	return i
@@ -195,7 +198,7 @@ func heldMessage(p any) *HeldRecord {
 	return &HeldRecord{Signal: Signal(h.Signal), Otlp: h.OTLP}
 }
 
-func hasConversation(m map[pairing.ConversationKey]uint32, k pairing.ConversationKey) bool {
+func hasScope(m map[pairing.ConversationKey]uint32, k pairing.ConversationKey) bool {
 	_, ok := m[k]
 	return ok
 }

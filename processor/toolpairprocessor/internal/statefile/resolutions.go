@@ -21,7 +21,7 @@ func EncodeResolutions(res []pairing.Resolution) ([]byte, error) {
 		r := &res[i]
 		if r.Outcome != pairing.OutcomeDuplicate && r.Key.CallID != "" {
 			call = runOf(&m.Calls, call, r.Key.ConversationKey())
-			call.CallIds = append(call.CallIds, []byte(r.Key.CallID))
+			call.CallIds = append(call.CallIds, r.Key.CallID)
 		}
 		if r.HeldSeq != 0 {
 			held = runOf(&m.Held, held, r.Key.ConversationKey())
@@ -43,10 +43,10 @@ func EncodeResolutions(res []pairing.Resolution) ([]byte, error) {
 
 // runOf returns last when it is the run of scope sk, else a new run of sk appended to runs.
 func runOf(runs *[]*ResolvedRun, last *ResolvedRun, sk pairing.ConversationKey) *ResolvedRun {
-	if last != nil && string(last.Tenant) == sk.Tenant && string(last.Scope) == sk.Conversation {
+	if last != nil && last.Tenant == sk.Tenant && last.Scope == sk.Conversation {
 		return last
 	}
-	run := &ResolvedRun{Tenant: []byte(sk.Tenant), Scope: []byte(sk.Conversation)}
+	run := &ResolvedRun{Tenant: sk.Tenant, Scope: sk.Conversation}
 	*runs = append(*runs, run)
 	return run
 }
@@ -69,9 +69,9 @@ func DecodeResolutions(b []byte) ([]pairing.Key, []pairing.HeldRef, error) {
 		if len(run.Seqs) > 0 {
 			return nil, nil, Discard(ReasonCorrupt, "resolution record: a run of calls with held results")
 		}
-		tenant, scope := string(run.Tenant), string(run.Scope)
+		tenant, scope := run.Tenant, run.Scope
 		for _, id := range run.CallIds {
-			keys = append(keys, pairing.Key{Tenant: tenant, Conversation: scope, CallID: string(id)})
+			keys = append(keys, pairing.Key{Tenant: tenant, Conversation: scope, CallID: id})
 		}
 	}
 	var held []pairing.HeldRef
@@ -79,7 +79,7 @@ func DecodeResolutions(b []byte) ([]pairing.Key, []pairing.HeldRef, error) {
 		if len(run.CallIds) > 0 {
 			return nil, nil, Discard(ReasonCorrupt, "resolution record: a run of held results with call IDs")
 		}
-		sk := pairing.ConversationKey{Tenant: string(run.Tenant), Conversation: string(run.Scope)}
+		sk := pairing.ConversationKey{Tenant: run.Tenant, Conversation: run.Scope}
 		for _, seq := range run.Seqs {
 			held = append(held, pairing.HeldRef{Scope: sk, Seq: seq})
 		}

@@ -3,9 +3,9 @@
 // magic, the format version and a CRC-32 (see the package documentation); the messages alone
 // are not a stored blob.
 //
-// Text that comes from telemetry (tenants, scopes, call IDs, tool names, steps) is bytes, not
-// string: it need not be valid UTF-8. Times are Unix nanoseconds, as sfixed64 (8 bytes, fewer
-// than a varint for present-day Unix nanoseconds).
+// Text comes from telemetry (tenants, scopes, call IDs, tool names, steps) and need not be
+// valid UTF-8: strings are not validated (utf8_validation NONE). Times are Unix nanoseconds, as
+// sfixed64 (8 bytes, fewer than a varint for present-day Unix nanoseconds).
 //
 // Regenerate the Go code with `make proto` from the repository root.
 
@@ -241,25 +241,25 @@ func (ActivityKind) EnumDescriptor() ([]byte, []int) {
 // State is a checkpoint's body: the engine's snapshot (pairing.Snapshot).
 type State struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Strings repeated across the state (tenants, scopes, tool names, steps, scope attributes
-	// and values), each once; other messages refer to them by index. Index 0 is the empty
-	// string.
-	Strings [][]byte `protobuf:"bytes,1,rep,name=strings,proto3" json:"strings,omitempty"`
+	// Strings of the state (tenants, scopes, tool names, steps, scope attributes and values),
+	// each once; other messages refer to a string by its place here plus one, 0 being the
+	// empty string (written nowhere).
+	Strings []string `protobuf:"bytes,1,rep,name=strings" json:"strings,omitempty"`
 	// Resources of the records that announced pending calls, each an OTLP TracesData holding one
 	// ResourceSpans with that resource and nothing else; origins refer to them by index.
-	Resources [][]byte `protobuf:"bytes,2,rep,name=resources,proto3" json:"resources,omitempty"`
+	Resources [][]byte `protobuf:"bytes,2,rep,name=resources" json:"resources,omitempty"`
 	// Origins of pending calls; the calls of one record share one, and refer to it by index.
-	Origins []*Origin `protobuf:"bytes,3,rep,name=origins,proto3" json:"origins,omitempty"`
+	Origins []*Origin `protobuf:"bytes,3,rep,name=origins" json:"origins,omitempty"`
 	// Scopes, as pairing.ScopeSnapshot; calls and queued closings refer to them by index.
-	Scopes []*Scope `protobuf:"bytes,4,rep,name=scopes,proto3" json:"scopes,omitempty"`
+	Scopes []*Scope `protobuf:"bytes,4,rep,name=scopes" json:"scopes,omitempty"`
 	// The engine's FIFO of closing deadlines, in order.
-	Queue []*QueuedClosing `protobuf:"bytes,5,rep,name=queue,proto3" json:"queue,omitempty"`
+	Queue []*QueuedClosing `protobuf:"bytes,5,rep,name=queue" json:"queue,omitempty"`
 	// Hashes of forgotten scopes that saw a use, oldest first.
-	UsedScopes []uint64 `protobuf:"fixed64,6,rep,packed,name=used_scopes,json=usedScopes,proto3" json:"used_scopes,omitempty"`
+	UsedScopes []uint64 `protobuf:"fixed64,6,rep,packed,name=used_scopes,json=usedScopes" json:"used_scopes,omitempty"`
 	// Calls: pending, then waiting, then resolved, each list in the engine's order.
-	Calls []*Call `protobuf:"bytes,7,rep,name=calls,proto3" json:"calls,omitempty"`
+	Calls []*Call `protobuf:"bytes,7,rep,name=calls" json:"calls,omitempty"`
 	// Model calls and compactions of the scopes (timeout classification).
-	Activity      []*Activity `protobuf:"bytes,8,rep,name=activity,proto3" json:"activity,omitempty"`
+	Activity      []*Activity `protobuf:"bytes,8,rep,name=activity" json:"activity,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -294,7 +294,7 @@ func (*State) Descriptor() ([]byte, []int) {
 	return file_state_proto_rawDescGZIP(), []int{0}
 }
 
-func (x *State) GetStrings() [][]byte {
+func (x *State) GetStrings() []string {
 	if x != nil {
 		return x.Strings
 	}
@@ -355,16 +355,16 @@ func (x *State) GetActivity() []*Activity {
 type Origin struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Index in State.resources.
-	Resource uint32 `protobuf:"varint,1,opt,name=resource,proto3" json:"resource,omitempty"`
-	// Indexes in State.strings of the attribute that keyed the call's scope ("" for the trace
+	Resource uint32 `protobuf:"varint,1,opt,name=resource" json:"resource,omitempty"`
+	// References to State.strings of the attribute that keyed the call's scope ("" for the trace
 	// ID) and of its value.
-	ScopeAttr  uint32 `protobuf:"varint,2,opt,name=scope_attr,json=scopeAttr,proto3" json:"scope_attr,omitempty"`
-	ScopeValue uint32 `protobuf:"varint,3,opt,name=scope_value,json=scopeValue,proto3" json:"scope_value,omitempty"`
-	Signal     Signal `protobuf:"varint,4,opt,name=signal,proto3,enum=toolpair.state.v1.Signal" json:"signal,omitempty"`
+	ScopeAttr  uint32 `protobuf:"varint,2,opt,name=scope_attr,json=scopeAttr" json:"scope_attr,omitempty"`
+	ScopeValue uint32 `protobuf:"varint,3,opt,name=scope_value,json=scopeValue" json:"scope_value,omitempty"`
+	Signal     Signal `protobuf:"varint,4,opt,name=signal,enum=toolpair.state.v1.Signal" json:"signal,omitempty"`
 	// The announcing span's or log record's IDs: 16, 8 and 8 bytes, or empty for all zeros.
-	TraceId       []byte `protobuf:"bytes,5,opt,name=trace_id,json=traceId,proto3" json:"trace_id,omitempty"`
-	SpanId        []byte `protobuf:"bytes,6,opt,name=span_id,json=spanId,proto3" json:"span_id,omitempty"`
-	ParentSpanId  []byte `protobuf:"bytes,7,opt,name=parent_span_id,json=parentSpanId,proto3" json:"parent_span_id,omitempty"`
+	TraceId       []byte `protobuf:"bytes,5,opt,name=trace_id,json=traceId" json:"trace_id,omitempty"`
+	SpanId        []byte `protobuf:"bytes,6,opt,name=span_id,json=spanId" json:"span_id,omitempty"`
+	ParentSpanId  []byte `protobuf:"bytes,7,opt,name=parent_span_id,json=parentSpanId" json:"parent_span_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -451,16 +451,16 @@ func (x *Origin) GetParentSpanId() []byte {
 // Scope is what the engine knows of one scope (pairing.ScopeSnapshot).
 type Scope struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Indexes in State.strings.
-	Tenant   uint32 `protobuf:"varint,1,opt,name=tenant,proto3" json:"tenant,omitempty"`
-	Scope    uint32 `protobuf:"varint,2,opt,name=scope,proto3" json:"scope,omitempty"`
-	UsesSeen bool   `protobuf:"varint,3,opt,name=uses_seen,json=usesSeen,proto3" json:"uses_seen,omitempty"`
+	// References to State.strings.
+	Tenant   uint32 `protobuf:"varint,1,opt,name=tenant" json:"tenant,omitempty"`
+	Scope    uint32 `protobuf:"varint,2,opt,name=scope" json:"scope,omitempty"`
+	UsesSeen bool   `protobuf:"varint,3,opt,name=uses_seen,json=usesSeen" json:"uses_seen,omitempty"`
 	// Engine clock.
-	LastSeen int64 `protobuf:"fixed64,4,opt,name=last_seen,json=lastSeen,proto3" json:"last_seen,omitempty"`
+	LastSeen int64 `protobuf:"fixed64,4,opt,name=last_seen,json=lastSeen" json:"last_seen,omitempty"`
 	// Latest record time of the scope's events.
-	LastRecord int64 `protobuf:"fixed64,5,opt,name=last_record,json=lastRecord,proto3" json:"last_record,omitempty"`
+	LastRecord int64 `protobuf:"fixed64,5,opt,name=last_record,json=lastRecord" json:"last_record,omitempty"`
 	// Queued step boundaries and session ends, by time.
-	Closings      []*Closing `protobuf:"bytes,6,rep,name=closings,proto3" json:"closings,omitempty"`
+	Closings      []*Closing `protobuf:"bytes,6,rep,name=closings" json:"closings,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -540,11 +540,11 @@ func (x *Scope) GetClosings() []*Closing {
 // Closing is a step boundary or session end waiting for its delay (pairing.ClosingSnapshot).
 type Closing struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	Kind  ClosingKind            `protobuf:"varint,1,opt,name=kind,proto3,enum=toolpair.state.v1.ClosingKind" json:"kind,omitempty"`
+	Kind  ClosingKind            `protobuf:"varint,1,opt,name=kind,enum=toolpair.state.v1.ClosingKind" json:"kind,omitempty"`
 	// Record time.
-	Time int64 `protobuf:"fixed64,2,opt,name=time,proto3" json:"time,omitempty"`
-	// Index in State.strings of the step.
-	Step          uint32 `protobuf:"varint,3,opt,name=step,proto3" json:"step,omitempty"`
+	Time int64 `protobuf:"fixed64,2,opt,name=time" json:"time,omitempty"`
+	// Reference to State.strings of the step.
+	Step          uint32 `protobuf:"varint,3,opt,name=step" json:"step,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -604,10 +604,10 @@ func (x *Closing) GetStep() uint32 {
 type QueuedClosing struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Index in State.scopes.
-	Scope uint32 `protobuf:"varint,1,opt,name=scope,proto3" json:"scope,omitempty"`
+	Scope uint32 `protobuf:"varint,1,opt,name=scope" json:"scope,omitempty"`
 	// Record time up to which the scope closes, and when (engine clock).
-	Time          int64 `protobuf:"fixed64,2,opt,name=time,proto3" json:"time,omitempty"`
-	Deadline      int64 `protobuf:"fixed64,3,opt,name=deadline,proto3" json:"deadline,omitempty"`
+	Time          int64 `protobuf:"fixed64,2,opt,name=time" json:"time,omitempty"`
+	Deadline      int64 `protobuf:"fixed64,3,opt,name=deadline" json:"deadline,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -667,8 +667,8 @@ func (x *QueuedClosing) GetDeadline() int64 {
 // LogsData holding one log record.
 type HeldRecord struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Signal        Signal                 `protobuf:"varint,1,opt,name=signal,proto3,enum=toolpair.state.v1.Signal" json:"signal,omitempty"`
-	Otlp          []byte                 `protobuf:"bytes,2,opt,name=otlp,proto3" json:"otlp,omitempty"`
+	Signal        Signal                 `protobuf:"varint,1,opt,name=signal,enum=toolpair.state.v1.Signal" json:"signal,omitempty"`
+	Otlp          []byte                 `protobuf:"bytes,2,opt,name=otlp" json:"otlp,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -720,39 +720,39 @@ func (x *HeldRecord) GetOtlp() []byte {
 // Call is one call of the engine (pairing.CallSnapshot).
 type Call struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	State CallState              `protobuf:"varint,1,opt,name=state,proto3,enum=toolpair.state.v1.CallState" json:"state,omitempty"`
+	State CallState              `protobuf:"varint,1,opt,name=state,enum=toolpair.state.v1.CallState" json:"state,omitempty"`
 	// Index in State.scopes.
-	Scope uint32 `protobuf:"varint,2,opt,name=scope,proto3" json:"scope,omitempty"`
+	Scope uint32 `protobuf:"varint,2,opt,name=scope" json:"scope,omitempty"`
 	// Empty for a tool span without a call ID, which its match hash identifies.
-	CallId []byte `protobuf:"bytes,3,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
-	// Indexes in State.strings.
-	Tool uint32 `protobuf:"varint,4,opt,name=tool,proto3" json:"tool,omitempty"`
-	Step uint32 `protobuf:"varint,5,opt,name=step,proto3" json:"step,omitempty"`
+	CallId string `protobuf:"bytes,3,opt,name=call_id,json=callId" json:"call_id,omitempty"`
+	// References to State.strings.
+	Tool uint32 `protobuf:"varint,4,opt,name=tool" json:"tool,omitempty"`
+	Step uint32 `protobuf:"varint,5,opt,name=step" json:"step,omitempty"`
 	// Record times of the use and of the result.
-	UseTime    int64 `protobuf:"fixed64,6,opt,name=use_time,json=useTime,proto3" json:"use_time,omitempty"`
-	ResultTime int64 `protobuf:"fixed64,7,opt,name=result_time,json=resultTime,proto3" json:"result_time,omitempty"`
+	UseTime    int64 `protobuf:"fixed64,6,opt,name=use_time,json=useTime" json:"use_time,omitempty"`
+	ResultTime int64 `protobuf:"fixed64,7,opt,name=result_time,json=resultTime" json:"result_time,omitempty"`
 	// Engine clock.
-	Deadline int64  `protobuf:"fixed64,8,opt,name=deadline,proto3" json:"deadline,omitempty"`
-	Seq      uint64 `protobuf:"varint,9,opt,name=seq,proto3" json:"seq,omitempty"`
+	Deadline int64  `protobuf:"fixed64,8,opt,name=deadline" json:"deadline,omitempty"`
+	Seq      uint64 `protobuf:"varint,9,opt,name=seq" json:"seq,omitempty"`
 	// The engine's source, entry flags and use signal, as the engine gives them.
-	Source uint32 `protobuf:"varint,10,opt,name=source,proto3" json:"source,omitempty"`
-	Flags  uint32 `protobuf:"varint,11,opt,name=flags,proto3" json:"flags,omitempty"`
+	Source uint32 `protobuf:"varint,10,opt,name=source" json:"source,omitempty"`
+	Flags  uint32 `protobuf:"varint,11,opt,name=flags" json:"flags,omitempty"`
 	// Present only when the flags list the call under a match hash.
-	Match uint64 `protobuf:"varint,12,opt,name=match,proto3" json:"match,omitempty"`
+	Match uint64 `protobuf:"varint,12,opt,name=match" json:"match,omitempty"`
 	// The use's origin and the other signal's origin (pending calls): index in State.origins
 	// plus one, 0 for none.
-	Origin uint32 `protobuf:"varint,13,opt,name=origin,proto3" json:"origin,omitempty"`
-	Also   uint32 `protobuf:"varint,14,opt,name=also,proto3" json:"also,omitempty"`
+	Origin uint32 `protobuf:"varint,13,opt,name=origin" json:"origin,omitempty"`
+	Also   uint32 `protobuf:"varint,14,opt,name=also" json:"also,omitempty"`
 	// The held result of a waiting call, or the held companion of a pending-held call.
-	Held      *HeldRecord `protobuf:"bytes,15,opt,name=held,proto3" json:"held,omitempty"`
-	UseSignal uint32      `protobuf:"varint,16,opt,name=use_signal,json=useSignal,proto3" json:"use_signal,omitempty"`
+	Held      *HeldRecord `protobuf:"bytes,15,opt,name=held" json:"held,omitempty"`
+	UseSignal uint32      `protobuf:"varint,16,opt,name=use_signal,json=useSignal" json:"use_signal,omitempty"`
 	// Earliest use time through traces and through logs, once both announced the call.
-	TracesUseTime int64 `protobuf:"fixed64,17,opt,name=traces_use_time,json=tracesUseTime,proto3" json:"traces_use_time,omitempty"`
-	LogsUseTime   int64 `protobuf:"fixed64,18,opt,name=logs_use_time,json=logsUseTime,proto3" json:"logs_use_time,omitempty"`
+	TracesUseTime int64 `protobuf:"fixed64,17,opt,name=traces_use_time,json=tracesUseTime" json:"traces_use_time,omitempty"`
+	LogsUseTime   int64 `protobuf:"fixed64,18,opt,name=logs_use_time,json=logsUseTime" json:"logs_use_time,omitempty"`
 	// Further sources that reported the call, one byte each.
-	Reporters []byte `protobuf:"bytes,19,opt,name=reporters,proto3" json:"reporters,omitempty"`
+	Reporters []byte `protobuf:"bytes,19,opt,name=reporters" json:"reporters,omitempty"`
 	// Records of further sources held with a waiting result.
-	Reports       []*Report `protobuf:"bytes,20,rep,name=reports,proto3" json:"reports,omitempty"`
+	Reports       []*Report `protobuf:"bytes,20,rep,name=reports" json:"reports,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -801,11 +801,11 @@ func (x *Call) GetScope() uint32 {
 	return 0
 }
 
-func (x *Call) GetCallId() []byte {
+func (x *Call) GetCallId() string {
 	if x != nil {
 		return x.CallId
 	}
-	return nil
+	return ""
 }
 
 func (x *Call) GetTool() uint32 {
@@ -930,12 +930,12 @@ func (x *Call) GetReports() []*Report {
 // Report is a record of a further source held with a waiting result (pairing.ReportSnapshot).
 type Report struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
-	Source  uint32                 `protobuf:"varint,1,opt,name=source,proto3" json:"source,omitempty"`
-	Aborted bool                   `protobuf:"varint,2,opt,name=aborted,proto3" json:"aborted,omitempty"`
+	Source  uint32                 `protobuf:"varint,1,opt,name=source" json:"source,omitempty"`
+	Aborted bool                   `protobuf:"varint,2,opt,name=aborted" json:"aborted,omitempty"`
 	// Record time, and the start the record shows (0 for none).
-	Time          int64       `protobuf:"fixed64,3,opt,name=time,proto3" json:"time,omitempty"`
-	Start         int64       `protobuf:"fixed64,4,opt,name=start,proto3" json:"start,omitempty"`
-	Held          *HeldRecord `protobuf:"bytes,5,opt,name=held,proto3" json:"held,omitempty"`
+	Time          int64       `protobuf:"fixed64,3,opt,name=time" json:"time,omitempty"`
+	Start         int64       `protobuf:"fixed64,4,opt,name=start" json:"start,omitempty"`
+	Held          *HeldRecord `protobuf:"bytes,5,opt,name=held" json:"held,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1008,14 +1008,14 @@ func (x *Report) GetHeld() *HeldRecord {
 // Activity is a model call or compaction interval of a scope (pairing.ActivitySnapshot).
 type Activity struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	Kind  ActivityKind           `protobuf:"varint,1,opt,name=kind,proto3,enum=toolpair.state.v1.ActivityKind" json:"kind,omitempty"`
-	// Indexes in State.strings.
-	Tenant uint32 `protobuf:"varint,2,opt,name=tenant,proto3" json:"tenant,omitempty"`
-	Scope  uint32 `protobuf:"varint,3,opt,name=scope,proto3" json:"scope,omitempty"`
+	Kind  ActivityKind           `protobuf:"varint,1,opt,name=kind,enum=toolpair.state.v1.ActivityKind" json:"kind,omitempty"`
+	// References to State.strings.
+	Tenant uint32 `protobuf:"varint,2,opt,name=tenant" json:"tenant,omitempty"`
+	Scope  uint32 `protobuf:"varint,3,opt,name=scope" json:"scope,omitempty"`
 	// Record times, and the engine clock of the scope's latest observation.
-	Start         int64 `protobuf:"fixed64,4,opt,name=start,proto3" json:"start,omitempty"`
-	End           int64 `protobuf:"fixed64,5,opt,name=end,proto3" json:"end,omitempty"`
-	Seen          int64 `protobuf:"fixed64,6,opt,name=seen,proto3" json:"seen,omitempty"`
+	Start         int64 `protobuf:"fixed64,4,opt,name=start" json:"start,omitempty"`
+	End           int64 `protobuf:"fixed64,5,opt,name=end" json:"end,omitempty"`
+	Seen          int64 `protobuf:"fixed64,6,opt,name=seen" json:"seen,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1096,9 +1096,9 @@ func (x *Activity) GetSeen() int64 {
 type Resolutions struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Keys of the calls the batch resolved, as runs of one scope, in order.
-	Calls []*ResolvedRun `protobuf:"bytes,1,rep,name=calls,proto3" json:"calls,omitempty"`
+	Calls []*ResolvedRun `protobuf:"bytes,1,rep,name=calls" json:"calls,omitempty"`
 	// Held results without a call ID the batch released, as runs of one scope, in order.
-	Held          []*ResolvedRun `protobuf:"bytes,2,rep,name=held,proto3" json:"held,omitempty"`
+	Held          []*ResolvedRun `protobuf:"bytes,2,rep,name=held" json:"held,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1150,12 +1150,12 @@ func (x *Resolutions) GetHeld() []*ResolvedRun {
 // ResolvedRun is a run of resolutions of one scope.
 type ResolvedRun struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
-	Tenant []byte                 `protobuf:"bytes,1,opt,name=tenant,proto3" json:"tenant,omitempty"`
-	Scope  []byte                 `protobuf:"bytes,2,opt,name=scope,proto3" json:"scope,omitempty"`
+	Tenant string                 `protobuf:"bytes,1,opt,name=tenant" json:"tenant,omitempty"`
+	Scope  string                 `protobuf:"bytes,2,opt,name=scope" json:"scope,omitempty"`
 	// In Resolutions.calls: the call IDs.
-	CallIds [][]byte `protobuf:"bytes,3,rep,name=call_ids,json=callIds,proto3" json:"call_ids,omitempty"`
+	CallIds []string `protobuf:"bytes,3,rep,name=call_ids,json=callIds" json:"call_ids,omitempty"`
 	// In Resolutions.held: the held results' places in the store (pairing.HeldRef.Seq).
-	Seqs          []uint64 `protobuf:"varint,4,rep,packed,name=seqs,proto3" json:"seqs,omitempty"`
+	Seqs          []uint64 `protobuf:"varint,4,rep,packed,name=seqs" json:"seqs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1190,21 +1190,21 @@ func (*ResolvedRun) Descriptor() ([]byte, []int) {
 	return file_state_proto_rawDescGZIP(), []int{10}
 }
 
-func (x *ResolvedRun) GetTenant() []byte {
+func (x *ResolvedRun) GetTenant() string {
 	if x != nil {
 		return x.Tenant
 	}
-	return nil
+	return ""
 }
 
-func (x *ResolvedRun) GetScope() []byte {
+func (x *ResolvedRun) GetScope() string {
 	if x != nil {
 		return x.Scope
 	}
-	return nil
+	return ""
 }
 
-func (x *ResolvedRun) GetCallIds() [][]byte {
+func (x *ResolvedRun) GetCallIds() []string {
 	if x != nil {
 		return x.CallIds
 	}
@@ -1224,7 +1224,7 @@ const file_state_proto_rawDesc = "" +
 	"\n" +
 	"\vstate.proto\x12\x11toolpair.state.v1\"\xe7\x02\n" +
 	"\x05State\x12\x18\n" +
-	"\astrings\x18\x01 \x03(\fR\astrings\x12\x1c\n" +
+	"\astrings\x18\x01 \x03(\tR\astrings\x12\x1c\n" +
 	"\tresources\x18\x02 \x03(\fR\tresources\x123\n" +
 	"\aorigins\x18\x03 \x03(\v2\x19.toolpair.state.v1.OriginR\aorigins\x120\n" +
 	"\x06scopes\x18\x04 \x03(\v2\x18.toolpair.state.v1.ScopeR\x06scopes\x126\n" +
@@ -1266,7 +1266,7 @@ const file_state_proto_rawDesc = "" +
 	"\x04Call\x122\n" +
 	"\x05state\x18\x01 \x01(\x0e2\x1c.toolpair.state.v1.CallStateR\x05state\x12\x14\n" +
 	"\x05scope\x18\x02 \x01(\rR\x05scope\x12\x17\n" +
-	"\acall_id\x18\x03 \x01(\fR\x06callId\x12\x12\n" +
+	"\acall_id\x18\x03 \x01(\tR\x06callId\x12\x12\n" +
 	"\x04tool\x18\x04 \x01(\rR\x04tool\x12\x12\n" +
 	"\x04step\x18\x05 \x01(\rR\x04step\x12\x19\n" +
 	"\buse_time\x18\x06 \x01(\x10R\auseTime\x12\x1f\n" +
@@ -1304,9 +1304,9 @@ const file_state_proto_rawDesc = "" +
 	"\x05calls\x18\x01 \x03(\v2\x1e.toolpair.state.v1.ResolvedRunR\x05calls\x122\n" +
 	"\x04held\x18\x02 \x03(\v2\x1e.toolpair.state.v1.ResolvedRunR\x04held\"j\n" +
 	"\vResolvedRun\x12\x16\n" +
-	"\x06tenant\x18\x01 \x01(\fR\x06tenant\x12\x14\n" +
-	"\x05scope\x18\x02 \x01(\fR\x05scope\x12\x19\n" +
-	"\bcall_ids\x18\x03 \x03(\fR\acallIds\x12\x12\n" +
+	"\x06tenant\x18\x01 \x01(\tR\x06tenant\x12\x14\n" +
+	"\x05scope\x18\x02 \x01(\tR\x05scope\x12\x19\n" +
+	"\bcall_ids\x18\x03 \x03(\tR\acallIds\x12\x12\n" +
 	"\x04seqs\x18\x04 \x03(\x04R\x04seqs*D\n" +
 	"\x06Signal\x12\x16\n" +
 	"\x12SIGNAL_UNSPECIFIED\x10\x00\x12\x11\n" +
@@ -1325,7 +1325,7 @@ const file_state_proto_rawDesc = "" +
 	"\fActivityKind\x12\x1d\n" +
 	"\x19ACTIVITY_KIND_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13ACTIVITY_KIND_MODEL\x10\x01\x12\x1c\n" +
-	"\x18ACTIVITY_KIND_COMPACTION\x10\x02BWZUgithub.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/statefileb\x06proto3"
+	"\x18ACTIVITY_KIND_COMPACTION\x10\x02B^ZUgithub.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/statefile\x92\x03\x04\b\x02 \x03b\beditionsp\xe8\a"
 
 var (
 	file_state_proto_rawDescOnce sync.Once

@@ -37,12 +37,13 @@ const (
 	StateMagic = "TPST"
 	// ResolutionsMagic opens a resolution record.
 	ResolutionsMagic = "TPRS"
-	// Version is the format version written, and the only one read. Format 3 was the hand-made
-	// binary encoding of the release before; its checkpoints are discarded (ReasonVersion).
+	// Version is the format version written, and the only one read: a blob of any other is
+	// refused with ReasonVersion.
 	Version = 4
 )
 
-// Resolution records of format 3 opened with one of these magics instead of a version.
+// olderResolutionMagics open resolution records of format 3, which have no version after
+// their magic: such a record is refused with ReasonVersion, not ReasonCorrupt.
 var olderResolutionMagics = []string{"TPR1", "TPR2"}
 
 // Reason says why a stored state was not restored: the reason attribute of
