@@ -54,7 +54,7 @@ func TestAnchorsObservedInTheWalk(t *testing.T) {
 			add("invoke_agent", 5, 2000, 3500)
 			require.NoError(t, b.traces.ConsumeTraces(context.Background(), td))
 
-			k := pairing.ConversationKey{Tenant: b.shared.keys.Tenant(rs.Resource()), Conversation: "session"}
+			k := pairing.ConversationKey{Tenant: "svc", Conversation: "session"}
 			for _, tc := range []struct {
 				name string
 				at   int64
@@ -67,7 +67,7 @@ func TestAnchorsObservedInTheWalk(t *testing.T) {
 				{"too long after the last model call", 1500, 0},
 				{"the replaced copy's end counts", 3400, 5},
 			} {
-				a, ok := b.shared.applier.Anchor(k, tc.at)
+				a, ok := anchorOf(b.shared, k, tc.at)
 				if tc.want == 0 {
 					assert.False(t, ok, tc.name)
 					continue
@@ -77,7 +77,7 @@ func TestAnchorsObservedInTheWalk(t *testing.T) {
 				assert.Equal(t, pcommon.TraceID{tc.want}, a.TraceID, tc.name)
 				assert.Same(t, b.tsink, a.Next, tc.name)
 			}
-			_, ok := b.shared.applier.Anchor(pairing.ConversationKey{Tenant: k.Tenant, Conversation: "other"}, 1015)
+			_, ok := anchorOf(b.shared, pairing.ConversationKey{Tenant: k.Tenant, Conversation: "other"}, 1015)
 			assert.False(t, ok, "another scope")
 		})
 	}

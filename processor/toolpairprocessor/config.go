@@ -31,7 +31,7 @@ const (
 	// ModePair pairs tool calls (the default): the back tier, or a single collector.
 	ModePair Mode = "pair"
 	// ModeRoute only writes each record's route (the tenant and scope of its call key, see
-	// route.go) into RouteAttribute, for a load_balancing exporter after it; it keeps no
+	// internal/route) into RouteAttribute, for a load_balancing exporter after it; it keeps no
 	// pairing state.
 	ModeRoute Mode = "route"
 )

@@ -18,7 +18,7 @@ import (
 var processorCapabilities = consumer.Capabilities{MutatesData: true}
 
 // NewFactory returns the factory of the toolpair processor, for traces and logs pipelines. In
-// route mode (Config.Mode) each pipeline gets a stateless router (route.go) instead of the
+// route mode (Config.Mode) each pipeline gets a stateless router (internal/route) instead of the
 // pairing state shared by the component's pipelines.
 func NewFactory() processor.Factory {
 	return newFactoryWithClock(pairing.SystemClock{})

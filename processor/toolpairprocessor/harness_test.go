@@ -2,7 +2,7 @@ package toolpairprocessor
 
 // The rig every test of the component runs it in: the component built through its factory,
 // fed and read through its pipelines and its own telemetry. The few places where tests reach
-// the component's unexported state (the instances registry, the atLastShutdown hook, the
+// the component's unexported state (the map of components, the atLastShutdown hook, the
 // shared state) are here, each saying what it is for, so that moving that code means adapting
 // this file.
 //
@@ -29,6 +29,7 @@ import (
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/batch"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadatatest"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/statestore"
@@ -516,4 +517,17 @@ func countTelemetryCreations(t *testing.T) *int {
 	}
 	t.Cleanup(func() { newTelemetryFn = prev })
 	return created
+}
+
+// anchorOf returns the anchor span the component would put the synthetic span of a call of
+// conversation k announced at time at (Unix ns) under, for the tests of the walk's anchors.
+func anchorOf(s *shared, k pairing.ConversationKey, at int64) (batch.Anchor, bool) {
+	return s.applier.Anchor(k, at)
+}
+
+// observeKeys has the component tell fn the call key of every event a batch hands to the
+// engine and the position of its record (shared.observeKeys), for the tests comparing route
+// mode's routes with pair mode's keys. Set before the first batch.
+func (r *rig) observeKeys(fn func(pos batch.Pos, key pairing.Key)) {
+	r.shared.observeKeys = fn
 }

@@ -99,7 +99,7 @@ func pairingKeys(t *testing.T, mutate func(*Config), td ptrace.Traces, ld plog.L
 	t.Helper()
 	b := newRig(t, withConfig(mutate))
 	keys := map[batch.Pos][]pairing.Key{}
-	b.shared.observeKeys = func(pos batch.Pos, key pairing.Key) { keys[pos] = append(keys[pos], key) }
+	b.observeKeys(func(pos batch.Pos, key pairing.Key) { keys[pos] = append(keys[pos], key) })
 	if td != (ptrace.Traces{}) {
 		c := ptrace.NewTraces()
 		td.CopyTo(c)
