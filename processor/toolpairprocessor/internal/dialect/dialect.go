@@ -105,16 +105,27 @@ func (f *Found) AddStep(kind pairing.Kind, callID, toolName string, t int64, sco
 // absent), its time LogTime(lr). It reports whether it appended the item, which is then the
 // last of f.Items.
 func (f *Found) AddLogCall(lr plog.LogRecord, kind pairing.Kind, idKey, toolKey string) bool {
-	attrs := lr.Attributes()
-	id, ok := f.CallID(attrs, idKey)
+	id, idOK, tool, toolOK := fields.Get2(lr.Attributes(), idKey, toolKey)
+	return f.AddLogCallValues(lr, kind, id, idOK, tool, toolOK)
+}
+
+// AddLogCallValues is AddLogCall for a record whose call ID and tool name fields the dialect
+// read already (with fields.Get3, say, in its one pass over the record): id and tool are
+// their values, idOK and toolOK whether they occur.
+func (f *Found) AddLogCallValues(lr plog.LogRecord, kind pairing.Kind, id pcommon.Value, idOK bool, tool pcommon.Value, toolOK bool) bool {
+	if !idOK {
+		f.Skip(ReasonMissingCallID)
+		return false
+	}
+	callID, ok := f.ValueCallID(id)
 	if !ok {
 		return false
 	}
-	tool := ""
-	if t, ok := fields.Get(attrs, toolKey); ok {
-		tool = t.AsString()
+	name := ""
+	if toolOK {
+		name = tool.AsString()
 	}
-	f.Add(kind, id, tool, LogTime(lr))
+	f.Add(kind, callID, name, LogTime(lr))
 	return true
 }
 
@@ -184,13 +195,13 @@ func (f *Found) CallID(attrs pcommon.Map, key string) (id string, ok bool) {
 		f.Skip(ReasonMissingCallID)
 		return "", false
 	}
-	return f.valueCallID(v)
+	return f.ValueCallID(v)
 }
 
-// valueCallID reads a call ID value that is present: an empty string is skipped as
+// ValueCallID reads a call ID value that is present (see CallID): an empty string is skipped as
 // ReasonMissingCallID and a value that is not a string as ReasonInvalidCallID; then ok is
 // false.
-func (f *Found) valueCallID(v pcommon.Value) (id string, ok bool) {
+func (f *Found) ValueCallID(v pcommon.Value) (id string, ok bool) {
 	switch {
 	case v.Type() != pcommon.ValueTypeStr:
 		f.Skip(ReasonInvalidCallID)

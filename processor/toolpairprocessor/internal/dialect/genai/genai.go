@@ -103,7 +103,10 @@ func extractSpan(span ptrace.Span, f *dialect.Found, matching bool) SpanKind {
 	attrs := span.Attributes()
 	kind := ModelCall
 	step := ""
-	if op, ok := fields.Get(attrs, keyOperation); ok {
+	// The fields of a chat span in one pass over its attributes; an execute_tool span's are
+	// read again by extractExecuteTool, for its call ID.
+	op, opOK, out, outOK, in, inOK := fields.Get3(attrs, keyOperation, keyOutputMessages, keyInputMessages)
+	if opOK {
 		switch op := op.AsString(); {
 		case op == opExecuteTool:
 			extractExecuteTool(span, f)
@@ -120,10 +123,10 @@ func extractSpan(span ptrace.Span, f *dialect.Found, matching bool) SpanKind {
 		}
 	}
 	found := step != ""
-	if v, ok := fields.Get(attrs, keyOutputMessages); ok {
+	if outOK {
 		found = true
 		end := int64(span.EndTimestamp())
-		err := messages.ScanValue(v, func(p messages.Part) {
+		err := messages.ScanValue(out, func(p messages.Part) {
 			if p.Type != messages.ToolCall {
 				return
 			}
@@ -139,10 +142,10 @@ func extractSpan(span ptrace.Span, f *dialect.Found, matching bool) SpanKind {
 		})
 		f.SkipHistory(err)
 	}
-	if v, ok := fields.Get(attrs, keyInputMessages); ok {
+	if inOK {
 		found = true
 		start := int64(span.StartTimestamp())
-		err := messages.ScanValue(v, func(p messages.Part) {
+		err := messages.ScanValue(in, func(p messages.Part) {
 			if p.Type != messages.ToolCallResponse {
 				return
 			}
@@ -212,14 +215,18 @@ func partMatch(p messages.Part) uint64 {
 }
 
 func extractExecuteTool(span ptrace.Span, f *dialect.Found) {
-	attrs := span.Attributes()
+	tool, toolOK, callID, callIDOK := fields.Get2(span.Attributes(), keyToolName, keyToolCallID)
 	name := ""
-	if v, ok := fields.Get(attrs, keyToolName); ok {
-		name = v.AsString()
+	if toolOK {
+		name = tool.AsString()
 	} else {
 		name = strings.TrimPrefix(span.Name(), opExecuteTool+" ")
 	}
-	if id, ok := f.CallID(attrs, keyToolCallID); ok {
+	if !callIDOK {
+		f.Skip(dialect.ReasonMissingCallID)
+		return
+	}
+	if id, ok := f.ValueCallID(callID); ok {
 		f.Add(dialect.ResultKind(span), id, name, int64(span.EndTimestamp()))
 	}
 }
