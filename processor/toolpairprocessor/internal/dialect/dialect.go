@@ -56,6 +56,34 @@ type Found struct {
 	// of it for the timeout classifier (package timeout), whether or not the line has tool
 	// items; LineUnread when none did.
 	Line Line
+	// text holds the bytes of strings the dialects make for their items (see Text); behind a
+	// pointer so that copies of a Found hand out the same block's bytes once, not twice.
+	text *[]byte
+}
+
+// textChunk is the size of the blocks Text hands out its bytes from.
+const textChunk = 4096
+
+// Text returns n bytes for the dialect to write a string of an item in (a step made of span
+// IDs in hex, say) and make it with readonly.String. The bytes come from blocks of textChunk
+// bytes that are never written again once handed out, nor reused by Reset: a string made of
+// them stays valid for as long as it is referenced, and a batch's steps take one allocation
+// per block rather than one each. The pairing engine copies the steps it keeps, so a block
+// is garbage once its batch is processed.
+func (f *Found) Text(n int) []byte {
+	if n > textChunk/4 {
+		return make([]byte, n)
+	}
+	if f.text == nil {
+		f.text = new([]byte)
+	}
+	t := *f.text
+	if cap(t)-len(t) < n {
+		t = make([]byte, 0, textChunk)
+	}
+	i := len(t)
+	*f.text = t[:i+n]
+	return t[i : i+n : i+n]
 }
 
 // Line is what a dialect tells the timeout classifier of a log record's body, a transcript

@@ -116,9 +116,10 @@ func extractSpan(span ptrace.Span, f *dialect.Found, matching bool) SpanKind {
 			if span.SpanID().IsEmpty() {
 				break
 			}
-			f.AddStep(pairing.KindSessionEnd, "", "", int64(span.EndTimestamp()), "", "", OwnGroup(span))
+			id := span.SpanID()
+			f.AddStep(pairing.KindSessionEnd, "", "", int64(span.EndTimestamp()), "", "", hexGroupStep(id[:], nil, f))
 		case opBoundaries[op] && !span.SpanID().IsEmpty():
-			step = ModelStep(span)
+			step = modelStep(span, f)
 			f.AddStep(pairing.KindBoundary, "", "", int64(span.StartTimestamp()), "", "", step)
 		}
 	}
@@ -166,7 +167,10 @@ func extractSpan(span ptrace.Span, f *dialect.Found, matching bool) SpanKind {
 // ModelStep returns the Step of a model call span (its boundary and its uses):
 // pairing.GroupStep(group, span ID) in hex, where group is the span's parent span ID, or its
 // trace ID for a root span. The span ID must not be empty.
-func ModelStep(span ptrace.Span) string {
+func ModelStep(span ptrace.Span) string { return modelStep(span, nil) }
+
+// modelStep is ModelStep with its bytes from f.Text (f nil: allocated).
+func modelStep(span ptrace.Span, f *dialect.Found) string {
 	tid, pid, id := span.TraceID(), span.ParentSpanID(), span.SpanID()
 	var group []byte // the hex of an empty ID is "", as pcommon formats it
 	switch {
@@ -175,28 +179,33 @@ func ModelStep(span ptrace.Span) string {
 	case !tid.IsEmpty():
 		group = tid[:]
 	}
-	return hexGroupStep(group, id[:])
+	return hexGroupStep(group, id[:], f)
 }
 
 // TraceStep returns pairing.GroupStep(trace ID, span ID) in hex: the Step of a model call
 // span of a source whose model calls are grouped by trace. The span ID must not be empty.
 func TraceStep(span ptrace.Span) string {
 	tid, id := span.TraceID(), span.SpanID()
-	return hexGroupStep(tid[:], id[:])
+	return hexGroupStep(tid[:], id[:], nil)
 }
 
 // OwnGroup returns pairing.GroupStep(span ID, "") in hex: the Step of a session end that
 // closes the calls of the model calls directly under span.
 func OwnGroup(span ptrace.Span) string {
 	id := span.SpanID()
-	return hexGroupStep(id[:], nil)
+	return hexGroupStep(id[:], nil, nil)
 }
 
-// hexGroupStep returns pairing.GroupStep of the hex forms of group and step, built in one
-// allocation (a chat span's step is made for every chat span).
-func hexGroupStep(group, step []byte) string {
+// hexGroupStep returns pairing.GroupStep of the hex forms of group and step, built in f.Text
+// (a chat span's step is made for every chat span), or in one allocation when f is nil.
+func hexGroupStep(group, step []byte, f *dialect.Found) string {
 	n := hex.EncodedLen(len(group)) + len(pairing.GroupSep) + hex.EncodedLen(len(step))
-	buf := make([]byte, n)
+	var buf []byte
+	if f != nil {
+		buf = f.Text(n)
+	} else {
+		buf = make([]byte, n)
+	}
 	i := hex.Encode(buf, group)
 	i += copy(buf[i:], pairing.GroupSep)
 	hex.Encode(buf[i:], step)
