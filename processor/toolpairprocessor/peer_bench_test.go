@@ -42,7 +42,12 @@ import (
 //     leaves out what other threads do for the component (the background part of garbage
 //     collection), which favours the component that allocates more.
 //
-// The two run side by side in one loop, alternating which goes first, on batches built with
+//   - floor-cpu-ns/pair: the thread CPU time of the floor (floorPairer), the least any
+//     implementation must do on the same records: read the fields, find and forget the call,
+//     remember it resolved, write the outcome; floor-cpu-ratio: the floor over servicegraph,
+//     the least cpu-ratio any implementation can reach; over-floor: toolpair over the floor.
+//
+// The three run side by side in one loop, each going first in turn, on batches built with
 // the timer stopped, after the same warm-up (benchWarmup batches each).
 
 // peerCallsPerBatch is the number of calls (use and result pairs) in each batch.
@@ -74,8 +79,9 @@ type peerRun struct {
 // toolpair workloads.
 func BenchmarkPeerPerPair(b *testing.B) {
 	workloads := []struct {
-		name string
-		run  func(b *testing.B, gen *benchload.Generator) peerRun
+		name  string
+		run   func(b *testing.B, gen *benchload.Generator) peerRun
+		floor func(f *floorPairer, gen *benchload.Generator) peerRun
 	}{
 		{"claude_code_logs", func(b *testing.B, gen *benchload.Generator) peerRun {
 			_, lp, stop := benchComponent(b, true)
@@ -84,6 +90,11 @@ func BenchmarkPeerPerPair(b *testing.B) {
 				next:    func() any { return gen.ClaudeCodeLogs(peerCallsPerBatch) },
 				consume: func(v any) error { return lp.ConsumeLogs(context.Background(), v.(plog.Logs)) },
 			}
+		}, func(f *floorPairer, gen *benchload.Generator) peerRun {
+			return peerRun{
+				next:    func() any { return gen.ClaudeCodeLogs(peerCallsPerBatch) },
+				consume: func(v any) error { f.consumeLogs(v.(plog.Logs)); return nil },
+			}
 		}},
 		{"genai_spans", func(b *testing.B, gen *benchload.Generator) peerRun {
 			tp, _, stop := benchComponent(b, true)
@@ -91,6 +102,11 @@ func BenchmarkPeerPerPair(b *testing.B) {
 			return peerRun{
 				next:    func() any { return gen.GenAISpans(peerCallsPerBatch) },
 				consume: func(v any) error { return tp.ConsumeTraces(context.Background(), v.(ptrace.Traces)) },
+			}
+		}, func(f *floorPairer, gen *benchload.Generator) peerRun {
+			return peerRun{
+				next:    func() any { return gen.GenAISpans(peerCallsPerBatch) },
+				consume: func(v any) error { f.consumeTraces(v.(ptrace.Traces)); return nil },
 			}
 		}},
 	}
@@ -105,27 +121,29 @@ func BenchmarkPeerPerPair(b *testing.B) {
 				next:    func() any { return sgGen.ClientServerSpans(peerCallsPerBatch) },
 				consume: func(v any) error { return sg.ConsumeTraces(context.Background(), v.(ptrace.Traces)) },
 			}
+			floor := w.floor(newFloorPairer(), benchload.NewGenerator("fl", start))
+			runs := [3]*peerRun{&tool, &peer, &floor} // [toolpair, servicegraph, floor]
 			// b.N = 1 is the testing package's probe run (and `make test`'s smoke run):
 			// no warm-up for it.
 			if b.N > 1 {
 				for range *benchWarmup {
-					require.NoError(b, tool.consume(tool.next()))
-					require.NoError(b, peer.consume(peer.next()))
+					for _, r := range runs {
+						require.NoError(b, r.consume(r.next()))
+					}
 				}
 				runtime.GC()
 			}
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
-			var wall, cpu [2]time.Duration // [toolpair, servicegraph]
+			var wall, cpu [3]time.Duration
 			for i := 0; i < b.N; i++ {
-				runs := [2]*peerRun{&tool, &peer}
-				batches := [2]any{tool.next(), peer.next()}
-				order := [2]int{0, 1}
-				if i%2 == 1 {
-					order = [2]int{1, 0}
+				var batches [3]any
+				for k, r := range runs {
+					batches[k] = r.next()
 				}
 				b.StartTimer()
-				for _, k := range order {
+				for n := range runs {
+					k := (i + n) % len(runs) // each goes first in turn
 					c0, t0 := threadCPU(b), time.Now()
 					err := runs[k].consume(batches[k])
 					wall[k] += time.Since(t0)
@@ -141,6 +159,9 @@ func BenchmarkPeerPerPair(b *testing.B) {
 			b.ReportMetric(float64(cpu[0].Nanoseconds())/pairs, "toolpair-cpu-ns/pair")
 			b.ReportMetric(float64(cpu[1].Nanoseconds())/pairs, "servicegraph-cpu-ns/pair")
 			b.ReportMetric(float64(cpu[0])/float64(cpu[1]), "cpu-ratio")
+			b.ReportMetric(float64(cpu[2].Nanoseconds())/pairs, "floor-cpu-ns/pair")
+			b.ReportMetric(float64(cpu[2])/float64(cpu[1]), "floor-cpu-ratio")
+			b.ReportMetric(float64(cpu[0])/float64(cpu[2]), "over-floor")
 		})
 	}
 }

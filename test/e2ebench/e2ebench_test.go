@@ -1,7 +1,14 @@
 // Package e2ebench measures what the toolpair processor costs inside the built collector: the
 // CPU time of the bin/otelcol-agent process per record, with and without toolpair in the
-// pipeline (OTLP/gRPC receiver in, debug exporter with verbosity basic out), on the same
-// batches (internal/benchload: Claude Code log events, GenAI chat and execute_tool spans).
+// pipeline, on the same batches (internal/benchload: Claude Code log events, GenAI chat and
+// execute_tool spans), in two deployments:
+//
+//   - gateway, the headline: OTLP/gRPC receiver in, OTLP/gRPC exporter out to a next hop (a
+//     sink in the test process, whose CPU is not counted), the collector's telemetry at its
+//     defaults (logs sampled, metrics at level normal; the Prometheus reader on a free port
+//     instead of 8888);
+//   - debug: OTLP/gRPC in, debug exporter with verbosity basic out, the log not sampled so
+//     that it prints a line for every batch (which adds to both sides).
 //
 // With OTELCOL_AGENT_BENCH_E2E set (`make bench-e2e`) it sends e2eBatches batches of
 // e2eRecords records per run, in e2eRounds rounds of one run without and one with toolpair
@@ -61,30 +68,68 @@ type workload struct {
 	// exported is the debug exporter's field (verbosity basic) that counts this signal's
 	// records in each batch it prints.
 	exported string
+	// received returns the records of this signal the gateway's next hop received.
+	received func(s *sink) int
 }
 
 var workloads = []workload{
 	{"claude_code_logs", func(ctx context.Context, conn *grpc.ClientConn, gen *benchload.Generator, calls int) error {
 		_, err := plogotlp.NewGRPCClient(conn).Export(ctx, plogotlp.NewExportRequestFromLogs(gen.ClaudeCodeLogs(calls)))
 		return err
-	}, "log records"},
+	}, "log records", func(s *sink) int { return int(s.logs.Load()) }},
 	{"genai_spans", func(ctx context.Context, conn *grpc.ClientConn, gen *benchload.Generator, calls int) error {
 		_, err := ptraceotlp.NewGRPCClient(conn).Export(ctx, ptraceotlp.NewExportRequestFromTraces(gen.GenAISpans(calls)))
 		return err
-	}, "spans"},
+	}, "spans", func(s *sink) int { return int(s.spans.Load()) }},
 }
 
-// collectorConfig is the configuration of one run: the OTLP/gRPC receiver on grpcPort, the
-// collector's own metrics on metricsPort, and the traces and logs pipelines with toolpair
-// (default configuration) or with no processor. The collector's log is not sampled, so the
-// debug exporter prints one line for every batch (the default sampling keeps about one in
-// 100 after the first 10 of a second) and the test can count what was exported.
-func collectorConfig(grpcPort, metricsPort int, withToolpair bool) string {
-	processors := "[]"
-	if withToolpair {
-		processors = "[toolpair]"
-	}
-	return fmt.Sprintf(`receivers:
+// deployment is one way the collector is run: its name and its configuration for an OTLP/gRPC
+// receiver on grpcPort, the collector's own metrics on metricsPort and the next hop (gateway)
+// on sinkPort, with toolpair (default configuration) or with no processor.
+type deployment struct {
+	name   string
+	config func(grpcPort, metricsPort, sinkPort int, processors string) string
+}
+
+var deployments = []deployment{
+	{"gateway", func(grpcPort, metricsPort, sinkPort int, processors string) string {
+		return fmt.Sprintf(`receivers:
+  otlp:
+    protocols:
+      grpc:
+        endpoint: 127.0.0.1:%d
+processors:
+  toolpair:
+exporters:
+  otlp_grpc:
+    endpoint: 127.0.0.1:%d
+    tls:
+      insecure: true
+service:
+  pipelines:
+    traces:
+      receivers: [otlp]
+      processors: %[4]s
+      exporters: [otlp_grpc]
+    logs:
+      receivers: [otlp]
+      processors: %[4]s
+      exporters: [otlp_grpc]
+  telemetry:
+    metrics:
+      readers:
+        - pull:
+            exporter:
+              prometheus:
+                host: 127.0.0.1
+                port: %[3]d
+`, grpcPort, sinkPort, metricsPort, processors)
+	}},
+	// The collector's log is not sampled, so the debug exporter prints one line for every
+	// batch (the default sampling keeps about one in 100 after the first 10 of a second) and
+	// the test can count what was exported.
+	{"debug", func(grpcPort, metricsPort, _ int, processors string) string {
+		return fmt.Sprintf(`receivers:
   otlp:
     protocols:
       grpc:
@@ -116,6 +161,7 @@ service:
                 host: 127.0.0.1
                 port: %[2]d
 `, grpcPort, metricsPort, processors)
+	}},
 }
 
 // runResult is what one collector run measured.
@@ -174,15 +220,20 @@ func pairedOutcomes(t *testing.T, metricsPort int) float64 {
 	return sum
 }
 
-// runCollector starts the collector, waits until it is ready, sends batches batches of
-// records records of w, waits until the debug exporter has printed all of them, and stops
-// the collector. The CPU is read just before the first batch and just after the last record
+// runCollector starts the collector deployed as d, waits until it is ready, sends batches
+// batches of records records of w, waits until all of them are exported (printed by the debug
+// exporter, or received by the gateway's next hop), and stops the collector. The CPU is read just before the first batch and just after the last record
 // is exported, so start-up and shutdown are not counted.
-func runCollector(t *testing.T, w workload, withToolpair bool, batches, records int) runResult {
+func runCollector(t *testing.T, d deployment, w workload, withToolpair bool, batches, records int) runResult {
 	t.Helper()
 	grpcPort, metricsPort := distrotest.FreePort(t), distrotest.FreePort(t)
+	next := startSink(t)
+	processors := "[]"
+	if withToolpair {
+		processors = "[toolpair]"
+	}
 	cfg := filepath.Join(t.TempDir(), "config.yaml")
-	require.NoError(t, os.WriteFile(cfg, []byte(collectorConfig(grpcPort, metricsPort, withToolpair)), 0o600))
+	require.NoError(t, os.WriteFile(cfg, []byte(d.config(grpcPort, metricsPort, next.port, processors)), 0o600))
 	p := distrotest.Start(t, "otelcol-agent", distrotest.Binary(t), nil, "--config", cfg)
 	p.WaitFor(func() bool { return strings.Contains(p.Output(), "Everything is ready") }, "the collector ready")
 
@@ -200,56 +251,81 @@ func runCollector(t *testing.T, w workload, withToolpair bool, batches, records 
 		require.NoError(t, w.send(ctx, conn, gen, records/benchload.RecordsPerCall))
 	}
 	total := batches * records
-	p.WaitFor(func() bool { return exportedCount(p.Output(), w.exported) >= total }, "every record exported")
+	exported := func() int {
+		if d.name == "debug" {
+			return exportedCount(p.Output(), w.exported)
+		}
+		return w.received(next)
+	}
+	p.WaitFor(func() bool { return exported() >= total }, "every record exported")
 	cpu := cpuSeconds(t, p.Pid()) - cpu0
 	r := runResult{records: total, cpu: cpu}
 	if withToolpair {
 		r.paired = pairedOutcomes(t, metricsPort)
 	}
 	p.Stop()
-	assert.Equal(t, total, exportedCount(p.Output(), w.exported), "records exported")
+	assert.Equal(t, total, exported(), "records exported")
 	return r
 }
 
 // TestCollectorCPUPerRecord: collector CPU per record with and without toolpair, per
-// workload, and their ratio (see the package comment for the full and the tiny variant).
-// Every run must export every record it was sent, and with toolpair every call must be
-// paired (the collector's own outcome metric).
+// deployment and workload, and their ratio (see the package comment for the deployments and
+// for the full and the tiny variant). Every run must export every record it was sent, and with
+// toolpair every call must be paired (the collector's own outcome metric). The figures end
+// with a summary, the gateway first.
 func TestCollectorCPUPerRecord(t *testing.T) {
 	batches, records, rounds := tinyBatches, tinyRecords, 1
 	if os.Getenv("OTELCOL_AGENT_BENCH_E2E") != "" {
 		batches, records, rounds = e2eBatches, e2eRecords, e2eRounds
 	}
 	distrotest.Binary(t) // skipped (or failed on CI) before anything starts when it is missing
-	for _, w := range workloads {
-		t.Run(w.name, func(t *testing.T) {
-			var cpu [2]float64 // [without, with]
-			n := 0
-			for round := range rounds {
-				order := []bool{false, true}
-				if round%2 == 1 {
-					order = []bool{true, false}
-				}
-				for _, with := range order {
-					r := runCollector(t, w, with, batches, records)
-					if with {
-						assert.Equal(t, float64(r.records/benchload.RecordsPerCall), r.paired, "every call paired")
-						cpu[1] += r.cpu
-					} else {
-						cpu[0] += r.cpu
-						n += r.records
+	var summary []string
+	for _, d := range deployments {
+		t.Run(d.name, func(t *testing.T) {
+			for _, w := range workloads {
+				t.Run(w.name, func(t *testing.T) {
+					if line := measure(t, d, w, batches, records, rounds); line != "" {
+						summary = append(summary, line)
 					}
-					t.Logf("round %d, toolpair %v: %.2f s CPU for %d records (%.0f ns/record)",
-						round+1, with, r.cpu, r.records, r.cpu/float64(r.records)*1e9)
-				}
+				})
 			}
-			without, with := cpu[0]/float64(n)*1e9, cpu[1]/float64(n)*1e9
-			if without == 0 {
-				t.Logf("%s: too little CPU to measure (%d records a run)", w.name, batches*records)
-				return
-			}
-			t.Logf("%s: collector CPU per record: without toolpair %.0f ns, with toolpair %.0f ns, ratio %.2f, toolpair adds %.0f ns/record (%d batches of %d records, %d rounds)",
-				w.name, without, with, with/without, with-without, batches, records, rounds)
 		})
 	}
+	for _, line := range summary {
+		t.Log(line)
+	}
+}
+
+// measure runs rounds rounds of one run without and one with toolpair (the order alternating
+// between rounds) of deployment d on workload w and returns the line of its figures, or ""
+// when the runs were too small to measure.
+func measure(t *testing.T, d deployment, w workload, batches, records, rounds int) string {
+	var cpu [2]float64 // [without, with]
+	n := 0
+	for round := range rounds {
+		order := []bool{false, true}
+		if round%2 == 1 {
+			order = []bool{true, false}
+		}
+		for _, with := range order {
+			r := runCollector(t, d, w, with, batches, records)
+			if with {
+				assert.Equal(t, float64(r.records/benchload.RecordsPerCall), r.paired, "every call paired")
+				cpu[1] += r.cpu
+			} else {
+				cpu[0] += r.cpu
+				n += r.records
+			}
+			t.Logf("round %d, toolpair %v: %.2f s CPU for %d records (%.0f ns/record)",
+				round+1, with, r.cpu, r.records, r.cpu/float64(r.records)*1e9)
+		}
+	}
+	without, with := cpu[0]/float64(n)*1e9, cpu[1]/float64(n)*1e9
+	if without == 0 || with == 0 {
+		t.Logf("%s/%s: too little CPU to measure (%d records a run)", d.name, w.name, batches*records)
+		return ""
+	}
+	// A core at 80% busy spends 0.8 s of CPU a second: with / 0.8 ns per record.
+	return fmt.Sprintf("%s/%s: collector CPU per record: without toolpair %.0f ns, with toolpair %.0f ns, ratio %.2f, toolpair adds %.0f ns/record; with toolpair %.0f records/s per core at 80%% CPU (%d batches of %d records, %d rounds)",
+		d.name, w.name, without, with, with/without, with-without, 0.8e9/with, batches, records, rounds)
 }

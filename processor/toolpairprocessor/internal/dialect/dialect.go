@@ -56,6 +56,34 @@ type Found struct {
 	// of it for the timeout classifier (package timeout), whether or not the line has tool
 	// items; LineUnread when none did.
 	Line Line
+	// text holds the bytes of strings the dialects make for their items (see Text); behind a
+	// pointer so that copies of a Found hand out the same block's bytes once, not twice.
+	text *[]byte
+}
+
+// textChunk is the size of the blocks Text hands out its bytes from.
+const textChunk = 4096
+
+// Text returns n bytes for the dialect to write a string of an item in (a step made of span
+// IDs in hex, say) and make it with readonly.String. The bytes come from blocks of textChunk
+// bytes that are never written again once handed out, nor reused by Reset: a string made of
+// them stays valid for as long as it is referenced, and a batch's steps take one allocation
+// per block rather than one each. The pairing engine copies the steps it keeps, so a block
+// is garbage once its batch is processed.
+func (f *Found) Text(n int) []byte {
+	if n > textChunk/4 {
+		return make([]byte, n)
+	}
+	if f.text == nil {
+		f.text = new([]byte)
+	}
+	t := *f.text
+	if cap(t)-len(t) < n {
+		t = make([]byte, 0, textChunk)
+	}
+	i := len(t)
+	*f.text = t[:i+n]
+	return t[i : i+n : i+n]
 }
 
 // Line is what a dialect tells the timeout classifier of a log record's body, a transcript
@@ -105,16 +133,27 @@ func (f *Found) AddStep(kind pairing.Kind, callID, toolName string, t int64, sco
 // absent), its time LogTime(lr). It reports whether it appended the item, which is then the
 // last of f.Items.
 func (f *Found) AddLogCall(lr plog.LogRecord, kind pairing.Kind, idKey, toolKey string) bool {
-	attrs := lr.Attributes()
-	id, ok := f.CallID(attrs, idKey)
+	id, idOK, tool, toolOK := fields.Get2(lr.Attributes(), idKey, toolKey)
+	return f.AddLogCallValues(lr, kind, id, idOK, tool, toolOK)
+}
+
+// AddLogCallValues is AddLogCall for a record whose call ID and tool name fields the dialect
+// read already (with fields.Get3, say, in its one pass over the record): id and tool are
+// their values, idOK and toolOK whether they occur.
+func (f *Found) AddLogCallValues(lr plog.LogRecord, kind pairing.Kind, id pcommon.Value, idOK bool, tool pcommon.Value, toolOK bool) bool {
+	if !idOK {
+		f.Skip(ReasonMissingCallID)
+		return false
+	}
+	callID, ok := f.ValueCallID(id)
 	if !ok {
 		return false
 	}
-	tool := ""
-	if t, ok := fields.Get(attrs, toolKey); ok {
-		tool = t.AsString()
+	name := ""
+	if toolOK {
+		name = tool.AsString()
 	}
-	f.Add(kind, id, tool, LogTime(lr))
+	f.Add(kind, callID, name, LogTime(lr))
 	return true
 }
 
@@ -184,13 +223,13 @@ func (f *Found) CallID(attrs pcommon.Map, key string) (id string, ok bool) {
 		f.Skip(ReasonMissingCallID)
 		return "", false
 	}
-	return f.valueCallID(v)
+	return f.ValueCallID(v)
 }
 
-// valueCallID reads a call ID value that is present: an empty string is skipped as
+// ValueCallID reads a call ID value that is present (see CallID): an empty string is skipped as
 // ReasonMissingCallID and a value that is not a string as ReasonInvalidCallID; then ok is
 // false.
-func (f *Found) valueCallID(v pcommon.Value) (id string, ok bool) {
+func (f *Found) ValueCallID(v pcommon.Value) (id string, ok bool) {
 	switch {
 	case v.Type() != pcommon.ValueTypeStr:
 		f.Skip(ReasonInvalidCallID)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
@@ -60,4 +61,36 @@ func TestAddLogCall(t *testing.T) {
 			assert.Equal(t, tt.malformed, f.Malformed)
 		})
 	}
+}
+
+// TestFoundText: the bytes Text hands out never overlap, across Reset, copies of the Found
+// and new blocks, so the strings made of them keep their values.
+func TestFoundText(t *testing.T) {
+	var f Found
+	var got [][]byte
+	for i := range 1000 {
+		n := 1 + i%70
+		b := f.Text(n)
+		require.Len(t, b, n)
+		for j := range b {
+			b[j] = byte(i)
+		}
+		got = append(got, b)
+		if i%7 == 0 {
+			f.Reset()
+		}
+		if i%11 == 0 {
+			g := f // a copy shares the blocks: what it hands out is not handed out again
+			b := g.Text(3)
+			for j := range b {
+				b[j] = 0xff
+			}
+		}
+	}
+	for i, b := range got {
+		for _, c := range b {
+			require.Equal(t, byte(i), c, "bytes of call %d overwritten", i)
+		}
+	}
+	assert.Len(t, f.Text(textChunk), textChunk, "a long string gets its own allocation")
 }

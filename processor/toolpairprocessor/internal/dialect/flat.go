@@ -129,7 +129,7 @@ func (f *Found) FlatCallID(c *FlatCall) (id string, ok bool) {
 		f.Skip(ReasonMissingCallID)
 		return "", false
 	}
-	return f.valueCallID(c.ID)
+	return f.ValueCallID(c.ID)
 }
 
 // AddFlatHistory appends the tool calls of the flattened chat history that span's attributes

@@ -36,3 +36,36 @@ func Str(m pcommon.Map, key string) string {
 	}
 	return ""
 }
+
+// Get2 and Get3 read two and three fields of m in one pass over its entries, each as Get
+// would: the value of the key's last occurrence, and whether it occurs. A dialect reads the
+// fields of one record with them, where a Get per field would pass over the map once per
+// field (twice for a field that is present).
+
+// Get2 returns the fields k0 and k1 of m (see Get).
+func Get2(m pcommon.Map, k0, k1 string) (v0 pcommon.Value, ok0 bool, v1 pcommon.Value, ok1 bool) {
+	for k, v := range m.All() {
+		switch k {
+		case k0:
+			v0, ok0 = v, true
+		case k1:
+			v1, ok1 = v, true
+		}
+	}
+	return v0, ok0, v1, ok1
+}
+
+// Get3 returns the fields k0, k1 and k2 of m (see Get).
+func Get3(m pcommon.Map, k0, k1, k2 string) (v0 pcommon.Value, ok0 bool, v1 pcommon.Value, ok1 bool, v2 pcommon.Value, ok2 bool) {
+	for k, v := range m.All() {
+		switch k {
+		case k0:
+			v0, ok0 = v, true
+		case k1:
+			v1, ok1 = v, true
+		case k2:
+			v2, ok2 = v, true
+		}
+	}
+	return v0, ok0, v1, ok1, v2, ok2
+}

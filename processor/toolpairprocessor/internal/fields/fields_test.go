@@ -97,3 +97,30 @@ func BenchmarkGet(b *testing.B) {
 		})
 	}
 }
+
+// TestGetNTakeTheLast: Get2 and Get3 read each key as Get does, repeats and absent keys
+// included, in one pass.
+func TestGetNTakeTheLast(t *testing.T) {
+	m := mapOf(kv{"id", "first"}, kv{"tool", "Bash"}, kv{"x", "y"}, kv{"id", "last"}, kv{"n", int64(3)}, kv{"n", "4"})
+	for _, keys := range [][3]string{{"id", "tool", "n"}, {"n", "absent", "id"}, {"absent", "x", "tool"}} {
+		v0, ok0, v1, ok1, v2, ok2 := Get3(m, keys[0], keys[1], keys[2])
+		for i, got := range []struct {
+			v  pcommon.Value
+			ok bool
+		}{{v0, ok0}, {v1, ok1}, {v2, ok2}} {
+			want, wantOk := Get(m, keys[i])
+			assert.Equal(t, wantOk, got.ok, keys[i])
+			if wantOk && got.ok {
+				assert.Equal(t, want.AsRaw(), got.v.AsRaw(), keys[i])
+			}
+		}
+		w0, okw0, w1, okw1 := Get2(m, keys[0], keys[1])
+		assert.Equal(t, []bool{ok0, ok1}, []bool{okw0, okw1})
+		if ok0 {
+			assert.Equal(t, v0.AsRaw(), w0.AsRaw())
+		}
+		if ok1 {
+			assert.Equal(t, v1.AsRaw(), w1.AsRaw())
+		}
+	}
+}

@@ -1,4 +1,4 @@
-// api.go holds the engine's public vocabulary: the call key (Key, ScopeKey), what an event
+// api.go holds the engine's public vocabulary: the call key (Key, ConversationKey), what an event
 // reports (Kind, Event) and what Process decided for it (Verdict), the outcome of a call
 // (Resolution), and the engine's limits (Config) and clock (Clock, SystemClock).
 

@@ -23,21 +23,17 @@ import (
 
 // Engine pairs tool calls. It is safe for concurrent use. Create it with New.
 //
-// The call index maps a 32-bit hash of the call key to its entry rather than the key itself:
-// a key is three strings (48 bytes of headers) and the entry already knows its key (and keeps
-// the hash in what would be padding), so a slot costs 16 bytes instead of 56. Keys whose hash
-// is already taken by another key (about one in 4,000 at 10^6 calls, one in 40,000 at the
-// default bound of 10^5) go to a side map from the same hash to the list of those entries.
-// An entry is in the side map only while the index slot of its hash is taken: drop moves a
-// colliding entry into the slot it frees. So a hash whose slot is empty is a miss without
-// another lookup (every new use is one), and no lookup hashes a key twice. See find.
+// The call index (callIndex) maps a 32-bit hash of the call key to its entry rather than the
+// key itself: a key is three strings (48 bytes of headers) and the entry already knows its key
+// (and keeps the hash in what would be padding), so a slot costs 16 bytes instead of 56. Keys
+// of the same hash are told apart by the entries' keys. No lookup hashes a key twice. See
+// find.
 type Engine struct {
 	mu            sync.Mutex
 	cfg           Config
 	seed          maphash.Seed
 	hashMask      uint64 // all ones; tests narrow it to force collisions
-	index         map[uint64]*entry
-	collisions    map[uint64][]*entry
+	index         callIndex
 	conversations map[ConversationKey]*conversation
 	// names interns tool names (a small, fixed vocabulary per agent) and tenants the scopes'
 	// tenants, each bounded by maxNames; lastStep is the step of the latest use, shared by
@@ -105,8 +101,6 @@ func New(cfg Config) (*Engine, error) {
 		cfg:               cfg,
 		seed:              maphash.MakeSeed(),
 		hashMask:          ^uint64(0),
-		index:             make(map[uint64]*entry),
-		collisions:        make(map[uint64][]*entry),
 		conversations:     make(map[ConversationKey]*conversation),
 		names:             make(map[string]*string),
 		tenants:           make(map[string]string),

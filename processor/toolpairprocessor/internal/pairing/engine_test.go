@@ -284,8 +284,7 @@ func TestShutdownFlushesEverything(t *testing.T) {
 	assert.Equal(t, int64(1_000_000), out[0].UseTime)
 	assert.Equal(t, OutcomeOrphan, out[1].Outcome)
 	assert.Equal(t, int32(3), out[1].ResultPayload)
-	assert.Empty(t, e.index)
-	assert.Empty(t, e.collisions)
+	assert.Zero(t, e.index.len())
 	assert.Empty(t, e.conversations)
 }
 
@@ -308,8 +307,7 @@ func TestResolvedRetentionFollowsScopeActivity(t *testing.T) {
 	clk.Advance(testTimeout)
 	e.Tick(nil)
 	require.NoError(t, e.Stats().CheckConservation())
-	assert.Empty(t, e.index)
-	assert.Empty(t, e.collisions)
+	assert.Zero(t, e.index.len())
 	assert.Empty(t, e.conversations)
 }
 
@@ -356,26 +354,24 @@ func TestConcurrentProcessKeepsConservation(t *testing.T) {
 	wg.Wait()
 }
 
-// TestIndexCollisions: with every key's index hash the same, the first key takes the index
-// slot and the others the collision list; when the slot's entry leaves, a colliding entry
-// takes the slot (so an empty slot means no entry of its hash), every remaining key is still
+// TestIndexCollisions: with every key's index hash the same, the keys share one run of the
+// index; when an entry leaves, the run closes up behind it, every remaining key is still
 // found, and nothing is left behind once all are gone.
 func TestIndexCollisions(t *testing.T) {
 	e, _ := newTestEngine(t, 100)
 	e.hashMask = 0
 	run(t, e, use("a", 1), use("b", 2), use("c", 3))
-	require.Len(t, e.index, 1)
-	require.Len(t, e.collisions[0], 2)
-	assert.Equal(t, "a", e.index[0].key().CallID)
+	require.Equal(t, 3, e.index.len())
+	assert.Equal(t, "a", e.index.slots[0].ent.key().CallID)
 
-	// a (in the slot) is resolved and forgotten: a colliding entry moves into the slot.
+	// a (first in the run) is resolved and forgotten: the run moves up.
 	evs := []Event{result("a", 4)}
 	run(t, e, evs...)
 	assert.Equal(t, VerdictResolved, evs[0].Verdict)
 	e.forget(e.lookup(key("a")))
-	require.NotNil(t, e.index[0])
-	assert.NotEqual(t, "a", e.index[0].key().CallID)
-	assert.Len(t, e.collisions[0], 1)
+	require.NotNil(t, e.index.slots[0].ent)
+	assert.NotEqual(t, "a", e.index.slots[0].ent.key().CallID)
+	assert.Equal(t, 2, e.index.len())
 	assert.Nil(t, e.lookup(key("a")))
 
 	// b and c are still found, wherever they sit.
@@ -386,6 +382,5 @@ func TestIndexCollisions(t *testing.T) {
 	for _, id := range []string{"b", "c"} {
 		e.forget(e.lookup(key(id)))
 	}
-	assert.Empty(t, e.index)
-	assert.Empty(t, e.collisions)
+	assert.Zero(t, e.index.len())
 }

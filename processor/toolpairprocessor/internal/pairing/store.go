@@ -1,5 +1,5 @@
 // store.go holds what the store is made of: an entry per call key and its states and flags,
-// the insertion-ordered lists (fifo) the entries live in, the scope table (scopeState, the
+// the insertion-ordered lists (fifo) the entries live in, the scope table (conversation, the
 // memory of forgotten scopes that saw a use) and each scope's list of its entries, pending
 // calls first.
 
@@ -46,7 +46,7 @@ type entry struct {
 	// read its key's strings again.
 	hash uint32
 	step *string
-	// sprev and snext link the entries of one scope (scopeState.entries).
+	// sprev and snext link the entries of one scope (conversation.entries).
 	sprev, snext *entry
 }
 
@@ -150,7 +150,7 @@ type conversation struct {
 	// usesSeen: at least one use was seen in the scope, so a result without its use is an
 	// orphan rather than standalone.
 	usesSeen bool
-	// stored: the scope is the one Engine.scopes holds for its key (it is put there once,
+	// stored: the scope is the one Engine.conversations holds for its key (it is put there once,
 	// when made, and taken out once, by forgetScope), which spares forgetScope a lookup.
 	stored bool
 	// lastSeen is the engine clock (Unix ns) of the scope's latest event.

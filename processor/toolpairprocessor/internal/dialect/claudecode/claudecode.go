@@ -73,11 +73,16 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 			}
 		}
 	}
+	if name != eventDecision && name != eventResult {
+		return false
+	}
+	// The fields of the call in one pass over the record's attributes.
+	id, idOK, tool, toolOK, decision, decisionOK := fields.Get3(attrs, "tool_use_id", "tool_name", "decision")
 	var kind pairing.Kind
 	switch name {
 	case eventDecision:
 		kind = pairing.KindUse
-		if v, ok := fields.Get(attrs, "decision"); ok && v.AsString() == "reject" {
+		if decisionOK && decision.AsString() == "reject" {
 			kind = pairing.KindReject
 		}
 	case eventResult:
@@ -85,12 +90,8 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 		if dialect.Cancelled(attrs, ptrace.StatusCodeUnset, "") {
 			kind = pairing.KindAbort
 		}
-	default:
-		return false
 	}
-	if f.AddLogCall(lr, kind, "tool_use_id", "tool_name") && kind == pairing.KindUse {
-		// Grouped with the interaction the event belongs to (its trace), so that the
-		// interaction span's end closes it and nothing else does.
+	if f.AddLogCallValues(lr, kind, id, idOK, tool, toolOK) && kind == pairing.KindUse {
 		f.Items[len(f.Items)-1].Step = SessionGroup(lr.TraceID())
 	}
 	return true

@@ -103,7 +103,10 @@ func extractSpan(span ptrace.Span, f *dialect.Found, matching bool) SpanKind {
 	attrs := span.Attributes()
 	kind := ModelCall
 	step := ""
-	if op, ok := fields.Get(attrs, keyOperation); ok {
+	// The fields of a chat span in one pass over its attributes; an execute_tool span's are
+	// read again by extractExecuteTool, for its call ID.
+	op, opOK, out, outOK, in, inOK := fields.Get3(attrs, keyOperation, keyOutputMessages, keyInputMessages)
+	if opOK {
 		switch op := op.AsString(); {
 		case op == opExecuteTool:
 			extractExecuteTool(span, f)
@@ -113,17 +116,18 @@ func extractSpan(span ptrace.Span, f *dialect.Found, matching bool) SpanKind {
 			if span.SpanID().IsEmpty() {
 				break
 			}
-			f.AddStep(pairing.KindSessionEnd, "", "", int64(span.EndTimestamp()), "", "", OwnGroup(span))
+			id := span.SpanID()
+			f.AddStep(pairing.KindSessionEnd, "", "", int64(span.EndTimestamp()), "", "", hexGroupStep(id[:], nil, f))
 		case opBoundaries[op] && !span.SpanID().IsEmpty():
-			step = ModelStep(span)
+			step = modelStep(span, f)
 			f.AddStep(pairing.KindBoundary, "", "", int64(span.StartTimestamp()), "", "", step)
 		}
 	}
 	found := step != ""
-	if v, ok := fields.Get(attrs, keyOutputMessages); ok {
+	if outOK {
 		found = true
 		end := int64(span.EndTimestamp())
-		err := messages.ScanValue(v, func(p messages.Part) {
+		err := messages.ScanValue(out, func(p messages.Part) {
 			if p.Type != messages.ToolCall {
 				return
 			}
@@ -139,10 +143,10 @@ func extractSpan(span ptrace.Span, f *dialect.Found, matching bool) SpanKind {
 		})
 		f.SkipHistory(err)
 	}
-	if v, ok := fields.Get(attrs, keyInputMessages); ok {
+	if inOK {
 		found = true
 		start := int64(span.StartTimestamp())
-		err := messages.ScanValue(v, func(p messages.Part) {
+		err := messages.ScanValue(in, func(p messages.Part) {
 			if p.Type != messages.ToolCallResponse {
 				return
 			}
@@ -163,7 +167,10 @@ func extractSpan(span ptrace.Span, f *dialect.Found, matching bool) SpanKind {
 // ModelStep returns the Step of a model call span (its boundary and its uses):
 // pairing.GroupStep(group, span ID) in hex, where group is the span's parent span ID, or its
 // trace ID for a root span. The span ID must not be empty.
-func ModelStep(span ptrace.Span) string {
+func ModelStep(span ptrace.Span) string { return modelStep(span, nil) }
+
+// modelStep is ModelStep with its bytes from f.Text (f nil: allocated).
+func modelStep(span ptrace.Span, f *dialect.Found) string {
 	tid, pid, id := span.TraceID(), span.ParentSpanID(), span.SpanID()
 	var group []byte // the hex of an empty ID is "", as pcommon formats it
 	switch {
@@ -172,28 +179,33 @@ func ModelStep(span ptrace.Span) string {
 	case !tid.IsEmpty():
 		group = tid[:]
 	}
-	return hexGroupStep(group, id[:])
+	return hexGroupStep(group, id[:], f)
 }
 
 // TraceStep returns pairing.GroupStep(trace ID, span ID) in hex: the Step of a model call
 // span of a source whose model calls are grouped by trace. The span ID must not be empty.
 func TraceStep(span ptrace.Span) string {
 	tid, id := span.TraceID(), span.SpanID()
-	return hexGroupStep(tid[:], id[:])
+	return hexGroupStep(tid[:], id[:], nil)
 }
 
 // OwnGroup returns pairing.GroupStep(span ID, "") in hex: the Step of a session end that
 // closes the calls of the model calls directly under span.
 func OwnGroup(span ptrace.Span) string {
 	id := span.SpanID()
-	return hexGroupStep(id[:], nil)
+	return hexGroupStep(id[:], nil, nil)
 }
 
-// hexGroupStep returns pairing.GroupStep of the hex forms of group and step, built in one
-// allocation (a chat span's step is made for every chat span).
-func hexGroupStep(group, step []byte) string {
+// hexGroupStep returns pairing.GroupStep of the hex forms of group and step, built in f.Text
+// (a chat span's step is made for every chat span), or in one allocation when f is nil.
+func hexGroupStep(group, step []byte, f *dialect.Found) string {
 	n := hex.EncodedLen(len(group)) + len(pairing.GroupSep) + hex.EncodedLen(len(step))
-	buf := make([]byte, n)
+	var buf []byte
+	if f != nil {
+		buf = f.Text(n)
+	} else {
+		buf = make([]byte, n)
+	}
 	i := hex.Encode(buf, group)
 	i += copy(buf[i:], pairing.GroupSep)
 	hex.Encode(buf[i:], step)
@@ -212,14 +224,18 @@ func partMatch(p messages.Part) uint64 {
 }
 
 func extractExecuteTool(span ptrace.Span, f *dialect.Found) {
-	attrs := span.Attributes()
+	tool, toolOK, callID, callIDOK := fields.Get2(span.Attributes(), keyToolName, keyToolCallID)
 	name := ""
-	if v, ok := fields.Get(attrs, keyToolName); ok {
-		name = v.AsString()
+	if toolOK {
+		name = tool.AsString()
 	} else {
 		name = strings.TrimPrefix(span.Name(), opExecuteTool+" ")
 	}
-	if id, ok := f.CallID(attrs, keyToolCallID); ok {
+	if !callIDOK {
+		f.Skip(dialect.ReasonMissingCallID)
+		return
+	}
+	if id, ok := f.ValueCallID(callID); ok {
 		f.Add(dialect.ResultKind(span), id, name, int64(span.EndTimestamp()))
 	}
 }
