@@ -1,7 +1,6 @@
 package toolpairprocessor
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/batch"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/callkey"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
@@ -72,25 +72,6 @@ func routeTranscriptFiles(t *testing.T) []string {
 	}))
 	require.GreaterOrEqual(t, len(files), 15)
 	return files
-}
-
-// transcriptLogs is a transcript file as the filelog receiver with include_file_path hands
-// it on: one resource without attributes, one string-bodied record per line, with
-// log.file.path and log.file.name.
-func transcriptLogs(t *testing.T, path string) plog.Logs {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	ld := plog.NewLogs()
-	lrs := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()
-	for i, line := range bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n")) {
-		lr := lrs.AppendEmpty()
-		lr.SetObservedTimestamp(pcommon.Timestamp(1_900_000_000_000_000_000 + int64(i)))
-		lr.Body().SetStr(string(line))
-		lr.Attributes().PutStr("log.file.path", "/home/u/"+filepath.ToSlash(path))
-		lr.Attributes().PutStr("log.file.name", filepath.Base(path))
-	}
-	return ld
 }
 
 // pairingKeys runs a copy of a batch through a toolpair in pair mode and returns the call keys
@@ -264,7 +245,7 @@ func checkCaptureRoutes(t *testing.T, mutate func(*Config), keyedTraces, keyedLo
 	}
 	for _, path := range routeTranscriptFiles(t) {
 		t.Run(path, func(t *testing.T) {
-			n, _ := checkLogRoutes(t, mutate, transcriptLogs(t, path))
+			n, _ := checkLogRoutes(t, mutate, dialecttest.TranscriptLogs(t, path))
 			if keyedTranscripts {
 				require.Positive(t, n, "the transcript has tool lines")
 			}
@@ -278,7 +259,7 @@ func checkCaptureRoutes(t *testing.T, mutate func(*Config), keyedTraces, keyedLo
 func TestRouteOfTranscriptLinesWithoutTools(t *testing.T) {
 	for _, path := range routeTranscriptFiles(t) {
 		t.Run(path, func(t *testing.T) {
-			ld := transcriptLogs(t, path)
+			ld := dialecttest.TranscriptLogs(t, path)
 			_, err := defaultRouter(t).processLogs(context.Background(), ld)
 			require.NoError(t, err)
 			lrs := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords()

@@ -1,7 +1,6 @@
 package claim
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -12,13 +11,13 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/confmap"
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/custom"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/genai"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/registry"
 )
@@ -199,7 +198,7 @@ func TestItemsCarryConversationsOnlyWhenDeclared(t *testing.T) {
 			return err
 		}
 		transcripts++
-		logs(transcriptLogs(t, path))
+		logs(dialecttest.TranscriptLogs(t, path))
 		return nil
 	}))
 	assert.GreaterOrEqual(t, transcripts, 15)
@@ -211,21 +210,4 @@ func TestItemsCarryConversationsOnlyWhenDeclared(t *testing.T) {
 	assert.Contains(t, declared, "acme_spans")
 	assert.Contains(t, declared, "acme_logs")
 	assert.Contains(t, declared, genai.Name)
-}
-
-// transcriptLogs returns the lines of a transcript file as log records, as filelog reads them.
-func transcriptLogs(t *testing.T, path string) plog.Logs {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	ld := plog.NewLogs()
-	lrs := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()
-	for i, line := range bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n")) {
-		lr := lrs.AppendEmpty()
-		lr.SetObservedTimestamp(pcommon.Timestamp(1_900_000_000_000_000_000 + int64(i)))
-		lr.Body().SetStr(string(line))
-		lr.Attributes().PutStr("log.file.path", "/home/u/"+filepath.ToSlash(path))
-		lr.Attributes().PutStr("log.file.name", filepath.Base(path))
-	}
-	return ld
 }

@@ -1,9 +1,13 @@
 package dialecttest
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
@@ -60,4 +64,25 @@ func CaptureLogRecords(tb testing.TB, file string) []plog.LogRecord {
 		tb.Fatal(err)
 	}
 	return LogRecordsOf(ld)
+}
+
+// TranscriptLogs returns a transcript file as the filelog receiver with include_file_path
+// hands it on: one resource without attributes, one string-bodied record per line (observed
+// at 1.9e18 ns plus its line number), with log.file.path and log.file.name.
+func TranscriptLogs(tb testing.TB, path string) plog.Logs {
+	tb.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ld := plog.NewLogs()
+	lrs := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()
+	for i, line := range bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n")) {
+		lr := lrs.AppendEmpty()
+		lr.SetObservedTimestamp(pcommon.Timestamp(1_900_000_000_000_000_000 + int64(i)))
+		lr.Body().SetStr(string(line))
+		lr.Attributes().PutStr("log.file.path", "/home/u/"+filepath.ToSlash(path))
+		lr.Attributes().PutStr("log.file.name", filepath.Base(path))
+	}
+	return ld
 }
