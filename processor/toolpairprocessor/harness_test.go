@@ -382,9 +382,9 @@ func (r *rig) checkpoint() error {
 	return r.shared.store.Checkpoint(context.Background(), statestore.TriggerInterval)
 }
 
-// settle runs one expiry tick at the clock's now (shared.tick), as the component's ticker
+// tick runs one expiry tick at the clock's now (shared.tick), as the component's ticker
 // would: with storage, the start-up tick may not have run yet when the test goes on.
-func (r *rig) settle() {
+func (r *rig) tick() {
 	tickNow(r.shared)
 }
 

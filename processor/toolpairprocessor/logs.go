@@ -78,14 +78,14 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 		rl := rls.At(i)
 		tenant := p.keys.Tenant(rl.Resource())
 		fallback := p.keys.ForResource(rl.Resource())
-		var res *synth.Resource
+		var resource *synth.Resource
 		sls := rl.ScopeLogs()
 		for j := 0; j < sls.Len(); j++ {
 			sl := sls.At(j)
 			lrs := sl.LogRecords()
 			for k := 0; k < lrs.Len(); k++ {
 				lr := lrs.At(k)
-				itemConv, _, results := p.extract(ctx, b, batch.Pos{Res: i, Scope: j, Rec: k}, rl, sl, lr, tenant, fallback, &res)
+				itemConv, _, results := p.extract(ctx, b, batch.Pos{Res: i, Scope: j, Rec: k}, rl, sl, lr, tenant, fallback, &resource)
 				if p.tmo == nil {
 					continue
 				}
@@ -129,9 +129,9 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 // group sl, with the enabled dialects, and appends their events to b; b.Found keeps what the
 // dialects told of the record (its Line) until the next record. It returns the conversation of its
 // calls, the number of items the dialect found (0: the record has no call, or no dialect
-// recognised it; then conversation is "") and how many are results. *res is the resource of the
+// recognised it; then conversation is "") and how many are results. *resource is the resource of the
 // origins of rl's announcing records, made at its first use.
-func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos batch.Pos, rl plog.ResourceLogs, sl plog.ScopeLogs, lr plog.LogRecord, tenant string, fallback callkey.Fallback, res **synth.Resource) (conv string, items, results int) {
+func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos batch.Pos, rl plog.ResourceLogs, sl plog.ScopeLogs, lr plog.LogRecord, tenant string, fallback callkey.Fallback, resource **synth.Resource) (conv string, items, results int) {
 	b.Found.Reset()
 	d := p.claims.Log(ctx, rl, sl, lr, &b.Found)
 	if d == nil {
@@ -154,13 +154,13 @@ func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos batch.Pos,
 	}
 	var origin *synth.Origin
 	if b.Announces() {
-		if *res == nil {
-			*res = p.resources.Get(rl.Resource())
+		if *resource == nil {
+			*resource = p.resources.Get(rl.Resource())
 		}
 		origin = &synth.Origin{
 			Next:             p.next,
 			Signal:           synth.Logs,
-			Resource:         *res,
+			Resource:         *resource,
 			ConversationAttr: convAttr,
 			Conversation:     conv,
 			TraceID:          lr.TraceID(),

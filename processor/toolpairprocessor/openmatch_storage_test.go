@@ -73,7 +73,7 @@ func TestStorageHeldToolSpanReleasedBeforeCrash(t *testing.T) {
 
 			run2 := startRun(t, clock, e, nil)
 			clock.Advance(time.Minute)
-			run2.settle()
+			run2.tick()
 			assert.Empty(t, toolSpanOutcomes(run2.outSpans()), "released once, before the crash")
 		})
 	}

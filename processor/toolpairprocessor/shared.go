@@ -94,7 +94,7 @@ func newShared(cfg *Config, id component.ID, set component.TelemetrySettings, cl
 		// The activity of a scope (model calls, compactions, anchor spans) is kept as long
 		// as a timeout may need it and, at least, as long as a call of the scope may wait
 		// for its outcome, which may need an anchor.
-		Settle:            timeout.Linger,
+		Linger:            timeout.Linger,
 		ActivityRetention: max(cfg.TimeoutClassification.Retention, cfg.PairingTimeout+cfg.OrphanGrace),
 		MaxActivity:       cfg.TimeoutClassification.MaxTrackedOperations,
 		Clock:             clock,

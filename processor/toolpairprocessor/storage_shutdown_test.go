@@ -180,7 +180,7 @@ func TestStorageReadErrorStartsFresh(t *testing.T) {
 			assert.Equal(t, 0, run3.stats().Pending)
 			run3.spans(ctTool(1, 2, 0, "c1", 1100, 1200))
 			clock.Advance(11 * time.Minute)
-			run3.settle()
+			run3.tick()
 			assert.EventuallyWithT(t, func(c *assert.CollectT) {
 				assert.Equal(c, map[string][]string{"c1": {"span:standalone"}}, run3.marks(nil), "run 1's records are not replayed: a scope new to run 3")
 			}, 5*time.Second, 10*time.Millisecond)

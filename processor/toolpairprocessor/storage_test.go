@@ -182,7 +182,7 @@ func TestStorageGracefulRestart(t *testing.T) {
 			// shutdown closes c2, and c5 expires, at start.
 			clock.Advance(11 * time.Minute)
 			run3 := startRun(t, clock, e, nil)
-			run3.settle()
+			run3.tick()
 			// The component's own start-up tick may have taken these closings first and still
 			// be sending them: wait for what it sends.
 			want3 := map[string][]string{
@@ -229,7 +229,7 @@ func TestStorageCrashNeverContradicts(t *testing.T) {
 	run2 := startRun(t, clock, e, nil)
 	run2.spans(ctTool(1, 4, 0, "c1", 1500, 2500), ctTool(1, 5, 0, "c4", 2800, 2900))
 	clock.Advance(11 * time.Minute)
-	run2.settle()
+	run2.tick()
 	// The component's own ticker may be settling the same calls: wait for what it sends.
 	assert.EventuallyWithT(t, func(c *assert.CollectT) {
 		assert.Equal(c, map[string][]string{
@@ -428,6 +428,6 @@ func TestStorageCheckpointDuringBatches(t *testing.T) {
 
 	run2 := startRun(t, clock, e, nil)
 	clock.Advance(11 * time.Minute)
-	run2.settle()
+	run2.tick()
 	assert.Empty(t, run2.marks(nil), "every call paired before the crash stays resolved")
 }

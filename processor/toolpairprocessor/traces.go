@@ -80,7 +80,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 		rs := rss.At(i)
 		tenant := p.keys.Tenant(rs.Resource())
 		fallback := p.keys.ForResource(rs.Resource())
-		var res *synth.Resource // once per resource, when it announces a call (p.resources)
+		var resource *synth.Resource // once per resource, when it announces a call (p.resources)
 		sss := rs.ScopeSpans()
 		for j := 0; j < sss.Len(); j++ {
 			ss := sss.At(j)
@@ -96,7 +96,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 					ownDone = true
 					b.Acts = append(b.Acts, batch.AnchorActivity(pairing.ConversationKey{Tenant: tenant, Conversation: own}, span, turn, p.next))
 				}
-				conv, items, results := p.extract(ctx, b, batch.Pos{Res: i, Scope: j, Rec: k}, rs, ss, span, tenant, fallback, &res)
+				conv, items, results := p.extract(ctx, b, batch.Pos{Res: i, Scope: j, Rec: k}, rs, ss, span, tenant, fallback, &resource)
 				if p.tmo == nil {
 					continue
 				}
@@ -134,9 +134,9 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 // extract reads the tool calls of span, at pos in the batch under resource group rs and scope
 // group ss, with the enabled dialects, and appends their events to b. It returns the conversation of
 // its calls, the number of items the dialect found (0: the span has no call, or no dialect
-// recognised it; then conversation is "") and how many are results. *res is the resource of the
+// recognised it; then conversation is "") and how many are results. *resource is the resource of the
 // origins of rs's announcing spans, made at its first use.
-func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos batch.Pos, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, tenant string, fallback callkey.Fallback, res **synth.Resource) (conv string, items, results int) {
+func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos batch.Pos, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, tenant string, fallback callkey.Fallback, resource **synth.Resource) (conv string, items, results int) {
 	b.Found.Reset()
 	d := p.claims.Span(ctx, rs, ss, span, &b.Found)
 	if d == nil {
@@ -158,13 +158,13 @@ func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos batch.P
 	}
 	var origin *synth.Origin
 	if b.Announces() {
-		if *res == nil {
-			*res = p.resources.Get(rs.Resource())
+		if *resource == nil {
+			*resource = p.resources.Get(rs.Resource())
 		}
 		origin = &synth.Origin{
 			Next:             p.next,
 			Signal:           synth.Traces,
-			Resource:         *res,
+			Resource:         *resource,
 			ConversationAttr: convAttr,
 			Conversation:     conv,
 			TraceID:          span.TraceID(),

@@ -52,7 +52,7 @@ type Activity struct {
 }
 
 // interval is a model call or compaction of a scope, intervals of one kind merged when they
-// overlap or are less than Config.Settle apart (a stream of model events is one interval).
+// overlap or are less than Config.Linger apart (a stream of model events is one interval).
 type interval struct {
 	kind       ActivityKind
 	start, end int64
@@ -110,7 +110,7 @@ func (l *actList) remove(a *activity) {
 
 // Observe records a batch's activities under one lock, in order: intervals merge into the
 // latest interval of their kind in the scope when they overlap it or start less than
-// Config.Settle after it ended; anchors replace the copy of the same ID or are appended. The
+// Config.Linger after it ended; anchors replace the copy of the same ID or are appended. The
 // engine keeps its own copies of the keys' strings.
 func (e *Engine) Observe(acts []Activity) {
 	if len(acts) == 0 {
@@ -128,7 +128,7 @@ func (e *Engine) Observe(acts []Activity) {
 		before := act.items()
 		switch a.Kind {
 		case ActivityModel, ActivityCompaction:
-			act.addInterval(a.Kind, a.Start, a.End, int64(e.cfg.Settle))
+			act.addInterval(a.Kind, a.Start, a.End, int64(e.cfg.Linger))
 		case ActivityTurn:
 			act.turns = addAnchor(act.turns, a)
 		case ActivityModelSpan:

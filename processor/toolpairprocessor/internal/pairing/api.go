@@ -264,9 +264,9 @@ type Config struct {
 	// orphan_grace. Zero closes at once. At most MaxPending closings wait; beyond that the
 	// oldest is applied early.
 	CloseDelay time.Duration
-	// Settle is how long after its end a model call or compaction still counts as in flight
+	// Linger is how long after its end a model call or compaction still counts as in flight
 	// (InFlightAt), and how far apart two of one kind may be and still merge (Observe).
-	Settle time.Duration
+	Linger time.Duration
 	// ActivityRetention is how long a scope's activity (Observe) is kept after it was last
 	// observed. Zero means PairingTimeout plus OrphanGrace: an anchor span must outlive every
 	// call announced in it, which pairing_timeout interrupts at the latest, within
@@ -296,7 +296,7 @@ func (c Config) Validate() error {
 	if c.MaxPending < 1 {
 		errs = append(errs, errors.New("max pending must be at least 1"))
 	}
-	if c.Settle < 0 || c.ActivityRetention < 0 || c.MaxActivity < 0 {
+	if c.Linger < 0 || c.ActivityRetention < 0 || c.MaxActivity < 0 {
 		errs = append(errs, errors.New("settle, activity retention and max activity must not be negative"))
 	}
 	return errors.Join(errs...)

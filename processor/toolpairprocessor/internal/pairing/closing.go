@@ -174,7 +174,7 @@ func (e *Engine) closeConversation(sc *conversation, kind Kind, at int64, step s
 		if p.useTime <= at && closesStep(kind == KindBoundary, step, p.stepID()) {
 			if p.state == statePendingHeld {
 				// The call ran: its companion answers it.
-				out = e.settleCompanion(p, now, out)
+				out = e.closeWithCompanion(p, now, out)
 			} else {
 				out = e.interruptPending(p, reason, now, at, out)
 			}

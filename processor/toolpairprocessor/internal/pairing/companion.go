@@ -38,9 +38,9 @@ func (e *Engine) takeCompanion(ent *entry) (Resolution, bool) {
 	return e.companionReport(ent, held), true
 }
 
-// settleCompanion resolves the pending call ent (statePendingHeld) with its held companion,
+// closeWithCompanion resolves the pending call ent (statePendingHeld) with its held companion,
 // whose main result did not come in time: paired, the companion released with the outcome.
-func (e *Engine) settleCompanion(ent *entry, now int64, out []Resolution) []Resolution {
+func (e *Engine) closeWithCompanion(ent *entry, now int64, out []Resolution) []Resolution {
 	held := e.companions[ent]
 	delete(e.companions, ent)
 	e.stats.Waiting--

@@ -52,7 +52,7 @@ func (e *Engine) interruptPending(ent *entry, reason Reason, now, end int64, out
 // a pending call whose companion is held is paired with the companion.
 func (e *Engine) releaseWaiting(ent *entry, now int64, out []Resolution) []Resolution {
 	if ent.state == statePendingHeld {
-		return e.settleCompanion(ent, now, out)
+		return e.closeWithCompanion(ent, now, out)
 	}
 	if ent.has(flagMatch) {
 		return e.releaseMatched(ent, now, out)

@@ -32,7 +32,7 @@ type InFlight struct {
 //     call ID, or resolved at an unknown time (a restore that replayed its resolution) is
 //     never in flight;
 //   - a model call or compaction that started at or before at and ended no earlier than
-//     Config.Settle before it: a timed-out model call's error reaches the turn that waits on
+//     Config.Linger before it: a timed-out model call's error reaches the turn that waits on
 //     it a few milliseconds after the call's record ends.
 func (e *Engine) InFlightAt(k ConversationKey, at int64) InFlight {
 	e.mu.Lock()
@@ -55,7 +55,7 @@ func (e *Engine) InFlightAt(k ConversationKey, at int64) InFlight {
 		}
 	}
 	if sc.act != nil {
-		settle := int64(e.cfg.Settle)
+		settle := int64(e.cfg.Linger)
 		for _, iv := range sc.act.intervals {
 			if iv.start <= at && at <= iv.end+settle {
 				f.Model = f.Model || iv.kind == ActivityModel

@@ -16,7 +16,7 @@ var scopeS1 = ConversationKey{Tenant: "svc", Conversation: "s1"}
 func newFlightEngine(t *testing.T) (*Engine, *fakeClock) {
 	t.Helper()
 	clk := newFakeClock()
-	e, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 1000, Settle: time.Second, Clock: clk})
+	e, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 1000, Linger: time.Second, Clock: clk})
 	require.NoError(t, err)
 	return e, clk
 }
@@ -181,7 +181,7 @@ func TestActivityIntervalsMerged(t *testing.T) {
 // nothing else goes with it.
 func TestActivityBounds(t *testing.T) {
 	clk := newFakeClock()
-	e, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 1000, MaxActivity: 50, Settle: time.Second, Clock: clk})
+	e, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 1000, MaxActivity: 50, Linger: time.Second, Clock: clk})
 	require.NoError(t, err)
 	e.Observe([]Activity{ivl(ActivityModel, 10, 20)})
 	for i := range int64(2 * maxIntervalsInScope) { // 2 s apart: never merged
@@ -248,7 +248,7 @@ func TestActivitySnapshot(t *testing.T) {
 		{Kind: ActivityTurn, Key: scopeS1, Start: 1, End: 2, Anchor: "x"}})
 	snap := e.Snapshot(nil)
 	require.Len(t, snap.Activity, 2)
-	r, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 1000, Settle: time.Second, Clock: clk})
+	r, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 1000, Linger: time.Second, Clock: clk})
 	require.NoError(t, err)
 	_, err = r.Restore(snap, nil)
 	require.NoError(t, err)

@@ -42,7 +42,7 @@ func (e *Engine) reject(ev *Event, now int64, out []Resolution) []Resolution {
 			// The call ran (its companion is held): the refusal is a repeated use.
 			ev.Verdict = VerdictRepeated
 			e.stats.UsesRepeated++
-			return e.settleCompanion(ent, now, out)
+			return e.closeWithCompanion(ent, now, out)
 		case stateWaiting:
 			// A result held before the refusal: released as what it would be after it, a
 			// duplicate kept as its source's only record of the refused call, so the order
