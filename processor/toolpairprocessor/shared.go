@@ -40,9 +40,9 @@ type shared struct {
 	keys   callkey.Keyer
 	norm   *normalize.Normalizer // nil when duration_normalization is disabled
 	tel    *telemetry
-	tmo    *timeout.Classifier
+	tmo    *timeout.Classifier // nil when timeout_classification is disabled
 	// applier turns outcomes into records.
-	applier batch.Applier // nil when timeout_classification is disabled
+	applier batch.Applier
 	claims  *claim.Set
 	logger  *zap.Logger
 	id      component.ID
@@ -60,7 +60,7 @@ type shared struct {
 	mu      sync.Mutex // guards the fields below
 	started bool       // a start succeeded and no shutdown followed
 	// starts counts the pipelines' starts since the one that started the component; once it
-	// reaches refs, ready is closed (and set to nil).
+	// reaches the number of pipelines holding the state, ready is closed (and set to nil).
 	starts int
 	// ready is closed once every pipeline holding the instance has started; with storage the
 	// ticker waits for it before its first tick, so that expiries restored from storage are
