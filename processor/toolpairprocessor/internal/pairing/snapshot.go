@@ -105,20 +105,25 @@ type QueuedClosing struct {
 	Deadline int64
 }
 
-// ActivitySnapshot is a model call or compaction interval of a scope (see Observe). Start and
-// End are record times, Seen the engine clock of the scope's latest Observe (Unix ns).
+// ActivitySnapshot is a model call or compaction interval of a scope, or one of its anchor
+// spans (see Observe). Start and End are record times, Seen the engine clock of the scope's
+// latest Observe (Unix ns).
 type ActivitySnapshot struct {
 	Key              ConversationKey
-	Kind             ActivityKind // ActivityModel or ActivityCompaction
+	Kind             ActivityKind
 	Start, End, Seen int64
+	// ID and Anchor are an anchor span's (ActivityTurn, ActivityModelSpan): its trace and
+	// span ID (Activity.ID) and the value Anchor returns for it, which Restore takes as the
+	// caller decoded it (an anchor without one is not restored).
+	ID     [24]byte
+	Anchor any
 }
 
 // Snapshot is the whole state of an engine at an instant: every call it holds (pending,
 // waiting and resolved, each list in its order), its scopes with their queued closings, the
 // FIFO of closing deadlines, the hashes of forgotten scopes that saw a use (oldest first),
-// and the scopes' model-call and compaction intervals (least recently observed scope first).
-// Counters are not part of it, nor anchor spans: they name the consumers of a running
-// collector.
+// and the scopes' model-call and compaction intervals and anchor spans (least recently observed
+// scope first). Counters are not part of it.
 type Snapshot struct {
 	Calls             []CallSnapshot
 	Conversations     []ConversationSnapshot
@@ -155,37 +160,9 @@ func (e *Engine) Snapshot(held func(any) any) *Snapshot {
 		}
 		s.Conversations = append(s.Conversations, ss)
 	}
-	add := func(ent *entry) {
-		c := CallSnapshot{
-			Key: ent.key(), ToolName: ent.tool(), Step: ent.stepID(),
-			UseTime: ent.useTime, ResultTime: ent.resultTime, Deadline: ent.deadline,
-			Seq: ent.seq, Source: ent.source, Flags: uint8(ent.flags),
-		}
-		if ent.has(flagMatch) {
-			c.Match = e.matchHash(ent)
-		}
-		if rs, ok := e.reported[ent]; ok {
-			c.Reporters = slices.Clone(rs.src[:rs.n])
-		}
-		c.UseSignal, c.SignalUseTimes = ent.useSig, e.signalUses[ent]
-		for _, h := range e.heldReports[ent] {
-			c.Reports = append(c.Reports, ReportSnapshot{Source: h.source, Aborted: h.aborted, Time: h.time, Start: h.start, Payload: conv(h.payload)})
-		}
-		switch ent.state {
-		case statePending:
-			c.State, c.Payload = CallPending, ent.payload
-		case statePendingHeld:
-			c.State, c.Payload, c.Companion = CallPendingHeld, ent.payload, conv(e.companions[ent])
-		case stateWaiting:
-			c.State, c.Payload = CallWaiting, conv(ent.payload)
-		case stateResolved:
-			c.State = CallResolved
-		}
-		s.Calls = append(s.Calls, c)
-	}
 	for _, l := range []*fifo{&e.pending, &e.waiting, &e.resolved} {
 		for ent := l.head; ent != nil; ent = ent.next {
-			add(ent)
+			s.Calls = append(s.Calls, e.callSnapshot(ent, conv))
 		}
 	}
 	for ci, chunk := range e.closings.chunks {
@@ -209,8 +186,47 @@ func (e *Engine) Snapshot(held func(any) any) *Snapshot {
 		for _, iv := range a.intervals {
 			s.Activity = append(s.Activity, ActivitySnapshot{Key: a.scope.key, Kind: iv.kind, Start: iv.start, End: iv.end, Seen: a.seen})
 		}
+		for _, list := range [...]struct {
+			kind  ActivityKind
+			spans []anchorSpan
+		}{{ActivityTurn, a.turns}, {ActivityModelSpan, a.models}} {
+			for _, sp := range list.spans {
+				s.Activity = append(s.Activity, ActivitySnapshot{Key: a.scope.key, Kind: list.kind, Start: sp.start, End: sp.end, Seen: a.seen, ID: sp.id, Anchor: sp.value})
+			}
+		}
 	}
 	return s
+}
+
+// callSnapshot copies ent, its held records converted by conv (see Snapshot). The caller
+// holds the lock.
+func (e *Engine) callSnapshot(ent *entry, conv func(any) any) CallSnapshot {
+	c := CallSnapshot{
+		Key: ent.key(), ToolName: ent.tool(), Step: ent.stepID(),
+		UseTime: ent.useTime, ResultTime: ent.resultTime, Deadline: ent.deadline,
+		Seq: ent.seq, Source: ent.source, Flags: uint8(ent.flags),
+	}
+	if ent.has(flagMatch) {
+		c.Match = e.matchHash(ent)
+	}
+	if rs, ok := e.reported[ent]; ok {
+		c.Reporters = slices.Clone(rs.src[:rs.n])
+	}
+	c.UseSignal, c.SignalUseTimes = ent.useSig, e.signalUses[ent]
+	for _, h := range e.heldReports[ent] {
+		c.Reports = append(c.Reports, ReportSnapshot{Source: h.source, Aborted: h.aborted, Time: h.time, Start: h.start, Payload: conv(h.payload)})
+	}
+	switch ent.state {
+	case statePending:
+		c.State, c.Payload = CallPending, ent.payload
+	case statePendingHeld:
+		c.State, c.Payload, c.Companion = CallPendingHeld, ent.payload, conv(e.companions[ent])
+	case stateWaiting:
+		c.State, c.Payload = CallWaiting, conv(ent.payload)
+	case stateResolved:
+		c.State = CallResolved
+	}
+	return c
 }
 
 // HeldRef identifies a held result without a call ID (KindMatch), which no call key names,
