@@ -1,8 +1,14 @@
-// added.go holds what one Process call added to the state, as a Snapshot of its own (Added),
-// and how such snapshots, written after a full one, are merged into it before Restore
-// (Merge): the processor's record of a batch between checkpoints.
+// added.go holds what the processor's record of a batch between checkpoints carries and how
+// Restore replays it: what one Process call added to the state, as a Snapshot of its own
+// (Added, copying calls as Snapshot does: callSnapshot), such snapshots merged into the full
+// one they follow (Merge), and the calls the records resolved (markResolved).
 
 package pairing
+
+import (
+	"slices"
+	"strings"
+)
 
 // Added copies, under the engine's lock, what the events evs of one Process call (their
 // Verdicts set) and the activities acts of the same batch added to the state, for a record
@@ -161,4 +167,62 @@ func hasClosing(list []ClosingSnapshot, c ClosingSnapshot) bool {
 		}
 	}
 	return false
+}
+
+// callSnapshot copies ent, its held records converted by conv (see Snapshot). The caller
+// holds the lock.
+func (e *Engine) callSnapshot(ent *entry, conv func(any) any) CallSnapshot {
+	c := CallSnapshot{
+		Key: ent.key(), ToolName: ent.tool(), Step: ent.stepID(),
+		UseTime: ent.useTime, ResultTime: ent.resultTime, Deadline: ent.deadline,
+		Seq: ent.seq, Source: ent.source, Flags: uint8(ent.flags),
+	}
+	if ent.has(flagMatch) {
+		c.Match = e.matchHash(ent)
+	}
+	if rs, ok := e.reported[ent]; ok {
+		c.Reporters = slices.Clone(rs.src[:rs.n])
+	}
+	c.UseSignal, c.SignalUseTimes = ent.useSig, e.signalUses[ent]
+	for _, h := range e.heldReports[ent] {
+		c.Reports = append(c.Reports, ReportSnapshot{Source: h.source, Aborted: h.aborted, Time: h.time, Start: h.start, Payload: conv(h.payload)})
+	}
+	switch ent.state {
+	case statePending:
+		c.State, c.Payload = CallPending, ent.payload
+	case statePendingHeld:
+		c.State, c.Payload, c.Companion = CallPendingHeld, ent.payload, conv(e.companions[ent])
+	case stateWaiting:
+		c.State, c.Payload = CallWaiting, conv(ent.payload)
+	case stateResolved:
+		c.State = CallResolved
+	}
+	return c
+}
+
+// markResolved makes call k resolved, whatever its state, dropping any held record: the call
+// was resolved (and its outcome sent downstream) after the snapshot was restored from. It
+// reports whether anything changed.
+func (e *Engine) markResolved(k Key, now int64) bool {
+	ent := e.lookup(k)
+	switch {
+	case ent == nil:
+		sc := e.conversations[k.ConversationKey()]
+		if sc == nil {
+			sc = e.restoreConversation(k.ConversationKey(), now)
+		}
+		e.insertResolved(&entry{scope: sc, callID: strings.Clone(k.CallID)}, now)
+	case ent.state == statePending || ent.state == statePendingHeld:
+		delete(e.companions, ent)
+		e.removePending(ent)
+		e.toResolved(ent, now)
+	case ent.state == stateWaiting:
+		e.waiting.remove(ent)
+		e.stats.HeldReports -= len(e.heldReports[ent])
+		delete(e.heldReports, ent)
+		e.toResolved(ent, now)
+	default:
+		return false
+	}
+	return true
 }

@@ -125,7 +125,7 @@ func TestMergeKeepsClosingsOnce(t *testing.T) {
 	snap := &Snapshot{Conversations: []ConversationSnapshot{{Key: s1, LastSeen: 5, Closings: []ClosingSnapshot{c}}}, Queue: []QueuedClosing{{Scope: 0, Time: 10, Deadline: 20}}}
 	add := &Snapshot{
 		Conversations: []ConversationSnapshot{{Key: s2, LastSeen: 7, Closings: []ClosingSnapshot{c}}, {Key: s1, LastSeen: 9, UsesSeen: true, Closings: []ClosingSnapshot{c}}},
-		Queue:  []QueuedClosing{{Scope: 0, Time: 10, Deadline: 30}, {Scope: 1, Time: 10, Deadline: 30}},
+		Queue:         []QueuedClosing{{Scope: 0, Time: 10, Deadline: 30}, {Scope: 1, Time: 10, Deadline: 30}},
 	}
 	got := Merge(snap, add, add)
 	assert.Equal(t, []ConversationSnapshot{

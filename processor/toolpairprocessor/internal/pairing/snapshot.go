@@ -198,37 +198,6 @@ func (e *Engine) Snapshot(held func(any) any) *Snapshot {
 	return s
 }
 
-// callSnapshot copies ent, its held records converted by conv (see Snapshot). The caller
-// holds the lock.
-func (e *Engine) callSnapshot(ent *entry, conv func(any) any) CallSnapshot {
-	c := CallSnapshot{
-		Key: ent.key(), ToolName: ent.tool(), Step: ent.stepID(),
-		UseTime: ent.useTime, ResultTime: ent.resultTime, Deadline: ent.deadline,
-		Seq: ent.seq, Source: ent.source, Flags: uint8(ent.flags),
-	}
-	if ent.has(flagMatch) {
-		c.Match = e.matchHash(ent)
-	}
-	if rs, ok := e.reported[ent]; ok {
-		c.Reporters = slices.Clone(rs.src[:rs.n])
-	}
-	c.UseSignal, c.SignalUseTimes = ent.useSig, e.signalUses[ent]
-	for _, h := range e.heldReports[ent] {
-		c.Reports = append(c.Reports, ReportSnapshot{Source: h.source, Aborted: h.aborted, Time: h.time, Start: h.start, Payload: conv(h.payload)})
-	}
-	switch ent.state {
-	case statePending:
-		c.State, c.Payload = CallPending, ent.payload
-	case statePendingHeld:
-		c.State, c.Payload, c.Companion = CallPendingHeld, ent.payload, conv(e.companions[ent])
-	case stateWaiting:
-		c.State, c.Payload = CallWaiting, conv(ent.payload)
-	case stateResolved:
-		c.State = CallResolved
-	}
-	return c
-}
-
 // HeldRef identifies a held result without a call ID (KindMatch), which no call key names,
 // across a restart: its scope and its place in the store (CallSnapshot.Seq, Resolution.HeldSeq).
 type HeldRef struct {
@@ -397,33 +366,6 @@ func (e *Engine) restoreConversation(k ConversationKey, lastSeen int64) *convers
 	sc := &conversation{key: k, usesSeen: e.usedConversations.has(e.conversationHash(k)), stored: true, lastSeen: lastSeen}
 	e.conversations[k] = sc
 	return sc
-}
-
-// markResolved makes call k resolved, whatever its state, dropping any held record: the call
-// was resolved (and its outcome sent downstream) after the snapshot was restored from. It
-// reports whether anything changed.
-func (e *Engine) markResolved(k Key, now int64) bool {
-	ent := e.lookup(k)
-	switch {
-	case ent == nil:
-		sc := e.conversations[k.ConversationKey()]
-		if sc == nil {
-			sc = e.restoreConversation(k.ConversationKey(), now)
-		}
-		e.insertResolved(&entry{scope: sc, callID: strings.Clone(k.CallID)}, now)
-	case ent.state == statePending || ent.state == statePendingHeld:
-		delete(e.companions, ent)
-		e.removePending(ent)
-		e.toResolved(ent, now)
-	case ent.state == stateWaiting:
-		e.waiting.remove(ent)
-		e.stats.HeldReports -= len(e.heldReports[ent])
-		delete(e.heldReports, ent)
-		e.toResolved(ent, now)
-	default:
-		return false
-	}
-	return true
 }
 
 // stableConversationHash is the hash of a scope key in the memory of forgotten scopes: FNV-1a over
