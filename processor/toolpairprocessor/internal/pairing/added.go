@@ -31,17 +31,19 @@ func (e *Engine) Added(evs []Event, acts []Activity) *Snapshot {
 			anchors = append(anchors, ActivitySnapshot{Key: a.Key, Kind: a.Kind, Start: a.Start, End: a.End, ID: a.ID, Anchor: a.Anchor})
 		}
 	}
-	pending := false
+	pending := 0
 	for i := range evs {
 		if evs[i].Verdict == VerdictPending {
-			pending = true
-			break
+			pending++
 		}
 	}
-	if !pending && len(anchors) == 0 {
+	if pending == 0 && len(anchors) == 0 {
 		return nil
 	}
 	s := &Snapshot{Activity: anchors}
+	if pending > 0 {
+		s.Calls = make([]CallSnapshot, 0, pending)
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	now := e.cfg.Clock.Now().UnixNano()
