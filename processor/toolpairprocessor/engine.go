@@ -57,10 +57,15 @@ func pairBatch[D, R, N any, S batch.Signal[D, R, N]](ctx context.Context, s *sha
 // and none is left, a batch that must not be forwarded.
 func finishBatch[D, R, N any, S batch.Signal[D, R, N]](ctx context.Context, s *shared, b *batch.Batch[D, R, N, S], out *batch.Output) (emptied bool) {
 	b.FillHeld()
-	// After FillHeld: a checkpoint waiting for this batch's held records holds the lock that
-	// orders resolution records. Before anything leaves the processor.
-	if err := s.recordResolutions(ctx, b.Resolutions); err != nil {
-		s.logger.Error("toolpair: the outcomes of a batch leave without being stored", zap.Error(err))
+	// After FillHeld: a checkpoint waiting for this batch's held records holds the engine's
+	// lock, which Added takes, and the lock that orders resolution records. Before anything
+	// leaves the processor.
+	var added *pairing.Snapshot
+	if s.store != nil {
+		added = s.engine.Added(b.Events, b.Acts)
+	}
+	if err := s.record(ctx, b.Resolutions, added); err != nil {
+		s.logger.Error("toolpair: the outcomes and new calls of a batch leave without being stored", zap.Error(err))
 	}
 	s.applier.Apply(b.Resolutions, out, b, s.clock.Now())
 	b.WriteMarks()
@@ -73,11 +78,11 @@ func finishBatch[D, R, N any, S batch.Signal[D, R, N]](ctx context.Context, s *s
 	return removed && b.Len() == 0
 }
 
-// recordResolutions writes the resolution record of res with storage (see
-// statestore.Store.RecordResolutions); nothing without.
-func (s *shared) recordResolutions(ctx context.Context, res []pairing.Resolution) error {
+// record writes the resolution record of outcomes res and additions added with storage (see
+// statestore.Store.RecordBatch); nothing without.
+func (s *shared) record(ctx context.Context, res []pairing.Resolution, added *pairing.Snapshot) error {
 	if s.store == nil {
 		return nil
 	}
-	return s.store.RecordResolutions(ctx, res)
+	return s.store.RecordBatch(ctx, res, added)
 }

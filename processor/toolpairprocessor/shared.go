@@ -256,7 +256,7 @@ func (s *shared) tick(ctx context.Context) {
 	if len(res) == 0 {
 		return
 	}
-	if err := s.recordResolutions(ctx, res); err != nil {
+	if err := s.record(ctx, res, nil); err != nil {
 		s.logger.Error("toolpair: expired calls and released results leave without being stored", zap.Error(err))
 	}
 	if err := s.emit(ctx, res, triggerExpiry); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processortest"
@@ -17,6 +18,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/statefile"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/statestore"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
 
 // storageBenchComponent is a component whose state is kept in ext (nil: no storage), with
@@ -126,82 +128,143 @@ func BenchmarkCheckpoint(b *testing.B) {
 	}
 }
 
-// BenchmarkResolutionRecord: the traces benchmark workload (batches of 1,000 spans, 30% tool
-// records, whose calls pair within the batch) through a component without storage and with
-// it, where every batch that resolves calls also writes its resolution record. The
-// difference in ns/op is the per-batch cost of the record; B/record is its size.
+// BenchmarkResolutionRecord: the per-batch cost of the resolution record, through a
+// component without storage and with it (every batch that resolves or adds anything writes
+// its record to an in-memory storage client; no checkpoint runs), on two workloads of traces
+// batches: paired_in_batch, the traces benchmark workload (1,000 spans, 30% tool records,
+// whose calls pair within the batch: the record holds the batch's resolutions, and the turn
+// spans it saw); pending_across_batches (recordWorkload: 300 spans announcing 150 calls,
+// each of them paired by the next batch: the record holds 150 resolutions and 150 new pending
+// calls with their origins and queued step boundaries). The difference in ns/op between
+// no_storage and storage is the per-batch cost of the record; B/record is its size.
 //
-// The record alone (sub-benchmark record): encoding the resolution record of 150 paired
-// calls in runs of 5 per scope (UUID scopes, 29-byte call IDs) and writing it to an
-// in-memory storage client. Metrics: ns/op per batch, B/record.
+// The record alone (sub-benchmarks record/...): encoding the record of 150 paired calls in
+// runs of 5 per scope (UUID scopes, 29-byte call IDs), with_additions also 150 pending calls
+// of 30 scopes announced 5 per span, in spans of one resource, each scope with a queued
+// boundary, and
+// writing it to an in-memory storage client. Metrics: ns/op per batch, B/record.
 func BenchmarkResolutionRecord(b *testing.B) {
-	b.Run("record", func(b *testing.B) {
-		res := make([]pairing.Resolution, 150)
-		for i := range res {
-			res[i] = pairing.Resolution{Outcome: pairing.OutcomePaired, Key: pairing.Key{
-				Tenant: "claude-code", Conversation: fmt.Sprintf("5d1e536b-185e-4707-b0a1-94dd8394%04d", i/5),
-				CallID: fmt.Sprintf("toolu_01ABCDEFGHIJKLMNOPQ%04d", i),
-			}}
-		}
-		client := &memClient{m: newMemStorage()}
-		size := 0
-		for i := 0; b.Loop(); i++ {
-			rec, err := statefile.EncodeResolutions(res)
-			if err != nil {
-				b.Fatal(err)
-			}
-			size = len(rec)
-			if err := client.Set(context.Background(), statestore.ResolvedKey(uint64(i)), rec); err != nil {
-				b.Fatal(err)
-			}
-		}
-		b.ReportMetric(float64(size), "B/record")
-	})
-	for _, withStorage := range []bool{false, true} {
-		name := "no_storage"
-		if withStorage {
-			name = "storage"
-		}
-		b.Run(name, func(b *testing.B) {
-			w := newSpanWorkload(b)
-			var tp processor.Traces
-			var ext *memStorage
-			if withStorage {
-				ext = newMemStorage()
-				tp, _ = storageBenchComponent(b, ext)
-			} else {
-				tp, _ = storageBenchComponent(b, nil)
-			}
-			batches := make([]ptrace.Traces, 16)
-			for i := range batches {
-				batches[i], _ = w.batch()
-			}
-			b.ResetTimer()
+	res := make([]pairing.Resolution, 150)
+	for i := range res {
+		res[i] = pairing.Resolution{Outcome: pairing.OutcomePaired, Key: pairing.Key{
+			Tenant: "claude-code", Conversation: fmt.Sprintf("5d1e536b-185e-4707-b0a1-94dd8394%04d", i/5),
+			CallID: fmt.Sprintf("toolu_01ABCDEFGHIJKLMNOPQ%04d", i),
+		}}
+	}
+	for name, added := range map[string]*pairing.Snapshot{"resolutions": nil, "with_additions": benchAdded(150)} {
+		b.Run("record/"+name, func(b *testing.B) {
+			client := &memClient{m: newMemStorage()}
+			size := 0
 			for i := 0; b.Loop(); i++ {
-				b.StopTimer()
-				td := ptrace.NewTraces()
-				batches[i%len(batches)].CopyTo(td)
-				if i%len(batches) == len(batches)-1 {
-					batches[i%len(batches)], _ = w.batch() // new call IDs: no duplicates
+				rec, err := statefile.EncodeRecord(res, added, [8]byte{})
+				if err != nil {
+					b.Fatal(err)
 				}
-				b.StartTimer()
-				if err := tp.ConsumeTraces(context.Background(), td); err != nil {
+				size = len(rec)
+				if err := client.Set(context.Background(), statestore.ResolvedKey(uint64(i)), rec); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.StopTimer()
-			if ext != nil {
-				size, n := 0, 0
-				for k, v := range ext.snapshot() {
-					if len(k) > len(statestore.ResolvedKeyPrefix) && k[:len(statestore.ResolvedKeyPrefix)] == statestore.ResolvedKeyPrefix {
-						size += len(v)
-						n++
-					}
-				}
-				if n > 0 {
-					b.ReportMetric(float64(size)/float64(n), "B/record")
-				}
-			}
+			b.ReportMetric(float64(size), "B/record")
 		})
 	}
+	for _, workload := range []string{"paired_in_batch", "pending_across_batches"} {
+		for _, withStorage := range []bool{false, true} {
+			name := workload + "/no_storage"
+			if withStorage {
+				name = workload + "/storage"
+			}
+			b.Run(name, func(b *testing.B) {
+				var next func() ptrace.Traces
+				if workload == "paired_in_batch" {
+					w := newSpanWorkload(b)
+					next = func() ptrace.Traces { td, _ := w.batch(); return td }
+				} else {
+					next = (&recordWorkload{}).batch
+				}
+				var tp processor.Traces
+				var ext *memStorage
+				if withStorage {
+					ext = newMemStorage()
+					tp, _ = storageBenchComponent(b, ext)
+				} else {
+					tp, _ = storageBenchComponent(b, nil)
+				}
+				for i := 0; b.Loop(); i++ {
+					b.StopTimer()
+					td := next()
+					b.StartTimer()
+					if err := tp.ConsumeTraces(context.Background(), td); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StopTimer()
+				if ext != nil {
+					size, n := 0, 0
+					for k, v := range ext.snapshot() {
+						if strings.HasPrefix(k, statestore.ResolvedKeyPrefix) {
+							size += len(v)
+							n++
+						}
+					}
+					if n > 0 {
+						b.ReportMetric(float64(size)/float64(n), "B/record")
+					}
+				}
+			})
+		}
+	}
+}
+
+// recordWorkload makes batches of 300 spans of 30 sessions of one tenant: in each session a
+// chat span announcing 5 calls, and the 5 tool spans of the calls its session's chat span
+// announced in the previous batch.
+type recordWorkload struct{ n int }
+
+func (w *recordWorkload) batch() ptrace.Traces {
+	td := ptrace.NewTraces()
+	for s := range 30 {
+		session := fmt.Sprintf("5d1e536b-185e-4707-b0a1-94dd8394%04d", s)
+		calls := make([]string, 5)
+		for c := range calls {
+			calls[c] = fmt.Sprintf("toolu_01ABCDEFGHIJ%06d%04d", w.n, s*5+c)
+		}
+		at := int64(w.n) * 1000
+		ctTraces(ctWith(ctChat(byte(s+1), byte(w.n%200+1), 0, at, at+10, calls...), "session.id", session)).ResourceSpans().MoveAndAppendTo(td.ResourceSpans())
+		if w.n > 0 {
+			for c := range 5 {
+				id := fmt.Sprintf("toolu_01ABCDEFGHIJ%06d%04d", w.n-1, s*5+c)
+				ctTraces(ctWith(ctTool(byte(s+1), byte(c+201), 0, id, at-500, at-100), "session.id", session)).ResourceSpans().MoveAndAppendTo(td.ResourceSpans())
+			}
+		}
+	}
+	w.n++
+	return td
+}
+
+// benchAdded is what a batch announcing n pending calls in spans of one resource adds, 5
+// calls per scope, each scope with a queued step boundary.
+func benchAdded(n int) *pairing.Snapshot {
+	res := pcommon.NewResource()
+	res.Attributes().PutStr("service.name", "claude-code")
+	res.Attributes().PutStr("service.version", "2.0.14")
+	res.Attributes().PutStr("host.name", "build-agent-17")
+	r := synth.NewResource(res)
+	s := &pairing.Snapshot{}
+	var o *synth.Origin
+	for i := range n {
+		sk := pairing.ConversationKey{Tenant: "claude-code", Conversation: fmt.Sprintf("5d1e536b-185e-4707-b0a1-94dd8394%04d", i/5)}
+		if i%5 == 0 {
+			s.Conversations = append(s.Conversations, pairing.ConversationSnapshot{Key: sk, UsesSeen: true, LastSeen: 1_800_000_000_000_000_000, LastRecord: 1_800_000_000_000_000_000,
+				Closings: []pairing.ClosingSnapshot{{Kind: pairing.KindBoundary, Time: 1_800_000_000_000_000_000, Step: fmt.Sprintf("%016x", i)}}})
+			s.Queue = append(s.Queue, pairing.QueuedClosing{Scope: len(s.Conversations) - 1, Time: 1_800_000_000_000_000_000, Deadline: 1_800_000_030_000_000_000})
+		}
+		if i%5 == 0 { // the calls of one chat span share its origin
+			o = &synth.Origin{Resource: r, ConversationAttr: "session.id", Conversation: sk.Conversation, Signal: synth.Traces,
+				TraceID: pcommon.TraceID{byte(i / 5), 1}, SpanID: pcommon.SpanID{byte(i / 5), 2}, ParentSpanID: pcommon.SpanID{3}}
+		}
+		s.Calls = append(s.Calls, pairing.CallSnapshot{State: pairing.CallPending, Key: pairing.Key{Tenant: sk.Tenant, Conversation: sk.Conversation, CallID: fmt.Sprintf("toolu_01ABCDEFGHIJKLMNOPQ%04d", i)},
+			ToolName: "Bash", Step: fmt.Sprintf("%016x", i/5*5), UseTime: 1_800_000_000_000_000_000, Deadline: 1_800_000_600_000_000_000, Seq: uint64(i + 1), Payload: o, UseSignal: 1})
+	}
+	return s
 }

@@ -215,19 +215,19 @@ func TestStorageHeldLogRecordRestored(t *testing.T) {
 // TestStorageCrashNeverContradicts: after a crash, a call that left the processor paired
 // after the last checkpoint is not pending again (no expiry, no synthetic record; its result
 // sent again is a duplicate), a call pending at the checkpoint still expires, and a call
-// announced after the checkpoint is lost honestly (its result is an orphan).
+// announced after the checkpoint is restored from its batch's record: its result pairs.
 func TestStorageCrashNeverContradicts(t *testing.T) {
 	e, clock := newMemStorage(), newTestClock()
 	run1 := startRun(t, clock, e, nil)
 	run1.spans(ctChat(1, 1, 0, 0, 1000, "c1", "c2"))
 	run1.checkpointNow()
 	run1.spans(ctTool(1, 2, 0, "c1", 1500, 2500)) // paired after the checkpoint
-	run1.spans(ctChat(1, 3, 0, 2600, 2700, "c4")) // announced after the checkpoint
+	run1.spans(ctChat(2, 3, 0, 2600, 2700, "c4")) // announced after the checkpoint
 	assert.Equal(t, []string{"span:paired"}, run1.marks(nil)["c1"])
 	run1.crash()
 
 	run2 := startRun(t, clock, e, nil)
-	run2.spans(ctTool(1, 4, 0, "c1", 1500, 2500), ctTool(1, 5, 0, "c4", 2800, 2900))
+	run2.spans(ctTool(1, 4, 0, "c1", 1500, 2500), ctTool(2, 5, 0, "c4", 2800, 2900))
 	clock.Advance(11 * time.Minute)
 	run2.tick()
 	// The component's own ticker may be settling the same calls: wait for what it sends.
@@ -235,7 +235,7 @@ func TestStorageCrashNeverContradicts(t *testing.T) {
 		assert.Equal(c, map[string][]string{
 			"c1": {"span:duplicate"},
 			"c2": {"span:interrupted/expired+synthetic"},
-			"c4": {"span:orphan"},
+			"c4": {"span:paired"},
 		}, run2.marks(nil))
 	}, 5*time.Second, 10*time.Millisecond)
 }
@@ -248,8 +248,8 @@ func TestStorageCheckpointAtomic(t *testing.T) {
 	run1 := startRun(t, clock, e, nil)
 	run1.spans(ctChat(1, 1, 0, 0, 1000, "c1"))
 	run1.checkpointNow()
-	before := e.snapshot()
 	run1.spans(ctChat(1, 2, 0, 1100, 1200, "c2"))
+	before := e.snapshot()
 	e.mu.Lock()
 	e.failSets = true
 	e.mu.Unlock()

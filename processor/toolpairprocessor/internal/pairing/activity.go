@@ -273,15 +273,17 @@ func (e *Engine) Anchor(k ConversationKey, at, window int64) (any, bool) {
 	return a.models[best].value, true
 }
 
-// restoreActivity rebuilds the intervals of snap, the scope observed least recently first;
-// intervals of another kind or with no end are skipped, and a scope keeps its most recent
-// maxIntervalsInScope.
+// restoreActivity rebuilds the intervals and anchor spans of snap, the scope observed least
+// recently first; activities of an unknown kind, with no end, or anchors without an Anchor
+// value are skipped, a scope keeps its most recent maxIntervalsInScope intervals and
+// maxAnchorsInScope anchors of each kind, and an anchor listed twice (by ID) is kept once.
 func (e *Engine) restoreActivity(acts []ActivitySnapshot) {
 	acts = slices.Clone(acts)
 	slices.SortStableFunc(acts, func(a, b ActivitySnapshot) int { return cmp.Compare(a.Seen, b.Seen) })
 	for i := range acts {
 		s := &acts[i]
-		if (s.Kind != ActivityModel && s.Kind != ActivityCompaction) || s.End <= 0 {
+		anchor := s.Kind == ActivityTurn || s.Kind == ActivityModelSpan
+		if (s.Kind != ActivityModel && s.Kind != ActivityCompaction && !anchor) || s.End <= 0 || (anchor && s.Anchor == nil) {
 			continue
 		}
 		sc := e.conversations[s.Key]
@@ -289,6 +291,17 @@ func (e *Engine) restoreActivity(acts []ActivitySnapshot) {
 			sc = e.restoreConversation(s.Key, s.Seen)
 		}
 		a := e.activityOf(sc.key, s.Seen)
+		if anchor {
+			before := a.items()
+			act := Activity{Kind: s.Kind, Key: sc.key, Start: s.Start, End: s.End, ID: s.ID, Anchor: s.Anchor}
+			if s.Kind == ActivityTurn {
+				a.turns = addAnchor(a.turns, &act)
+			} else {
+				a.models = addAnchor(a.models, &act)
+			}
+			e.acts.items += a.items() - before
+			continue
+		}
 		if len(a.intervals) >= maxIntervalsInScope {
 			a.intervals = append(a.intervals[:0], a.intervals[1:]...)
 			e.acts.items--

@@ -12,7 +12,9 @@
 //   - activity.go: model calls, compactions and anchor spans of a scope (Observe, Anchor);
 //     inflight.go: what was in flight at an instant (InFlightAt);
 //   - expiry.go: Tick, eviction and Shutdown; stats.go: the counters;
-//   - snapshot.go: Snapshot and Restore, for the processor's stored state.
+//   - snapshot.go: Snapshot and Restore, for the processor's stored state; added.go: what a
+//     batch added (Added) and the merge of such additions into a snapshot (Merge), for the
+//     records written between snapshots.
 
 package pairing
 

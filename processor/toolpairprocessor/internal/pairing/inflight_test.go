@@ -107,8 +107,8 @@ func TestInFlightAt(t *testing.T) {
 			at:     2000,
 		},
 		{name: "a model call in flight", acts: []Activity{ivl(ActivityModel, 1000, 7000)}, at: 5000, want: InFlight{Model: true}},
-		{name: "a model call ended within Settle still counts", acts: []Activity{ivl(ActivityModel, 1000, 7000)}, at: 7999, want: InFlight{Model: true}},
-		{name: "a model call ended longer than Settle before does not", acts: []Activity{ivl(ActivityModel, 1000, 7000)}, at: 8001},
+		{name: "a model call ended within Linger still counts", acts: []Activity{ivl(ActivityModel, 1000, 7000)}, at: 7999, want: InFlight{Model: true}},
+		{name: "a model call ended longer than Linger before does not", acts: []Activity{ivl(ActivityModel, 1000, 7000)}, at: 8001},
 		{
 			name: "a compaction in flight",
 			acts: []Activity{ivl(ActivityModel, 100, 900), ivl(ActivityCompaction, 1000, 9000)},
@@ -153,7 +153,7 @@ func TestInFlightAtExpiredCall(t *testing.T) {
 	assert.Equal(t, 0, e.InFlightAt(scopeS1, 4000*msNs).Tools)
 }
 
-// TestActivityIntervalsMerged: intervals of one kind that overlap or are less than Settle
+// TestActivityIntervalsMerged: intervals of one kind that overlap or are less than Linger
 // apart are one (an event stream, an export retry); another kind is never merged.
 func TestActivityIntervalsMerged(t *testing.T) {
 	e, _ := newFlightEngine(t)
@@ -167,7 +167,7 @@ func TestActivityIntervalsMerged(t *testing.T) {
 	assert.True(t, e.InFlightAt(scopeS1, 5000*msNs).Model)
 	assert.True(t, e.InFlightAt(scopeS1, (7955+999)*msNs).Model)
 	assert.False(t, e.InFlightAt(scopeS1, (7955+1001)*msNs).Model)
-	assert.True(t, e.InFlightAt(scopeS1, 900*msNs).Model, "within Settle of the first interval")
+	assert.True(t, e.InFlightAt(scopeS1, 900*msNs).Model, "within Linger of the first interval")
 	assert.False(t, e.InFlightAt(scopeS1, 2000*msNs).Model, "between the two")
 	e.Observe([]Activity{ivl(ActivityCompaction, 2000, 2500)})
 	assert.Equal(t, 3, e.acts.items, "another kind is never merged")
@@ -240,14 +240,15 @@ func TestAnchor(t *testing.T) {
 	assert.False(t, ok)
 }
 
-// TestActivitySnapshot: intervals survive Snapshot and Restore, with the time the scope was
-// last observed; anchors do not (they name consumers of a running collector).
+// TestActivitySnapshot: intervals and anchors survive Snapshot and Restore, with the time the
+// scope was last observed; an anchor whose value the caller did not restore does not.
 func TestActivitySnapshot(t *testing.T) {
 	e, clk := newFlightEngine(t)
 	e.Observe([]Activity{ivl(ActivityModel, 1000, 2000), ivl(ActivityCompaction, 5000, 6000),
 		{Kind: ActivityTurn, Key: scopeS1, Start: 1, End: 2, Anchor: "x"}})
 	snap := e.Snapshot(nil)
-	require.Len(t, snap.Activity, 2)
+	require.Len(t, snap.Activity, 3)
+	snap.Activity[2].Anchor = nil // as a codec that cannot bind it leaves it
 	r, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 1000, Linger: time.Second, Clock: clk})
 	require.NoError(t, err)
 	_, err = r.Restore(snap, nil)

@@ -105,20 +105,25 @@ type QueuedClosing struct {
 	Deadline int64
 }
 
-// ActivitySnapshot is a model call or compaction interval of a scope (see Observe). Start and
-// End are record times, Seen the engine clock of the scope's latest Observe (Unix ns).
+// ActivitySnapshot is a model call or compaction interval of a scope, or one of its anchor
+// spans (see Observe). Start and End are record times, Seen the engine clock of the scope's
+// latest Observe (Unix ns).
 type ActivitySnapshot struct {
 	Key              ConversationKey
-	Kind             ActivityKind // ActivityModel or ActivityCompaction
+	Kind             ActivityKind
 	Start, End, Seen int64
+	// ID and Anchor are an anchor span's (ActivityTurn, ActivityModelSpan): its trace and
+	// span ID (Activity.ID) and the value Anchor returns for it, which Restore takes as the
+	// caller decoded it (an anchor without one is not restored).
+	ID     [24]byte
+	Anchor any
 }
 
 // Snapshot is the whole state of an engine at an instant: every call it holds (pending,
 // waiting and resolved, each list in its order), its scopes with their queued closings, the
 // FIFO of closing deadlines, the hashes of forgotten scopes that saw a use (oldest first),
-// and the scopes' model-call and compaction intervals (least recently observed scope first).
-// Counters are not part of it, nor anchor spans: they name the consumers of a running
-// collector.
+// and the scopes' model-call and compaction intervals and anchor spans (least recently observed
+// scope first). Counters are not part of it.
 type Snapshot struct {
 	Calls             []CallSnapshot
 	Conversations     []ConversationSnapshot
@@ -155,37 +160,9 @@ func (e *Engine) Snapshot(held func(any) any) *Snapshot {
 		}
 		s.Conversations = append(s.Conversations, ss)
 	}
-	add := func(ent *entry) {
-		c := CallSnapshot{
-			Key: ent.key(), ToolName: ent.tool(), Step: ent.stepID(),
-			UseTime: ent.useTime, ResultTime: ent.resultTime, Deadline: ent.deadline,
-			Seq: ent.seq, Source: ent.source, Flags: uint8(ent.flags),
-		}
-		if ent.has(flagMatch) {
-			c.Match = e.matchHash(ent)
-		}
-		if rs, ok := e.reported[ent]; ok {
-			c.Reporters = slices.Clone(rs.src[:rs.n])
-		}
-		c.UseSignal, c.SignalUseTimes = ent.useSig, e.signalUses[ent]
-		for _, h := range e.heldReports[ent] {
-			c.Reports = append(c.Reports, ReportSnapshot{Source: h.source, Aborted: h.aborted, Time: h.time, Start: h.start, Payload: conv(h.payload)})
-		}
-		switch ent.state {
-		case statePending:
-			c.State, c.Payload = CallPending, ent.payload
-		case statePendingHeld:
-			c.State, c.Payload, c.Companion = CallPendingHeld, ent.payload, conv(e.companions[ent])
-		case stateWaiting:
-			c.State, c.Payload = CallWaiting, conv(ent.payload)
-		case stateResolved:
-			c.State = CallResolved
-		}
-		s.Calls = append(s.Calls, c)
-	}
 	for _, l := range []*fifo{&e.pending, &e.waiting, &e.resolved} {
 		for ent := l.head; ent != nil; ent = ent.next {
-			add(ent)
+			s.Calls = append(s.Calls, e.callSnapshot(ent, conv))
 		}
 	}
 	for ci, chunk := range e.closings.chunks {
@@ -208,6 +185,14 @@ func (e *Engine) Snapshot(held func(any) any) *Snapshot {
 	for a := e.acts.head; a != nil; a = a.next {
 		for _, iv := range a.intervals {
 			s.Activity = append(s.Activity, ActivitySnapshot{Key: a.scope.key, Kind: iv.kind, Start: iv.start, End: iv.end, Seen: a.seen})
+		}
+		for _, list := range [...]struct {
+			kind  ActivityKind
+			spans []anchorSpan
+		}{{ActivityTurn, a.turns}, {ActivityModelSpan, a.models}} {
+			for _, sp := range list.spans {
+				s.Activity = append(s.Activity, ActivitySnapshot{Key: a.scope.key, Kind: list.kind, Start: sp.start, End: sp.end, Seen: a.seen, ID: sp.id, Anchor: sp.value})
+			}
 		}
 	}
 	return s
@@ -381,33 +366,6 @@ func (e *Engine) restoreConversation(k ConversationKey, lastSeen int64) *convers
 	sc := &conversation{key: k, usesSeen: e.usedConversations.has(e.conversationHash(k)), stored: true, lastSeen: lastSeen}
 	e.conversations[k] = sc
 	return sc
-}
-
-// markResolved makes call k resolved, whatever its state, dropping any held record: the call
-// was resolved (and its outcome sent downstream) after the snapshot was restored from. It
-// reports whether anything changed.
-func (e *Engine) markResolved(k Key, now int64) bool {
-	ent := e.lookup(k)
-	switch {
-	case ent == nil:
-		sc := e.conversations[k.ConversationKey()]
-		if sc == nil {
-			sc = e.restoreConversation(k.ConversationKey(), now)
-		}
-		e.insertResolved(&entry{scope: sc, callID: strings.Clone(k.CallID)}, now)
-	case ent.state == statePending || ent.state == statePendingHeld:
-		delete(e.companions, ent)
-		e.removePending(ent)
-		e.toResolved(ent, now)
-	case ent.state == stateWaiting:
-		e.waiting.remove(ent)
-		e.stats.HeldReports -= len(e.heldReports[ent])
-		delete(e.heldReports, ent)
-		e.toResolved(ent, now)
-	default:
-		return false
-	}
-	return true
 }
 
 // stableConversationHash is the hash of a scope key in the memory of forgotten scopes: FNV-1a over

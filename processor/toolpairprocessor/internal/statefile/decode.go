@@ -3,6 +3,7 @@ package statefile
 import (
 	"bytes"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"google.golang.org/protobuf/proto"
 
@@ -31,6 +32,11 @@ func Decode(blob []byte, fp [8]byte, sinks Sinks) (*pairing.Snapshot, error) {
 	if err := proto.Unmarshal(body[len(fp):], st); err != nil {
 		return nil, Discard(ReasonCorrupt, "state body: %v", err)
 	}
+	return decodeState(st, sinks)
+}
+
+// decodeState returns the snapshot of st, payloads bound through sinks (see Decode).
+func decodeState(st *State, sinks Sinks) (*pairing.Snapshot, error) {
 	r := &decoder{st: st, sinks: sinks, strs: st.Strings}
 	snap := r.snapshot()
 	if r.err != nil {
@@ -113,7 +119,30 @@ func (r *decoder) snapshot() *pairing.Snapshot {
 		}
 		snap.Activity[i] = pairing.ActivitySnapshot{Key: pairing.ConversationKey{Tenant: r.str(a.Tenant), Conversation: r.str(a.Scope)}, Kind: kind, Start: a.Start, End: a.End, Seen: a.Seen}
 	}
+	r.anchors(snap)
 	return snap
+}
+
+// anchors appends the stored anchor spans to snap.Activity, each with the value
+// Sinks.Anchor makes of it; none when Sinks.Anchor is nil.
+func (r *decoder) anchors(snap *pairing.Snapshot) {
+	for i, a := range r.st.Anchors {
+		kind, ok := anchorKindOf[a.Kind]
+		if !ok || len(a.TraceId) != 16 || len(a.SpanId) != 8 {
+			r.fail("anchor %d: kind %d, IDs of %d and %d bytes", i, a.Kind, len(a.TraceId), len(a.SpanId))
+			return
+		}
+		if r.sinks.Anchor == nil {
+			continue
+		}
+		s := pairing.ActivitySnapshot{Key: pairing.ConversationKey{Tenant: r.str(a.Tenant), Conversation: r.str(a.Scope)}, Kind: kind, Start: a.Start, End: a.End, Seen: a.Seen}
+		copy(s.ID[:16], a.TraceId)
+		copy(s.ID[16:], a.SpanId)
+		s.Anchor = r.sinks.Anchor(pcommon.TraceID(a.TraceId), pcommon.SpanID(a.SpanId), a.Start, a.End)
+		if s.Anchor != nil {
+			snap.Activity = append(snap.Activity, s)
+		}
+	}
 }
 
 // call fills c from the stored call m.
@@ -266,6 +295,7 @@ var (
 	callStateOf    = invert(callStates)
 	closingKindOf  = invert(closingKinds)
 	activityKindOf = invert(activityKinds)
+	anchorKindOf   = invert(anchorKinds)
 )
 
 func invert[K, V comparable](m map[K]V) map[V]K {

@@ -14,9 +14,27 @@ import (
 // Encode returns the checkpoint blob of snap under the configuration fingerprint fp (see the
 // package documentation). It only reads snap: use payloads of pending calls are stored when
 // they are *synth.Origin (their Next is not: Decode binds it again), held payloads when they
-// are Held. It fails when snap holds a call state, closing kind or activity kind the format
-// has no value for, or a resource that cannot be marshalled.
+// are Held; of an anchor span its kind, IDs, times and Seen (its Anchor value is not stored:
+// Decode makes it again through Sinks.Anchor). It fails when snap holds a call state, closing
+// kind or activity kind the format has no value for, or a resource that cannot be marshalled.
 func Encode(snap *pairing.Snapshot, fp [8]byte) ([]byte, error) {
+	st, err := encodeState(snap)
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, 0, 4096+len(snap.Calls)*112+len(snap.Activity)*32)
+	buf = append(buf, StateMagic...)
+	buf = binary.AppendUvarint(buf, Version)
+	buf = append(buf, fp[:]...)
+	buf, err = proto.MarshalOptions{}.MarshalAppend(buf, st)
+	if err != nil {
+		return nil, fmt.Errorf("statefile: encoding the state: %w", err)
+	}
+	return frame(buf), nil
+}
+
+// encodeState returns the State message of snap (see Encode).
+func encodeState(snap *pairing.Snapshot) (*State, error) {
 	// Size hints: a step and an origin per call, a scope per 10 calls, are common.
 	w := &encoder{
 		strs:       make(map[string]uint32, len(snap.Calls)+len(snap.Conversations)+16),
@@ -102,26 +120,23 @@ func Encode(snap *pairing.Snapshot, fp [8]byte) ([]byte, error) {
 		st.Calls[i] = m
 	}
 
-	st.Activity = make([]*Activity, len(snap.Activity))
 	for i := range snap.Activity {
 		a := &snap.Activity[i]
+		if kind, ok := anchorKinds[a.Kind]; ok {
+			st.Anchors = append(st.Anchors, &Anchor{
+				Kind: kind, Tenant: w.str(a.Key.Tenant), Scope: w.str(a.Key.Conversation),
+				TraceId: a.ID[:16], SpanId: a.ID[16:], Start: a.Start, End: a.End, Seen: a.Seen,
+			})
+			continue
+		}
 		kind, ok := activityKinds[a.Kind]
 		if !ok {
 			return nil, fmt.Errorf("statefile: activity kind %d has no stored form", a.Kind)
 		}
-		st.Activity[i] = &Activity{Kind: kind, Tenant: w.str(a.Key.Tenant), Scope: w.str(a.Key.Conversation), Start: a.Start, End: a.End, Seen: a.Seen}
+		st.Activity = append(st.Activity, &Activity{Kind: kind, Tenant: w.str(a.Key.Tenant), Scope: w.str(a.Key.Conversation), Start: a.Start, End: a.End, Seen: a.Seen})
 	}
 	st.Strings, st.Resources, st.Origins = w.strList, w.resList, w.originList
-
-	buf := make([]byte, 0, 4096+len(snap.Calls)*112+len(snap.Activity)*32)
-	buf = append(buf, StateMagic...)
-	buf = binary.AppendUvarint(buf, Version)
-	buf = append(buf, fp[:]...)
-	buf, err := proto.MarshalOptions{}.MarshalAppend(buf, st)
-	if err != nil {
-		return nil, fmt.Errorf("statefile: encoding the state: %w", err)
-	}
-	return frame(buf), nil
+	return st, nil
 }
 
 // encoder collects the tables of a State: strings, resources and origins, each stored once
@@ -218,5 +233,9 @@ var (
 	activityKinds = map[pairing.ActivityKind]ActivityKind{
 		pairing.ActivityModel:      ActivityKind_ACTIVITY_KIND_MODEL,
 		pairing.ActivityCompaction: ActivityKind_ACTIVITY_KIND_COMPACTION,
+	}
+	anchorKinds = map[pairing.ActivityKind]AnchorKind{
+		pairing.ActivityTurn:      AnchorKind_ANCHOR_KIND_TURN,
+		pairing.ActivityModelSpan: AnchorKind_ANCHOR_KIND_MODEL_REQUEST,
 	}
 )

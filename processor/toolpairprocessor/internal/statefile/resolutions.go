@@ -1,6 +1,7 @@
 package statefile
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 
@@ -9,12 +10,24 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
-// EncodeResolutions returns the resolution record of one batch's resolutions res (see the
-// package documentation): the key of every resolution that changed the state of a call with a
-// call ID (all but duplicates), and the place (pairing.HeldRef) of every held result without a
-// call ID the batch released, each list in the order of res. It returns nil, nil when res has
-// neither.
-func EncodeResolutions(res []pairing.Resolution) ([]byte, error) {
+// Record is what a resolution record holds: what one batch resolved and what it added.
+type Record struct {
+	// Resolved are the keys of the calls the batch resolved, Released the held results
+	// without a call ID it released, each in the order written.
+	Resolved []pairing.Key
+	Released []pairing.HeldRef
+	// Added is what the batch added (pairing.Engine.Added), its payloads bound through the
+	// Sinks given to DecodeRecord; nil when it added nothing.
+	Added *pairing.Snapshot
+}
+
+// EncodeRecord returns the resolution record of one batch (see the package documentation):
+// the key of every resolution of res that changed the state of a call with a call ID (all but
+// duplicates), the place (pairing.HeldRef) of every held result without a call ID it
+// released, each list in the order of res, and added (pairing.Engine.Added, nil for none),
+// stored as a checkpoint's state is (see Encode) under the configuration fingerprint fp. It
+// returns nil, nil when there is nothing to record, and fails as Encode does for added.
+func EncodeRecord(res []pairing.Resolution, added *pairing.Snapshot, fp [8]byte) ([]byte, error) {
 	m := &Resolutions{}
 	var call, held *ResolvedRun
 	for i := range res {
@@ -28,10 +41,21 @@ func EncodeResolutions(res []pairing.Resolution) ([]byte, error) {
 			held.Seqs = append(held.Seqs, r.HeldSeq)
 		}
 	}
-	if len(m.Calls)+len(m.Held) == 0 {
+	if added != nil {
+		var err error
+		if m.Added, err = encodeState(added); err != nil {
+			return nil, err
+		}
+		m.Fingerprint = fp[:]
+	}
+	if len(m.Calls)+len(m.Held) == 0 && m.Added == nil {
 		return nil, nil
 	}
-	buf := make([]byte, 0, 16+len(res)*40)
+	size := 16 + len(res)*40
+	if added != nil {
+		size += len(added.Calls) * 160
+	}
+	buf := make([]byte, 0, size)
 	buf = append(buf, ResolutionsMagic...)
 	buf = binary.AppendUvarint(buf, Version)
 	buf, err := proto.MarshalOptions{}.MarshalAppend(buf, m)
@@ -39,6 +63,11 @@ func EncodeResolutions(res []pairing.Resolution) ([]byte, error) {
 		return nil, fmt.Errorf("statefile: encoding a resolution record: %w", err)
 	}
 	return frame(buf), nil
+}
+
+// EncodeResolutions is EncodeRecord of res with nothing added.
+func EncodeResolutions(res []pairing.Resolution) ([]byte, error) {
+	return EncodeRecord(res, nil, [8]byte{})
 }
 
 // runOf returns last when it is the run of scope sk, else a new run of sk appended to runs.
@@ -51,38 +80,57 @@ func runOf(runs *[]*ResolvedRun, last *ResolvedRun, sk pairing.ConversationKey) 
 	return run
 }
 
-// DecodeResolutions reads a resolution record written by EncodeResolutions: the keys of the
-// calls resolved and the held results released, in the order written. Every error is a
-// *DiscardError: ReasonVersion for a record of another format (including format 3's),
-// ReasonCorrupt for anything else that is not a well-formed record.
+// DecodeRecord reads a resolution record written by EncodeRecord under the configuration
+// fingerprint fp, the payloads of what it added bound through sinks (see Sinks). Every error
+// is a *DiscardError: ReasonVersion for a record of another format (including format 3's),
+// ReasonConfig for additions written under another fingerprint, ReasonCorrupt for anything
+// else that is not a well-formed record. A record either decodes whole or not at all.
+func DecodeRecord(b []byte, fp [8]byte, sinks Sinks) (Record, error) {
+	return decodeRecord(b, &fp, sinks)
+}
+
+// DecodeResolutions is DecodeRecord without what the record added: the keys of the calls
+// resolved and the held results released, in the order written.
 func DecodeResolutions(b []byte) ([]pairing.Key, []pairing.HeldRef, error) {
+	rec, err := decodeRecord(b, nil, Sinks{})
+	return rec.Resolved, rec.Released, err
+}
+
+// decodeRecord is DecodeRecord; with fp nil, what the record added is not read.
+func decodeRecord(b []byte, fp *[8]byte, sinks Sinks) (Record, error) {
 	body, err := unframe(b, ResolutionsMagic, "resolution record")
 	if err != nil {
-		return nil, nil, err
+		return Record{}, err
 	}
 	m := &Resolutions{}
 	if err := proto.Unmarshal(body, m); err != nil {
-		return nil, nil, Discard(ReasonCorrupt, "resolution record body: %v", err)
+		return Record{}, Discard(ReasonCorrupt, "resolution record body: %v", err)
 	}
-	var keys []pairing.Key
+	var rec Record
 	for _, run := range m.Calls {
 		if len(run.Seqs) > 0 {
-			return nil, nil, Discard(ReasonCorrupt, "resolution record: a run of calls with held results")
+			return Record{}, Discard(ReasonCorrupt, "resolution record: a run of calls with held results")
 		}
-		tenant, scope := run.Tenant, run.Scope
 		for _, id := range run.CallIds {
-			keys = append(keys, pairing.Key{Tenant: tenant, Conversation: scope, CallID: id})
+			rec.Resolved = append(rec.Resolved, pairing.Key{Tenant: run.Tenant, Conversation: run.Scope, CallID: id})
 		}
 	}
-	var held []pairing.HeldRef
 	for _, run := range m.Held {
 		if len(run.CallIds) > 0 {
-			return nil, nil, Discard(ReasonCorrupt, "resolution record: a run of held results with call IDs")
+			return Record{}, Discard(ReasonCorrupt, "resolution record: a run of held results with call IDs")
 		}
 		sk := pairing.ConversationKey{Tenant: run.Tenant, Conversation: run.Scope}
 		for _, seq := range run.Seqs {
-			held = append(held, pairing.HeldRef{Scope: sk, Seq: seq})
+			rec.Released = append(rec.Released, pairing.HeldRef{Scope: sk, Seq: seq})
 		}
 	}
-	return keys, held, nil
+	if m.Added != nil && fp != nil {
+		if !bytes.Equal(m.Fingerprint, fp[:]) {
+			return Record{}, Discard(ReasonConfig, "resolution record written under other scope_attributes, tenant_attributes, dialects or custom_dialects")
+		}
+		if rec.Added, err = decodeState(m.Added, sinks); err != nil {
+			return Record{}, err
+		}
+	}
+	return rec, nil
 }

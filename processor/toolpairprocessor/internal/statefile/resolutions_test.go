@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
 
 func testResolutions() []pairing.Resolution {
@@ -84,5 +85,80 @@ func TestResolutionsRefuseDamage(t *testing.T) {
 	for _, old := range [][]byte{[]byte("TPR1\x01\x01\x01t\x02s1\x01a\x00\x00\x00\x00"), []byte("TPR2\x00\x00\x00\x00\x00\x00"), newer} {
 		_, _, err := DecodeResolutions(old)
 		assert.Equal(t, ReasonVersion, ReasonOf(err), "%q: %v", old, err)
+	}
+}
+
+// addedSnapshot is what a batch added: a pending call announced in a log record, a session
+// end it queued, and the turn span of its conversation.
+func addedSnapshot(t testing.TB, sinks Sinks) *pairing.Snapshot {
+	full := fullSnapshot(t, sinks)
+	s1 := full.Conversations[0].Key
+	return &pairing.Snapshot{
+		Conversations: []pairing.ConversationSnapshot{{Key: s1, UsesSeen: true, LastSeen: 77, LastRecord: 640,
+			Closings: []pairing.ClosingSnapshot{{Kind: pairing.KindSessionEnd, Time: 900}}}},
+		Queue:    []pairing.QueuedClosing{{Scope: 0, Time: 900, Deadline: 1900}},
+		Calls:    []pairing.CallSnapshot{full.Calls[2], full.Calls[5]},
+		Activity: []pairing.ActivitySnapshot{anchorSnapshot(s1, pairing.ActivityTurn, 3, 100, 1000, 77)},
+	}
+}
+
+// TestRecordRoundTrip: a record keeps what its batch resolved and what it added (pending
+// calls with their origins, queued closings with their scope, anchor spans), bound to the
+// sinks; a record of additions only is written; additions written under another
+// configuration are refused (ReasonConfig); DecodeResolutions reads the resolutions alone.
+func TestRecordRoundTrip(t *testing.T) {
+	sinks := testSinks()
+	added := addedSnapshot(t, sinks)
+	res := testResolutions()
+	b, err := EncodeRecord(res, added, testFP)
+	require.NoError(t, err)
+	rec, err := DecodeRecord(b, testFP, sinks)
+	require.NoError(t, err)
+	keys, held, err := DecodeResolutions(b)
+	require.NoError(t, err)
+	assert.Equal(t, keys, rec.Resolved)
+	assert.Equal(t, held, rec.Released)
+	assert.Len(t, rec.Resolved, 4)
+	assert.Equal(t, plain(added), plain(rec.Added))
+	assert.Same(t, sinks.Logs, rec.Added.Calls[0].Payload.(*synth.Origin).Next)
+	assert.Same(t, sinks.Logs, rec.Added.Calls[1].Payload.(*synth.Origin).Also.Next)
+
+	b, err = EncodeRecord(nil, added, testFP)
+	require.NoError(t, err)
+	rec, err = DecodeRecord(b, testFP, sinks)
+	require.NoError(t, err)
+	assert.Empty(t, rec.Resolved)
+	assert.Equal(t, plain(added), plain(rec.Added))
+
+	_, err = DecodeRecord(b, [8]byte{9}, sinks)
+	assert.Equal(t, ReasonConfig, ReasonOf(err), "%v", err)
+
+	b, err = EncodeRecord(res, nil, testFP)
+	require.NoError(t, err)
+	rec, err = DecodeRecord(b, testFP, sinks)
+	require.NoError(t, err)
+	assert.Nil(t, rec.Added)
+}
+
+// TestRecordRefusesDamage: every truncation and single-byte change of a record with additions
+// is refused with a *DiscardError.
+func TestRecordRefusesDamage(t *testing.T) {
+	sinks := testSinks()
+	b, err := EncodeRecord(testResolutions(), addedSnapshot(t, sinks), testFP)
+	require.NoError(t, err)
+	check := func(b []byte) {
+		_, err := DecodeRecord(b, testFP, sinks)
+		var de *DiscardError
+		require.True(t, errors.As(err, &de), "%q: %v", b, err)
+	}
+	for n := range len(b) {
+		check(b[:n])
+	}
+	for i := range b {
+		for _, flip := range []byte{0x01, 0x80, 0xff} {
+			c := append([]byte(nil), b...)
+			c[i] ^= flip
+			check(c)
+		}
 	}
 }

@@ -238,7 +238,58 @@ func (ActivityKind) EnumDescriptor() ([]byte, []int) {
 	return file_state_proto_rawDescGZIP(), []int{3}
 }
 
-// State is a checkpoint's body: the engine's snapshot (pairing.Snapshot).
+// AnchorKind is what an anchor span is a span of.
+type AnchorKind int32
+
+const (
+	AnchorKind_ANCHOR_KIND_UNSPECIFIED   AnchorKind = 0
+	AnchorKind_ANCHOR_KIND_TURN          AnchorKind = 1
+	AnchorKind_ANCHOR_KIND_MODEL_REQUEST AnchorKind = 2
+)
+
+// Enum value maps for AnchorKind.
+var (
+	AnchorKind_name = map[int32]string{
+		0: "ANCHOR_KIND_UNSPECIFIED",
+		1: "ANCHOR_KIND_TURN",
+		2: "ANCHOR_KIND_MODEL_REQUEST",
+	}
+	AnchorKind_value = map[string]int32{
+		"ANCHOR_KIND_UNSPECIFIED":   0,
+		"ANCHOR_KIND_TURN":          1,
+		"ANCHOR_KIND_MODEL_REQUEST": 2,
+	}
+)
+
+func (x AnchorKind) Enum() *AnchorKind {
+	p := new(AnchorKind)
+	*p = x
+	return p
+}
+
+func (x AnchorKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (AnchorKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_state_proto_enumTypes[4].Descriptor()
+}
+
+func (AnchorKind) Type() protoreflect.EnumType {
+	return &file_state_proto_enumTypes[4]
+}
+
+func (x AnchorKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use AnchorKind.Descriptor instead.
+func (AnchorKind) EnumDescriptor() ([]byte, []int) {
+	return file_state_proto_rawDescGZIP(), []int{4}
+}
+
+// State is a checkpoint's body: the engine's snapshot (pairing.Snapshot). It is also the
+// additions of a resolution record (Resolutions.added), which use the same tables.
 type State struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Strings of the state (tenants, scopes, tool names, steps, scope attributes and values),
@@ -259,7 +310,10 @@ type State struct {
 	// Calls: pending, then waiting, then resolved, each list in the engine's order.
 	Calls []*Call `protobuf:"bytes,7,rep,name=calls" json:"calls,omitempty"`
 	// Model calls and compactions of the scopes (timeout classification).
-	Activity      []*Activity `protobuf:"bytes,8,rep,name=activity" json:"activity,omitempty"`
+	Activity []*Activity `protobuf:"bytes,8,rep,name=activity" json:"activity,omitempty"`
+	// Anchor spans of the scopes: the turn and model-request spans a synthetic span of a call
+	// announced only in logs is put under.
+	Anchors       []*Anchor `protobuf:"bytes,9,rep,name=anchors" json:"anchors,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -346,6 +400,13 @@ func (x *State) GetCalls() []*Call {
 func (x *State) GetActivity() []*Activity {
 	if x != nil {
 		return x.Activity
+	}
+	return nil
+}
+
+func (x *State) GetAnchors() []*Anchor {
+	if x != nil {
+		return x.Anchors
 	}
 	return nil
 }
@@ -1092,20 +1153,132 @@ func (x *Activity) GetSeen() int64 {
 	return 0
 }
 
-// Resolutions is a resolution record's body: what one batch resolved.
+// Anchor is an anchor span of a scope (pairing.ActivitySnapshot of kind ActivityTurn or
+// ActivityModelSpan). The pipeline its synthetic spans go to is not stored: a restored anchor
+// goes to the component's traces pipeline.
+type Anchor struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Kind  AnchorKind             `protobuf:"varint,1,opt,name=kind,enum=toolpair.state.v1.AnchorKind" json:"kind,omitempty"`
+	// References to State.strings.
+	Tenant uint32 `protobuf:"varint,2,opt,name=tenant" json:"tenant,omitempty"`
+	Scope  uint32 `protobuf:"varint,3,opt,name=scope" json:"scope,omitempty"`
+	// The span's IDs: 16 and 8 bytes.
+	TraceId []byte `protobuf:"bytes,4,opt,name=trace_id,json=traceId" json:"trace_id,omitempty"`
+	SpanId  []byte `protobuf:"bytes,5,opt,name=span_id,json=spanId" json:"span_id,omitempty"`
+	// Record times, and the engine clock of the scope's latest observation.
+	Start         int64 `protobuf:"fixed64,6,opt,name=start" json:"start,omitempty"`
+	End           int64 `protobuf:"fixed64,7,opt,name=end" json:"end,omitempty"`
+	Seen          int64 `protobuf:"fixed64,8,opt,name=seen" json:"seen,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Anchor) Reset() {
+	*x = Anchor{}
+	mi := &file_state_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Anchor) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Anchor) ProtoMessage() {}
+
+func (x *Anchor) ProtoReflect() protoreflect.Message {
+	mi := &file_state_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Anchor.ProtoReflect.Descriptor instead.
+func (*Anchor) Descriptor() ([]byte, []int) {
+	return file_state_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *Anchor) GetKind() AnchorKind {
+	if x != nil {
+		return x.Kind
+	}
+	return AnchorKind_ANCHOR_KIND_UNSPECIFIED
+}
+
+func (x *Anchor) GetTenant() uint32 {
+	if x != nil {
+		return x.Tenant
+	}
+	return 0
+}
+
+func (x *Anchor) GetScope() uint32 {
+	if x != nil {
+		return x.Scope
+	}
+	return 0
+}
+
+func (x *Anchor) GetTraceId() []byte {
+	if x != nil {
+		return x.TraceId
+	}
+	return nil
+}
+
+func (x *Anchor) GetSpanId() []byte {
+	if x != nil {
+		return x.SpanId
+	}
+	return nil
+}
+
+func (x *Anchor) GetStart() int64 {
+	if x != nil {
+		return x.Start
+	}
+	return 0
+}
+
+func (x *Anchor) GetEnd() int64 {
+	if x != nil {
+		return x.End
+	}
+	return 0
+}
+
+func (x *Anchor) GetSeen() int64 {
+	if x != nil {
+		return x.Seen
+	}
+	return 0
+}
+
+// Resolutions is a resolution record's body: what one batch resolved and what it added.
 type Resolutions struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Keys of the calls the batch resolved, as runs of one scope, in order.
 	Calls []*ResolvedRun `protobuf:"bytes,1,rep,name=calls" json:"calls,omitempty"`
 	// Held results without a call ID the batch released, as runs of one scope, in order.
-	Held          []*ResolvedRun `protobuf:"bytes,2,rep,name=held" json:"held,omitempty"`
+	Held []*ResolvedRun `protobuf:"bytes,2,rep,name=held" json:"held,omitempty"`
+	// What the batch added (pairing.Engine.Added): the calls it left pending with their
+	// origins, the step boundaries and session ends it queued with their scopes, the anchor
+	// spans it saw. Absent when it added nothing.
+	Added *State `protobuf:"bytes,3,opt,name=added" json:"added,omitempty"`
+	// The configuration fingerprint added was written under (8 bytes); present with added.
+	Fingerprint   []byte `protobuf:"bytes,4,opt,name=fingerprint" json:"fingerprint,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Resolutions) Reset() {
 	*x = Resolutions{}
-	mi := &file_state_proto_msgTypes[9]
+	mi := &file_state_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1117,7 +1290,7 @@ func (x *Resolutions) String() string {
 func (*Resolutions) ProtoMessage() {}
 
 func (x *Resolutions) ProtoReflect() protoreflect.Message {
-	mi := &file_state_proto_msgTypes[9]
+	mi := &file_state_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1130,7 +1303,7 @@ func (x *Resolutions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Resolutions.ProtoReflect.Descriptor instead.
 func (*Resolutions) Descriptor() ([]byte, []int) {
-	return file_state_proto_rawDescGZIP(), []int{9}
+	return file_state_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Resolutions) GetCalls() []*ResolvedRun {
@@ -1143,6 +1316,20 @@ func (x *Resolutions) GetCalls() []*ResolvedRun {
 func (x *Resolutions) GetHeld() []*ResolvedRun {
 	if x != nil {
 		return x.Held
+	}
+	return nil
+}
+
+func (x *Resolutions) GetAdded() *State {
+	if x != nil {
+		return x.Added
+	}
+	return nil
+}
+
+func (x *Resolutions) GetFingerprint() []byte {
+	if x != nil {
+		return x.Fingerprint
 	}
 	return nil
 }
@@ -1162,7 +1349,7 @@ type ResolvedRun struct {
 
 func (x *ResolvedRun) Reset() {
 	*x = ResolvedRun{}
-	mi := &file_state_proto_msgTypes[10]
+	mi := &file_state_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1174,7 +1361,7 @@ func (x *ResolvedRun) String() string {
 func (*ResolvedRun) ProtoMessage() {}
 
 func (x *ResolvedRun) ProtoReflect() protoreflect.Message {
-	mi := &file_state_proto_msgTypes[10]
+	mi := &file_state_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1187,7 +1374,7 @@ func (x *ResolvedRun) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolvedRun.ProtoReflect.Descriptor instead.
 func (*ResolvedRun) Descriptor() ([]byte, []int) {
-	return file_state_proto_rawDescGZIP(), []int{10}
+	return file_state_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ResolvedRun) GetTenant() string {
@@ -1222,7 +1409,7 @@ var File_state_proto protoreflect.FileDescriptor
 
 const file_state_proto_rawDesc = "" +
 	"\n" +
-	"\vstate.proto\x12\x11toolpair.state.v1\"\xe7\x02\n" +
+	"\vstate.proto\x12\x11toolpair.state.v1\"\x9c\x03\n" +
 	"\x05State\x12\x18\n" +
 	"\astrings\x18\x01 \x03(\tR\astrings\x12\x1c\n" +
 	"\tresources\x18\x02 \x03(\fR\tresources\x123\n" +
@@ -1232,7 +1419,8 @@ const file_state_proto_rawDesc = "" +
 	"\vused_scopes\x18\x06 \x03(\x06R\n" +
 	"usedScopes\x12-\n" +
 	"\x05calls\x18\a \x03(\v2\x17.toolpair.state.v1.CallR\x05calls\x127\n" +
-	"\bactivity\x18\b \x03(\v2\x1b.toolpair.state.v1.ActivityR\bactivity\"\xf1\x01\n" +
+	"\bactivity\x18\b \x03(\v2\x1b.toolpair.state.v1.ActivityR\bactivity\x123\n" +
+	"\aanchors\x18\t \x03(\v2\x19.toolpair.state.v1.AnchorR\aanchors\"\xf1\x01\n" +
 	"\x06Origin\x12\x1a\n" +
 	"\bresource\x18\x01 \x01(\rR\bresource\x12\x1d\n" +
 	"\n" +
@@ -1299,10 +1487,21 @@ const file_state_proto_rawDesc = "" +
 	"\x05scope\x18\x03 \x01(\rR\x05scope\x12\x14\n" +
 	"\x05start\x18\x04 \x01(\x10R\x05start\x12\x10\n" +
 	"\x03end\x18\x05 \x01(\x10R\x03end\x12\x12\n" +
-	"\x04seen\x18\x06 \x01(\x10R\x04seen\"w\n" +
+	"\x04seen\x18\x06 \x01(\x10R\x04seen\"\xd9\x01\n" +
+	"\x06Anchor\x121\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\x1d.toolpair.state.v1.AnchorKindR\x04kind\x12\x16\n" +
+	"\x06tenant\x18\x02 \x01(\rR\x06tenant\x12\x14\n" +
+	"\x05scope\x18\x03 \x01(\rR\x05scope\x12\x19\n" +
+	"\btrace_id\x18\x04 \x01(\fR\atraceId\x12\x17\n" +
+	"\aspan_id\x18\x05 \x01(\fR\x06spanId\x12\x14\n" +
+	"\x05start\x18\x06 \x01(\x10R\x05start\x12\x10\n" +
+	"\x03end\x18\a \x01(\x10R\x03end\x12\x12\n" +
+	"\x04seen\x18\b \x01(\x10R\x04seen\"\xc9\x01\n" +
 	"\vResolutions\x124\n" +
 	"\x05calls\x18\x01 \x03(\v2\x1e.toolpair.state.v1.ResolvedRunR\x05calls\x122\n" +
-	"\x04held\x18\x02 \x03(\v2\x1e.toolpair.state.v1.ResolvedRunR\x04held\"j\n" +
+	"\x04held\x18\x02 \x03(\v2\x1e.toolpair.state.v1.ResolvedRunR\x04held\x12.\n" +
+	"\x05added\x18\x03 \x01(\v2\x18.toolpair.state.v1.StateR\x05added\x12 \n" +
+	"\vfingerprint\x18\x04 \x01(\fR\vfingerprint\"j\n" +
 	"\vResolvedRun\x12\x16\n" +
 	"\x06tenant\x18\x01 \x01(\tR\x06tenant\x12\x14\n" +
 	"\x05scope\x18\x02 \x01(\tR\x05scope\x12\x19\n" +
@@ -1325,7 +1524,12 @@ const file_state_proto_rawDesc = "" +
 	"\fActivityKind\x12\x1d\n" +
 	"\x19ACTIVITY_KIND_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13ACTIVITY_KIND_MODEL\x10\x01\x12\x1c\n" +
-	"\x18ACTIVITY_KIND_COMPACTION\x10\x02B^ZUgithub.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/statefile\x92\x03\x04\b\x02 \x03b\beditionsp\xe8\a"
+	"\x18ACTIVITY_KIND_COMPACTION\x10\x02*^\n" +
+	"\n" +
+	"AnchorKind\x12\x1b\n" +
+	"\x17ANCHOR_KIND_UNSPECIFIED\x10\x00\x12\x14\n" +
+	"\x10ANCHOR_KIND_TURN\x10\x01\x12\x1d\n" +
+	"\x19ANCHOR_KIND_MODEL_REQUEST\x10\x02B^ZUgithub.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/statefile\x92\x03\x04\b\x02 \x03b\beditionsp\xe8\a"
 
 var (
 	file_state_proto_rawDescOnce sync.Once
@@ -1339,47 +1543,52 @@ func file_state_proto_rawDescGZIP() []byte {
 	return file_state_proto_rawDescData
 }
 
-var file_state_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_state_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_state_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+var file_state_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_state_proto_goTypes = []any{
 	(Signal)(0),           // 0: toolpair.state.v1.Signal
 	(ClosingKind)(0),      // 1: toolpair.state.v1.ClosingKind
 	(CallState)(0),        // 2: toolpair.state.v1.CallState
 	(ActivityKind)(0),     // 3: toolpair.state.v1.ActivityKind
-	(*State)(nil),         // 4: toolpair.state.v1.State
-	(*Origin)(nil),        // 5: toolpair.state.v1.Origin
-	(*Scope)(nil),         // 6: toolpair.state.v1.Scope
-	(*Closing)(nil),       // 7: toolpair.state.v1.Closing
-	(*QueuedClosing)(nil), // 8: toolpair.state.v1.QueuedClosing
-	(*HeldRecord)(nil),    // 9: toolpair.state.v1.HeldRecord
-	(*Call)(nil),          // 10: toolpair.state.v1.Call
-	(*Report)(nil),        // 11: toolpair.state.v1.Report
-	(*Activity)(nil),      // 12: toolpair.state.v1.Activity
-	(*Resolutions)(nil),   // 13: toolpair.state.v1.Resolutions
-	(*ResolvedRun)(nil),   // 14: toolpair.state.v1.ResolvedRun
+	(AnchorKind)(0),       // 4: toolpair.state.v1.AnchorKind
+	(*State)(nil),         // 5: toolpair.state.v1.State
+	(*Origin)(nil),        // 6: toolpair.state.v1.Origin
+	(*Scope)(nil),         // 7: toolpair.state.v1.Scope
+	(*Closing)(nil),       // 8: toolpair.state.v1.Closing
+	(*QueuedClosing)(nil), // 9: toolpair.state.v1.QueuedClosing
+	(*HeldRecord)(nil),    // 10: toolpair.state.v1.HeldRecord
+	(*Call)(nil),          // 11: toolpair.state.v1.Call
+	(*Report)(nil),        // 12: toolpair.state.v1.Report
+	(*Activity)(nil),      // 13: toolpair.state.v1.Activity
+	(*Anchor)(nil),        // 14: toolpair.state.v1.Anchor
+	(*Resolutions)(nil),   // 15: toolpair.state.v1.Resolutions
+	(*ResolvedRun)(nil),   // 16: toolpair.state.v1.ResolvedRun
 }
 var file_state_proto_depIdxs = []int32{
-	5,  // 0: toolpair.state.v1.State.origins:type_name -> toolpair.state.v1.Origin
-	6,  // 1: toolpair.state.v1.State.scopes:type_name -> toolpair.state.v1.Scope
-	8,  // 2: toolpair.state.v1.State.queue:type_name -> toolpair.state.v1.QueuedClosing
-	10, // 3: toolpair.state.v1.State.calls:type_name -> toolpair.state.v1.Call
-	12, // 4: toolpair.state.v1.State.activity:type_name -> toolpair.state.v1.Activity
-	0,  // 5: toolpair.state.v1.Origin.signal:type_name -> toolpair.state.v1.Signal
-	7,  // 6: toolpair.state.v1.Scope.closings:type_name -> toolpair.state.v1.Closing
-	1,  // 7: toolpair.state.v1.Closing.kind:type_name -> toolpair.state.v1.ClosingKind
-	0,  // 8: toolpair.state.v1.HeldRecord.signal:type_name -> toolpair.state.v1.Signal
-	2,  // 9: toolpair.state.v1.Call.state:type_name -> toolpair.state.v1.CallState
-	9,  // 10: toolpair.state.v1.Call.held:type_name -> toolpair.state.v1.HeldRecord
-	11, // 11: toolpair.state.v1.Call.reports:type_name -> toolpair.state.v1.Report
-	9,  // 12: toolpair.state.v1.Report.held:type_name -> toolpair.state.v1.HeldRecord
-	3,  // 13: toolpair.state.v1.Activity.kind:type_name -> toolpair.state.v1.ActivityKind
-	14, // 14: toolpair.state.v1.Resolutions.calls:type_name -> toolpair.state.v1.ResolvedRun
-	14, // 15: toolpair.state.v1.Resolutions.held:type_name -> toolpair.state.v1.ResolvedRun
-	16, // [16:16] is the sub-list for method output_type
-	16, // [16:16] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	6,  // 0: toolpair.state.v1.State.origins:type_name -> toolpair.state.v1.Origin
+	7,  // 1: toolpair.state.v1.State.scopes:type_name -> toolpair.state.v1.Scope
+	9,  // 2: toolpair.state.v1.State.queue:type_name -> toolpair.state.v1.QueuedClosing
+	11, // 3: toolpair.state.v1.State.calls:type_name -> toolpair.state.v1.Call
+	13, // 4: toolpair.state.v1.State.activity:type_name -> toolpair.state.v1.Activity
+	14, // 5: toolpair.state.v1.State.anchors:type_name -> toolpair.state.v1.Anchor
+	0,  // 6: toolpair.state.v1.Origin.signal:type_name -> toolpair.state.v1.Signal
+	8,  // 7: toolpair.state.v1.Scope.closings:type_name -> toolpair.state.v1.Closing
+	1,  // 8: toolpair.state.v1.Closing.kind:type_name -> toolpair.state.v1.ClosingKind
+	0,  // 9: toolpair.state.v1.HeldRecord.signal:type_name -> toolpair.state.v1.Signal
+	2,  // 10: toolpair.state.v1.Call.state:type_name -> toolpair.state.v1.CallState
+	10, // 11: toolpair.state.v1.Call.held:type_name -> toolpair.state.v1.HeldRecord
+	12, // 12: toolpair.state.v1.Call.reports:type_name -> toolpair.state.v1.Report
+	10, // 13: toolpair.state.v1.Report.held:type_name -> toolpair.state.v1.HeldRecord
+	3,  // 14: toolpair.state.v1.Activity.kind:type_name -> toolpair.state.v1.ActivityKind
+	4,  // 15: toolpair.state.v1.Anchor.kind:type_name -> toolpair.state.v1.AnchorKind
+	16, // 16: toolpair.state.v1.Resolutions.calls:type_name -> toolpair.state.v1.ResolvedRun
+	16, // 17: toolpair.state.v1.Resolutions.held:type_name -> toolpair.state.v1.ResolvedRun
+	5,  // 18: toolpair.state.v1.Resolutions.added:type_name -> toolpair.state.v1.State
+	19, // [19:19] is the sub-list for method output_type
+	19, // [19:19] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_state_proto_init() }
@@ -1392,8 +1601,8 @@ func file_state_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_state_proto_rawDesc), len(file_state_proto_rawDesc)),
-			NumEnums:      4,
-			NumMessages:   11,
+			NumEnums:      5,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1,6 +1,7 @@
 // Package statefile is the stored format of the toolpair processor's state (specification
 // section 9): checkpoints of the engine's snapshot (Encode, Decode) and the resolution records
-// written between them (EncodeResolutions, DecodeResolutions).
+// written between them, one per batch: what it resolved and what it added (EncodeRecord,
+// DecodeRecord).
 //
 // A checkpoint is one blob:
 //
@@ -10,14 +11,15 @@
 //
 //	"TPRS" | format version (uvarint) | body | CRC-32
 //
-// The body is a protocol buffers message of state.proto (State, Resolutions); the CRC-32 (IEEE,
+// The body is a protocol buffers message of state.proto (State, Resolutions; a record's
+// additions are a State of their own, with the configuration fingerprint); the CRC-32 (IEEE,
 // 4 bytes, little endian) covers every byte before it. A blob is read only when its magic,
 // version, checksum and, for a checkpoint, fingerprint all match: anything else is refused
 // with a *DiscardError saying why.
 //
 // Held result records and the consumers that restored records go to belong to the caller:
-// Encode takes held records as Held values (a signal and OTLP bytes), and Decode binds them
-// and origins through Sinks.
+// Encode takes held records as Held values (a signal and OTLP bytes), and Decode binds them,
+// origins and anchor spans through Sinks.
 package statefile
 
 import (
@@ -28,6 +30,7 @@ import (
 	"hash/crc32"
 
 	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
@@ -106,6 +109,11 @@ type Sinks struct {
 	// call is still restored), an error refuses the whole blob as corrupt. With Held nil, held
 	// payloads are restored as Held values.
 	Held func(signal synth.Signal, otlp []byte) (any, error)
+	// Anchor makes the value the engine keeps for a stored anchor span
+	// (pairing.ActivitySnapshot.Anchor) of its trace and span IDs and its start and end (Unix
+	// ns): the span a synthetic span is put under, in the component's traces pipeline. nil, or
+	// a nil value, drops the anchor.
+	Anchor func(traceID pcommon.TraceID, spanID pcommon.SpanID, start, end int64) any
 }
 
 // frame appends the CRC-32 of b to it.

@@ -18,9 +18,31 @@ import (
 
 var testFP = [8]byte{1, 2, 3, 4, 5, 6, 7, 8}
 
-// testSinks are consumers of both signals, held records kept as Held.
+// testSinks are consumers of both signals, held records kept as Held, anchors as testAnchor.
 func testSinks() Sinks {
-	return Sinks{Traces: new(consumertest.TracesSink), Logs: new(consumertest.LogsSink)}
+	return Sinks{Traces: new(consumertest.TracesSink), Logs: new(consumertest.LogsSink), Anchor: newTestAnchor}
+}
+
+// testAnchor is the value testSinks make of a stored anchor span.
+type testAnchor struct {
+	TraceID    pcommon.TraceID
+	SpanID     pcommon.SpanID
+	Start, End int64
+}
+
+func newTestAnchor(tid pcommon.TraceID, sid pcommon.SpanID, start, end int64) any {
+	return testAnchor{TraceID: tid, SpanID: sid, Start: start, End: end}
+}
+
+// anchorSnapshot is the snapshot of an anchor span of conversation k of kind
+// (pairing.ActivityTurn or pairing.ActivityModelSpan), its IDs made of id, with the value
+// testSinks make of it.
+func anchorSnapshot(k pairing.ConversationKey, kind pairing.ActivityKind, id byte, start, end, seen int64) pairing.ActivitySnapshot {
+	tid, sid := pcommon.TraceID{id, 1}, pcommon.SpanID{id, 2}
+	a := pairing.ActivitySnapshot{Key: k, Kind: kind, Start: start, End: end, Seen: seen, Anchor: newTestAnchor(tid, sid, start, end)}
+	copy(a.ID[:16], tid[:])
+	copy(a.ID[16:], sid[:])
+	return a
 }
 
 // heldSpan and heldLog are held records as the processor stores them.
@@ -50,7 +72,7 @@ func heldLog(t testing.TB, id string) Held {
 // every state, origins of both signals sharing one resource and one record (the calls of one
 // record share its origin), a call announced in both signals (Also), held spans and log
 // records, reports, a match hash, scopes with queued boundaries and session ends, the FIFO of
-// closings, forgotten scopes and activity. Origins point at sinks.
+// closings, forgotten scopes, activity and anchor spans. Origins point at sinks.
 func fullSnapshot(t testing.TB, sinks Sinks) *pairing.Snapshot {
 	res := pcommon.NewResource()
 	res.Attributes().PutStr("service.name", "agent")
@@ -108,6 +130,8 @@ func fullSnapshot(t testing.TB, sinks Sinks) *pairing.Snapshot {
 		Activity: []pairing.ActivitySnapshot{
 			{Kind: pairing.ActivityModel, Key: s1, Start: 10, End: 90, Seen: 60},
 			{Kind: pairing.ActivityCompaction, Key: pairing.ConversationKey{Tenant: "agent", Conversation: "s3"}, Start: 95, End: 95, Seen: 61},
+			anchorSnapshot(s1, pairing.ActivityTurn, 1, 5, 1000, 60),
+			anchorSnapshot(s1, pairing.ActivityModelSpan, 2, 20, 80, 60),
 		},
 	}
 }
@@ -190,6 +214,7 @@ func TestDecodeSinks(t *testing.T) {
 	assert.Nil(t, got.Calls[8].Payload, "dropped by Held")
 	assert.Nil(t, got.Calls[2].Payload, "a logs origin without a logs consumer")
 	assert.Nil(t, got.Calls[5].Payload.(*synth.Origin).Also, "no Also without a logs consumer")
+	assert.Len(t, got.Activity, 2, "no anchors without Sinks.Anchor")
 
 	sinks.Held = func(synth.Signal, []byte) (any, error) { return nil, errors.New("not one span") }
 	_, err = Decode(blob, testFP, sinks)
@@ -202,7 +227,7 @@ func TestEncodeRefusesUnknownValues(t *testing.T) {
 	for name, spoil := range map[string]func(*pairing.Snapshot){
 		"call state":    func(s *pairing.Snapshot) { s.Calls[0].State = 9 },
 		"closing kind":  func(s *pairing.Snapshot) { s.Conversations[0].Closings[0].Kind = pairing.KindUse },
-		"activity kind": func(s *pairing.Snapshot) { s.Activity[0].Kind = pairing.ActivityTurn },
+		"activity kind": func(s *pairing.Snapshot) { s.Activity[0].Kind = 9 },
 	} {
 		snap := fullSnapshot(t, testSinks())
 		spoil(snap)

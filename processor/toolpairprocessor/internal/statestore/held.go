@@ -7,6 +7,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/statefile"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
@@ -39,12 +40,18 @@ func MarshalHeld(p any) any {
 }
 
 // sinks binds a restored state to the component's next consumers: origins and held
-// records of each signal go to next of that signal (nil when the component has no pipeline of
-// that signal now: the origin or record is then dropped). A held record that is not one span
-// or one log record at the position batch.HeldSpan.Span and batch.HeldLog.Record read is refused, which
-// discards the state.
+// records of each signal go to next of that signal, anchor spans (batch.Anchor) to traces
+// (nil when the component has no pipeline of that signal now: the origin, record or anchor is
+// then dropped). A held record that is not one span or one log record at the position
+// batch.HeldSpan.Span and batch.HeldLog.Record read is refused, which discards the state.
 func sinks(traces consumer.Traces, logs consumer.Logs) statefile.Sinks {
-	return statefile.Sinks{Traces: traces, Logs: logs, Held: func(sig synth.Signal, data []byte) (any, error) {
+	var anchor func(pcommon.TraceID, pcommon.SpanID, int64, int64) any
+	if traces != nil {
+		anchor = func(tid pcommon.TraceID, sid pcommon.SpanID, start, end int64) any {
+			return batch.Anchor{TraceID: tid, SpanID: sid, Start: start, End: end, Next: traces}
+		}
+	}
+	return statefile.Sinks{Traces: traces, Logs: logs, Anchor: anchor, Held: func(sig synth.Signal, data []byte) (any, error) {
 		switch sig {
 		case synth.Traces:
 			td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(data)

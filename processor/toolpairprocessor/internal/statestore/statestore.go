@@ -1,7 +1,9 @@
 // Package statestore keeps a toolpair component's state in a storage extension
 // (specification section 9): checkpoints of the engine written every checkpoint_interval and
 // at shutdown, and between them a resolution record per batch, written before the batch's
-// records leave the processor, so that a crash at any instant loses no outcome that left.
+// records leave the processor, holding what the batch resolved and what it added (the calls
+// it left pending, the closings it queued, the anchor spans it saw), so that a crash at any
+// instant loses no outcome and no call whose record left.
 // The format of what is stored is package statefile's.
 package statestore
 
@@ -11,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -49,7 +52,7 @@ type Options struct {
 	Traces consumer.Traces
 	Logs   consumer.Logs
 	// KeepActivity restores the conversations' model calls and compactions (needed by the
-	// timeout classifier only).
+	// timeout classifier only); anchor spans are restored either way.
 	KeepActivity bool
 	Telemetry    Telemetry
 	Logger       *zap.Logger
@@ -60,7 +63,7 @@ type Options struct {
 //   - PointerKey: the generation of the current checkpoint and the sequence number of the
 //     first resolution record it does not cover;
 //   - toolpair.state.{generation}: a checkpoint (statefile.Encode);
-//   - toolpair.resolved.{sequence}: the resolution record of one batch (statefile.EncodeResolutions).
+//   - toolpair.resolved.{sequence}: the resolution record of one batch (statefile.EncodeRecord).
 //
 // A checkpoint is written under a new generation's key first, then one storage batch points
 // the pointer at it and deletes the previous checkpoint and the resolution records it covers,
@@ -137,24 +140,25 @@ func Open(ctx context.Context, host component.Host, ext, owner component.ID, o O
 	st := &Store{client: client, fp: o.Fingerprint, o: o}
 	if err := st.restore(ctx); err != nil {
 		o.Telemetry.StorageError(ctx, "pointer")
-		return nil, errors.Join(fmt.Errorf("storage: extension %q: the stored state was discarded and a fresh pointer could not be written: %w", ext, err),
+		return nil, errors.Join(fmt.Errorf("storage: extension %q: a fresh pointer could not be written (no state stored yet, or the stored state discarded): %w", ext, err),
 			client.Close(ctx))
 	}
 	return st, nil
 }
 
 // restore reads the stored checkpoint and the resolution records written after it, and
-// rebuilds the state from them. Whatever cannot be used is discarded. When a read fails or
-// the pointer is unreadable, records the component did not read may remain: it then starts
-// clean under a fresh pointer (startFresh), and fails only when that pointer cannot be
-// written.
+// rebuilds the state from them: the checkpoint, then what the records added (in their order),
+// then what they resolved. Whatever cannot be used is discarded. With nothing stored yet, and
+// when a read fails or the pointer is unreadable (records the component did not read may
+// remain), it starts clean under a fresh pointer (startFresh), so that every record this run
+// writes follows a pointer; it fails only when that pointer cannot be written.
 func (st *Store) restore(ctx context.Context) error {
 	ptr, err := st.client.Get(ctx, PointerKey)
 	if err != nil {
 		return st.readFailed(ctx, PointerKey, err, 0)
 	}
 	if ptr == nil {
-		return nil // nothing stored yet
+		return st.startFresh(ctx, 0) // nothing stored yet
 	}
 	gen, logStart, err := DecodePointer(ptr)
 	if err != nil {
@@ -162,8 +166,10 @@ func (st *Store) restore(ctx context.Context) error {
 		return st.startFresh(ctx, 0)
 	}
 	st.gen, st.logStart, st.nextSeq = gen, logStart, logStart
+	sk := sinks(st.o.Traces, st.o.Logs)
 	var keys []pairing.Key
 	var released []pairing.HeldRef
+	var added []*pairing.Snapshot
 	for seq := logStart; ; seq++ {
 		b, err := st.client.Get(ctx, ResolvedKey(seq))
 		if err != nil {
@@ -173,36 +179,43 @@ func (st *Store) restore(ctx context.Context) error {
 			break
 		}
 		st.nextSeq = seq + 1
-		k, h, err := statefile.DecodeResolutions(b)
+		rec, err := statefile.DecodeRecord(b, st.fp, sk)
 		if err != nil {
-			st.o.Logger.Warn("toolpair: a stored resolution record is not readable; its calls may be restored as pending",
+			st.o.Logger.Warn("toolpair: a stored resolution record is not readable; its calls may be restored as pending, or not at all",
 				zap.String("key", ResolvedKey(seq)), zap.Error(err))
 			continue
 		}
-		keys = append(keys, k...)
-		released = append(released, h...)
+		keys = append(keys, rec.Resolved...)
+		released = append(released, rec.Released...)
+		if rec.Added != nil {
+			added = append(added, rec.Added)
+		}
 	}
-	if gen == 0 {
-		// A fresh pointer: no checkpoint was written since the stored state was last
-		// discarded; the records after it resolved calls that no checkpoint holds.
+	var saved *pairing.Snapshot
+	var blob []byte
+	if gen > 0 {
+		if blob, err = st.client.Get(ctx, StateKey(gen)); err != nil {
+			return st.readFailed(ctx, StateKey(gen), err, gen)
+		}
+		if blob == nil {
+			st.discarded(ctx, statefile.Discard(statefile.ReasonMissing, "checkpoint %q named by %q is absent", StateKey(gen), PointerKey))
+			return nil
+		}
+		if saved, err = statefile.Decode(blob, st.fp, sk); err != nil {
+			st.discarded(ctx, err)
+			return nil
+		}
+	} else if len(added) == 0 {
+		// A fresh pointer, and no record after it added anything: the records resolved
+		// calls that no checkpoint holds.
 		return nil
 	}
-	blob, err := st.client.Get(ctx, StateKey(gen))
-	if err != nil {
-		return st.readFailed(ctx, StateKey(gen), err, gen)
-	}
-	if blob == nil {
-		st.discarded(ctx, statefile.Discard(statefile.ReasonMissing, "checkpoint %q named by %q is absent", StateKey(gen), PointerKey))
-		return nil
-	}
-	saved, err := statefile.Decode(blob, st.fp, sinks(st.o.Traces, st.o.Logs))
-	if err != nil {
-		st.discarded(ctx, err)
-		return nil
-	}
+	saved = pairing.Merge(saved, added...)
 	if !st.o.KeepActivity {
 		// Model calls and compactions serve only the timeout classifier.
-		saved.Activity = nil
+		saved.Activity = slices.DeleteFunc(saved.Activity, func(a pairing.ActivitySnapshot) bool {
+			return a.Kind == pairing.ActivityModel || a.Kind == pairing.ActivityCompaction
+		})
 	}
 	rs, err := st.o.Engine.Restore(saved, keys, released...)
 	if err != nil {
@@ -213,6 +226,7 @@ func (st *Store) restore(ctx context.Context) error {
 	st.o.Logger.Info("toolpair: state restored from storage",
 		zap.Int("pending_calls", rs.Pending), zap.Int("held_results", rs.Waiting),
 		zap.Int("resolved_calls", rs.Resolved), zap.Int("replayed_resolutions", rs.Replayed),
+		zap.Int("records", int(st.nextSeq-logStart)), zap.Int("records_with_additions", len(added)),
 		zap.Int("activity", len(saved.Activity)), zap.Int("bytes", len(blob)))
 	return nil
 }
@@ -306,17 +320,20 @@ func (st *Store) Checkpoint(ctx context.Context, trigger Trigger) error {
 	return nil
 }
 
-// RecordResolutions writes the resolution record of a batch's outcomes, before they leave the
-// processor: after a crash, these calls are resolved, not restored as pending from an older
-// checkpoint. Should the record's write fail (counted, storage_errors operation
-// resolution_record), it writes a checkpoint at once instead (the engine already holds these
-// outcomes, so the checkpoint covers them); the error it returns is that checkpoint's, when
-// it failed too (counted, operation checkpoint): the outcomes then leave uncovered by storage.
-func (st *Store) RecordResolutions(ctx context.Context, res []pairing.Resolution) error {
-	if len(res) == 0 {
+// RecordBatch writes the resolution record of one batch before its records leave the
+// processor: res are its outcomes, added what it added (pairing.Engine.Added, nil for none).
+// After a crash, these calls are resolved, not restored as pending from an older checkpoint,
+// and the calls it left pending are pending, with their origins, closings and anchors, though
+// no checkpoint holds them yet. Nothing is written when there is nothing to record. Should
+// the record's write fail (counted, storage_errors operation resolution_record), it writes a
+// checkpoint at once instead (the engine already holds these changes, so the checkpoint
+// covers them); the error it returns is that checkpoint's, when it failed too (counted,
+// operation checkpoint): the changes then leave uncovered by storage.
+func (st *Store) RecordBatch(ctx context.Context, res []pairing.Resolution, added *pairing.Snapshot) error {
+	if len(res) == 0 && added == nil {
 		return nil
 	}
-	b, err := statefile.EncodeResolutions(res)
+	b, err := statefile.EncodeRecord(res, added, st.fp)
 	if b == nil && err == nil {
 		return nil
 	}
@@ -329,7 +346,7 @@ func (st *Store) RecordResolutions(ctx context.Context, res []pairing.Resolution
 	st.o.Telemetry.StorageError(ctx, "resolution_record")
 	st.o.Logger.Warn("toolpair: writing a resolution record failed; writing a checkpoint instead", zap.Error(err))
 	if cerr := st.Checkpoint(ctx, TriggerRecordFailed); cerr != nil {
-		return fmt.Errorf("toolpair: neither the resolution record (%w) nor a checkpoint covering it (%w) could be written; a crash before the next checkpoint can bring these calls back as pending", err, cerr)
+		return fmt.Errorf("toolpair: neither the resolution record (%w) nor a checkpoint covering it (%w) could be written; a crash before the next checkpoint can bring these calls back as pending, or lose the calls the batch announced", err, cerr)
 	}
 	return nil
 }

@@ -1,0 +1,230 @@
+// added.go holds what the processor's record of a batch between checkpoints carries and how
+// Restore replays it: what one Process call added to the state, as a Snapshot of its own
+// (Added, copying calls as Snapshot does: callSnapshot), such snapshots merged into the full
+// one they follow (Merge), and the calls the records resolved (markResolved).
+
+package pairing
+
+import (
+	"slices"
+	"strings"
+)
+
+// Added copies, under the engine's lock, what the events evs of one Process call (their
+// Verdicts set) and the activities acts of the same batch added to the state, for a record
+// written before the batch's records leave the processor:
+//
+//   - Calls: the calls whose use in evs is now pending (VerdictPending) and still pending,
+//     as CallPending with their use payload (a held companion is not copied);
+//   - Conversations: the scopes of those calls, and of the step boundaries and session ends evs
+//     queued, each with these closings (ConversationSnapshot.Closings) and a Queue entry per
+//     closing, due Config.CloseDelay from now;
+//   - Activity: the anchor spans of acts (ActivityTurn, ActivityModelSpan), seen now.
+//
+// Model-call and compaction intervals are not copied. It returns nil when there is nothing
+// to copy. Use payloads are kept as they are (the caller must treat them as read-only).
+func (e *Engine) Added(evs []Event, acts []Activity) *Snapshot {
+	var anchors []ActivitySnapshot
+	for i := range acts {
+		a := &acts[i]
+		if (a.Kind == ActivityTurn || a.Kind == ActivityModelSpan) && a.End > 0 {
+			anchors = append(anchors, ActivitySnapshot{Key: a.Key, Kind: a.Kind, Start: a.Start, End: a.End, ID: a.ID, Anchor: a.Anchor})
+		}
+	}
+	pending := 0
+	for i := range evs {
+		if evs[i].Verdict == VerdictPending {
+			pending++
+		}
+	}
+	if pending == 0 && len(anchors) == 0 {
+		return nil
+	}
+	s := &Snapshot{Activity: anchors}
+	if pending > 0 {
+		s.Calls = make([]CallSnapshot, 0, pending)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	now := e.cfg.Clock.Now().UnixNano()
+	for i := range s.Activity {
+		s.Activity[i].Seen = now
+	}
+	var scopeIdx map[*conversation]int
+	scopeOf := func(sc *conversation) int {
+		if i, ok := scopeIdx[sc]; ok {
+			return i
+		}
+		if scopeIdx == nil {
+			scopeIdx = map[*conversation]int{}
+		}
+		scopeIdx[sc] = len(s.Conversations)
+		s.Conversations = append(s.Conversations, ConversationSnapshot{Key: sc.key, UsesSeen: sc.usesSeen, LastSeen: sc.lastSeen, LastRecord: sc.lastRecord})
+		return len(s.Conversations) - 1
+	}
+	noHeld := func(any) any { return nil }
+	for i := range evs {
+		ev := &evs[i]
+		if ev.Verdict != VerdictPending {
+			continue
+		}
+		switch ev.Kind {
+		case KindBoundary, KindSessionEnd:
+			sc := e.conversations[ev.Key.ConversationKey()]
+			if sc == nil {
+				continue
+			}
+			j := scopeOf(sc)
+			s.Conversations[j].Closings = append(s.Conversations[j].Closings, ClosingSnapshot{Kind: ev.Kind, Time: ev.Time, Step: ev.Step})
+			s.Queue = append(s.Queue, QueuedClosing{Scope: j, Time: ev.Time, Deadline: now + int64(e.cfg.CloseDelay)})
+		default:
+			ent := e.lookup(ev.Key)
+			if ent == nil || (ent.state != statePending && ent.state != statePendingHeld) {
+				continue
+			}
+			c := e.callSnapshot(ent, noHeld)
+			c.State, c.Companion = CallPending, nil
+			scopeOf(ent.scope)
+			s.Calls = append(s.Calls, c)
+		}
+	}
+	if len(s.Calls)+len(s.Conversations)+len(s.Activity) == 0 {
+		return nil
+	}
+	return s
+}
+
+// Merge returns snap with the additions adds (Added, in the order they were made) merged in,
+// for Restore: snap is a full snapshot (nil for none) taken no later than the first addition
+// it does not hold. Calls are appended (Restore keeps the first copy of a key, so a call of
+// snap wins over a later copy, and a resolved call over a pending one); scopes listed in snap
+// take the additions' closings they do not hold already (same kind, time and step) with
+// their Queue entries, and the latest LastSeen and LastRecord; other scopes are appended;
+// activity is appended (Restore keeps one copy of an anchor). snap is modified in place.
+func Merge(snap *Snapshot, adds ...*Snapshot) *Snapshot {
+	if snap == nil {
+		snap = &Snapshot{}
+	}
+	var scopeIdx map[ConversationKey]int
+	for _, a := range adds {
+		if a == nil {
+			continue
+		}
+		snap.Calls = append(snap.Calls, a.Calls...)
+		snap.Activity = append(snap.Activity, a.Activity...)
+		if len(a.Conversations) == 0 {
+			continue
+		}
+		if scopeIdx == nil {
+			scopeIdx = make(map[ConversationKey]int, len(snap.Conversations)+len(a.Conversations))
+			for i := range snap.Conversations {
+				scopeIdx[snap.Conversations[i].Key] = i
+			}
+		}
+		// where[i] is the index in snap of a's scope i; added[i] its closings new to snap,
+		// each taken by the first Queue entry of its time.
+		where := make([]int, len(a.Conversations))
+		added := make([][]ClosingSnapshot, len(a.Conversations))
+		for i := range a.Conversations {
+			as := &a.Conversations[i]
+			j, ok := scopeIdx[as.Key]
+			if !ok {
+				j = len(snap.Conversations)
+				scopeIdx[as.Key] = j
+				snap.Conversations = append(snap.Conversations, ConversationSnapshot{Key: as.Key})
+			}
+			where[i] = j
+			ss := &snap.Conversations[j]
+			ss.UsesSeen = ss.UsesSeen || as.UsesSeen
+			ss.LastSeen, ss.LastRecord = max(ss.LastSeen, as.LastSeen), max(ss.LastRecord, as.LastRecord)
+			for _, c := range as.Closings {
+				if !hasClosing(ss.Closings, c) {
+					ss.Closings = append(ss.Closings, c)
+					added[i] = append(added[i], c)
+				}
+			}
+		}
+		for _, q := range a.Queue {
+			if q.Scope < 0 || q.Scope >= len(a.Conversations) {
+				continue
+			}
+			list := added[q.Scope]
+			for k := range list {
+				if list[k].Time == q.Time {
+					snap.Queue = append(snap.Queue, QueuedClosing{Scope: where[q.Scope], Time: q.Time, Deadline: q.Deadline})
+					added[q.Scope] = append(list[:k:k], list[k+1:]...)
+					break
+				}
+			}
+		}
+	}
+	return snap
+}
+
+// hasClosing reports whether list holds a closing of c's kind, time and step.
+func hasClosing(list []ClosingSnapshot, c ClosingSnapshot) bool {
+	for _, l := range list {
+		if l == c {
+			return true
+		}
+	}
+	return false
+}
+
+// callSnapshot copies ent, its held records converted by conv (see Snapshot). The caller
+// holds the lock.
+func (e *Engine) callSnapshot(ent *entry, conv func(any) any) CallSnapshot {
+	c := CallSnapshot{
+		Key: ent.key(), ToolName: ent.tool(), Step: ent.stepID(),
+		UseTime: ent.useTime, ResultTime: ent.resultTime, Deadline: ent.deadline,
+		Seq: ent.seq, Source: ent.source, Flags: uint8(ent.flags),
+	}
+	if ent.has(flagMatch) {
+		c.Match = e.matchHash(ent)
+	}
+	if rs, ok := e.reported[ent]; ok {
+		c.Reporters = slices.Clone(rs.src[:rs.n])
+	}
+	c.UseSignal, c.SignalUseTimes = ent.useSig, e.signalUses[ent]
+	for _, h := range e.heldReports[ent] {
+		c.Reports = append(c.Reports, ReportSnapshot{Source: h.source, Aborted: h.aborted, Time: h.time, Start: h.start, Payload: conv(h.payload)})
+	}
+	switch ent.state {
+	case statePending:
+		c.State, c.Payload = CallPending, ent.payload
+	case statePendingHeld:
+		c.State, c.Payload, c.Companion = CallPendingHeld, ent.payload, conv(e.companions[ent])
+	case stateWaiting:
+		c.State, c.Payload = CallWaiting, conv(ent.payload)
+	case stateResolved:
+		c.State = CallResolved
+	}
+	return c
+}
+
+// markResolved makes call k resolved, whatever its state, dropping any held record: the call
+// was resolved (and its outcome sent downstream) after the snapshot was restored from. It
+// reports whether anything changed.
+func (e *Engine) markResolved(k Key, now int64) bool {
+	ent := e.lookup(k)
+	switch {
+	case ent == nil:
+		sc := e.conversations[k.ConversationKey()]
+		if sc == nil {
+			sc = e.restoreConversation(k.ConversationKey(), now)
+		}
+		e.insertResolved(&entry{scope: sc, callID: strings.Clone(k.CallID)}, now)
+	case ent.state == statePending || ent.state == statePendingHeld:
+		delete(e.companions, ent)
+		e.removePending(ent)
+		e.toResolved(ent, now)
+	case ent.state == stateWaiting:
+		e.waiting.remove(ent)
+		e.stats.HeldReports -= len(e.heldReports[ent])
+		delete(e.heldReports, ent)
+		e.toResolved(ent, now)
+	default:
+		return false
+	}
+	return true
+}
