@@ -2,6 +2,7 @@ package toolpairprocessor
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -35,4 +36,36 @@ func TestCallsPerRecordBound(t *testing.T) {
 		}
 	}
 	assert.Equal(t, bound, synthetic, "a synthetic span for each tracked call, none for the others")
+}
+
+// TestHeldResultsBoundedInBytes: result spans waiting for their use count their size; past
+// max_held_bytes the oldest leaves at once, orphan, as it would at orphan_grace, and the
+// others still pair when their use comes (specification section 6).
+func TestHeldResultsBoundedInBytes(t *testing.T) {
+	r := newRig(t, tracesOnly(), withConfig(func(c *Config) { c.MaxHeldBytes = 5000 }))
+	big := strings.Repeat("x", 2000)
+	result := func(trace byte, id string, endMs int64) spanSpec {
+		s := toolSpan(trace, id, endMs)
+		s.attrs["gen_ai.tool.call.result"] = big
+		return s
+	}
+	r.consume(spanBatchOf(chatSpan(1, 100, "seen"))) // the conversation has seen a use
+	r.consume(spanBatchOf(result(1, "a", 200)))
+	r.consume(spanBatchOf(result(1, "b", 300)))
+	assert.Empty(t, toolSpans(r.output()), "two results held, under the bound")
+	r.consume(spanBatchOf(result(1, "c", 400)))
+	got := toolSpans(r.output())
+	require.Len(t, got["a"], 1, "the third result pushes the oldest out")
+	assert.Equal(t, "orphan", strAttr(got["a"][0], "toolpair.outcome"))
+	assert.Empty(t, got["b"])
+	assert.Empty(t, got["c"])
+
+	r.consume(spanBatchOf(chatSpan(1, 500, "b", "c")))
+	got = toolSpans(r.output())
+	for _, id := range []string{"a", "b", "c"} {
+		require.Len(t, got[id], 1, id)
+	}
+	assert.Equal(t, "paired", strAttr(got["b"][0], "toolpair.outcome"))
+	assert.Equal(t, "paired", strAttr(got["c"][0], "toolpair.outcome"))
+	r.checkConservation()
 }

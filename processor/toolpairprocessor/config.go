@@ -68,6 +68,10 @@ type Config struct {
 	// span or log record; those beyond it are not tracked and are counted malformed under the
 	// reason too_many_calls, the record itself passing unchanged (specification section 6).
 	MaxCallsPerRecord int `mapstructure:"max_calls_per_record"`
+	// MaxHeldBytes bounds the bytes of the result records held while they wait for their use
+	// (each estimated from its names, attributes and body with its resource and scope); past
+	// it the oldest held result leaves as it would at orphan_grace (specification section 6).
+	MaxHeldBytes int64 `mapstructure:"max_held_bytes"`
 	// Dialects: which source formats are recognised.
 	Dialects []string `mapstructure:"dialects"`
 	// Orphans: mark or drop orphan results.
@@ -163,6 +167,7 @@ func createDefaultConfig() component.Config {
 		OrphanGrace:            30 * time.Second,
 		MaxPendingCalls:        100_000,
 		MaxCallsPerRecord:      1024,
+		MaxHeldBytes:           256 << 20,
 		Dialects:               slices.Clone(knownDialects),
 		Orphans:                DispositionMark,
 		Duplicates:             DispositionDrop,
@@ -198,6 +203,9 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.MaxPendingCalls < 1 {
 		errs = append(errs, fmt.Errorf("max_pending_calls must be at least 1, got %d", cfg.MaxPendingCalls))
+	}
+	if cfg.MaxHeldBytes < 1 {
+		errs = append(errs, fmt.Errorf("max_held_bytes must be at least 1, got %d", cfg.MaxHeldBytes))
 	}
 	if cfg.MaxCallsPerRecord < 1 {
 		errs = append(errs, fmt.Errorf("max_calls_per_record must be at least 1, got %d", cfg.MaxCallsPerRecord))

@@ -33,6 +33,7 @@ func TestLoadConfig(t *testing.T) {
 				OrphanGrace:            5 * time.Second,
 				MaxPendingCalls:        500,
 				MaxCallsPerRecord:      64,
+				MaxHeldBytes:           1 << 20,
 				Dialects:               []string{"genai"},
 				Orphans:                DispositionDrop,
 				Duplicates:             DispositionMark,

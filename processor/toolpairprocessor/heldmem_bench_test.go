@@ -2,14 +2,20 @@ package toolpairprocessor
 
 import (
 	"context"
+	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/processor/processortest"
 
 	"github.com/otelcol-agent/otelcol-agent/internal/benchload"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
 )
 
 // BenchmarkHeldResultMemory reports the heap each held result costs: 10^5 result records
@@ -68,5 +74,54 @@ func BenchmarkHeldResultMemory(b *testing.B) {
 				c.stop()
 			}
 		})
+	}
+}
+
+// BenchmarkHeldBytesBound: results of 1 KB to 4 MB whose use never comes, 96 MiB of them in
+// all, held by a component with max_held_bytes of 16 MiB. Metrics: heap-MiB, the heap in use
+// after a GC over a fresh component's; bound-MiB, the bound; held, the results still held;
+// held-MiB, their bytes as the component counts them. The heap stays near the bound however
+// large the records.
+func BenchmarkHeldBytesBound(b *testing.B) {
+	const bound = 16 << 20
+	sizes := []int{1 << 10, 16 << 10, 256 << 10, 1 << 20, 4 << 20}
+	for b.Loop() {
+		f := NewFactory()
+		cfg := f.CreateDefaultConfig().(*Config)
+		cfg.MaxHeldBytes = bound
+		tp, err := f.CreateTraces(context.Background(), processortest.NewNopSettings(metadata.Type), cfg, consumertest.NewNop())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := tp.Start(context.Background(), componenttest.NewNopHost()); err != nil {
+			b.Fatal(err)
+		}
+		if err := tp.ConsumeTraces(context.Background(), spanBatchOf(chatSpan(1, 100, "seen"))); err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		fed := 0
+		for i := 0; fed < 96<<20; i++ {
+			size := sizes[i%len(sizes)]
+			s := toolSpan(1, fmt.Sprintf("call_%d", i), int64(200+i))
+			s.attrs["gen_ai.tool.call.result"] = strings.Repeat("x", size)
+			if err := tp.ConsumeTraces(context.Background(), spanBatchOf(s)); err != nil {
+				b.Fatal(err)
+			}
+			fed += size
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		st := engineStats(sharedOf(cfg))
+		if st.HeldBytes > bound {
+			b.Fatalf("%d bytes held over the bound %d", st.HeldBytes, bound)
+		}
+		b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/(1<<20), "heap-MiB")
+		b.ReportMetric(bound/(1<<20), "bound-MiB")
+		b.ReportMetric(float64(st.Waiting), "held")
+		b.ReportMetric(float64(st.HeldBytes)/(1<<20), "held-MiB")
+		_ = tp.Shutdown(context.Background())
 	}
 }

@@ -99,6 +99,8 @@ func newShared(cfg *Config, id component.ID, set component.TelemetrySettings, cl
 		MaxActivity:       cfg.TimeoutClassification.MaxTrackedOperations,
 		Clock:             clock,
 		MergePayload:      synth.MergeOrigins,
+		MaxHeldBytes:      cfg.MaxHeldBytes,
+		HeldSize:          batch.HeldSize,
 	})
 	if err != nil {
 		return nil, err

@@ -59,6 +59,7 @@ func TestContractS6Configuration(t *testing.T) {
 	assert.Equal(t, 30*time.Second, cfg.OrphanGrace)
 	assert.Equal(t, 100000, cfg.MaxPendingCalls)
 	assert.Equal(t, 1024, cfg.MaxCallsPerRecord)
+	assert.Equal(t, int64(256<<20), cfg.MaxHeldBytes)
 	assert.ElementsMatch(t, []string{"genai", "genai_events", "claude_code", "codex", "transcript", "gemini_cli", "ai_sdk", "openinference", "openllmetry"}, cfg.Dialects, "all built in")
 	assert.Equal(t, Disposition("mark"), cfg.Orphans)
 	assert.Equal(t, Disposition("drop"), cfg.Duplicates)
@@ -79,6 +80,7 @@ func TestContractS6Configuration(t *testing.T) {
 		{"orphan_grace", func(c *Config) { c.OrphanGrace = -time.Second }},
 		{"max_pending_calls", func(c *Config) { c.MaxPendingCalls = 0 }},
 		{"max_calls_per_record", func(c *Config) { c.MaxCallsPerRecord = 0 }},
+		{"max_held_bytes", func(c *Config) { c.MaxHeldBytes = 0 }},
 		{"dialects", func(c *Config) { c.Dialects = []string{"genai", "openinference2"} }},
 		{"orphans", func(c *Config) { c.Orphans = "keep" }},
 		{"duplicates", func(c *Config) { c.Duplicates = "" }},

@@ -26,8 +26,13 @@ type Pos struct{ Res, Scope, Rec int }
 type Signal[D, R, N any] interface {
 	// Attributes returns the record's attributes, where outcomes are written.
 	Attributes(r R) pcommon.Map
-	// NewHeld returns an empty held record bound for next, its latch closed (Fill).
-	NewHeld(next N) Held[D]
+	// NewHeld returns an empty held record bound for next, of size bytes, its latch closed
+	// (Fill).
+	NewHeld(next N, size int64) Held[D]
+	// Size returns an estimate of the bytes of the record r at pos of d held with copies of
+	// its resource and scope: the lengths of names, strings and byte values, 8 per other
+	// scalar (see size.go).
+	Size(d D, pos Pos, r R) int64
 	// CopyOut returns a new batch holding a copy of r, the record at pos of d, under copies
 	// of its resource and scope groups.
 	CopyOut(d D, pos Pos, r R) D
@@ -248,7 +253,7 @@ func (b *Batch[D, R, N, S]) Hold(ev *pairing.Event) any {
 	if ref.results > 1 {
 		return nil
 	}
-	h := b.sig.NewHeld(b.Next)
+	h := b.sig.NewHeld(b.Next, b.sig.Size(b.Data, ref.pos, ref.rec))
 	ref.held = h
 	b.nheld++
 	return h

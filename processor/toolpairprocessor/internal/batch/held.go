@@ -53,6 +53,8 @@ type HeldSpan struct {
 	Latch
 	Traces ptrace.Traces
 	Next   consumer.Traces
+	// Size is the record's bytes as held (Spans.Size; the stored OTLP bytes when restored).
+	Size int64
 }
 
 // Fill stores the copy td and opens the latch (Held).
@@ -72,6 +74,8 @@ type HeldLog struct {
 	Latch
 	Logs plog.Logs
 	Next consumer.Logs
+	// Size is the record's bytes as held (Logs.Size; the stored OTLP bytes when restored).
+	Size int64
 }
 
 // Fill stores the copy ld and opens the latch (Held).
@@ -83,4 +87,16 @@ func (h *HeldLog) Fill(ld plog.Logs) {
 // Record returns the held log record.
 func (h *HeldLog) Record() plog.LogRecord {
 	return h.Logs.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0)
+}
+
+// HeldSize returns the Size of a held record (a *HeldSpan or *HeldLog), 0 for any other
+// value: pairing.Config.HeldSize.
+func HeldSize(held any) int64 {
+	switch h := held.(type) {
+	case *HeldSpan:
+		return h.Size
+	case *HeldLog:
+		return h.Size
+	}
+	return 0
 }

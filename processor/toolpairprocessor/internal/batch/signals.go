@@ -16,8 +16,8 @@ type Spans struct{}
 func (Spans) Attributes(s ptrace.Span) pcommon.Map { return s.Attributes() }
 
 // NewHeld implements Signal.
-func (Spans) NewHeld(next consumer.Traces) Held[ptrace.Traces] {
-	h := &HeldSpan{Next: next}
+func (Spans) NewHeld(next consumer.Traces, size int64) Held[ptrace.Traces] {
+	h := &HeldSpan{Next: next, Size: size}
 	h.CloseLatch()
 	return h
 }
@@ -69,8 +69,8 @@ type Logs struct{}
 func (Logs) Attributes(r plog.LogRecord) pcommon.Map { return r.Attributes() }
 
 // NewHeld implements Signal.
-func (Logs) NewHeld(next consumer.Logs) Held[plog.Logs] {
-	h := &HeldLog{Next: next}
+func (Logs) NewHeld(next consumer.Logs, size int64) Held[plog.Logs] {
+	h := &HeldLog{Next: next, Size: size}
 	h.CloseLatch()
 	return h
 }

@@ -282,6 +282,14 @@ type Config struct {
 	// processor keeps the announcing record of each signal, so that a call announced in
 	// both gets its synthetic records in both whatever came first). It must be quick.
 	MergePayload func(kept, repeated any) any
+	// MaxHeldBytes bounds the bytes of the records held for their use (results, companions,
+	// further reports), as HeldSize gives them; zero means no bound. Beyond it the oldest
+	// waiting result is released as it would be at OrphanGrace (orphan or standalone, its
+	// held records with it).
+	MaxHeldBytes int64
+	// HeldSize returns the size in bytes of a record the hold callback returned. Nil counts
+	// every record as 0 bytes.
+	HeldSize func(held any) int64
 }
 
 // Validate returns an error when a limit is not positive.
@@ -296,8 +304,11 @@ func (c Config) Validate() error {
 	if c.MaxPending < 1 {
 		errs = append(errs, errors.New("max pending must be at least 1"))
 	}
+	if c.MaxHeldBytes < 0 {
+		errs = append(errs, errors.New("max held bytes must not be negative"))
+	}
 	if c.Linger < 0 || c.ActivityRetention < 0 || c.MaxActivity < 0 {
-		errs = append(errs, errors.New("settle, activity retention and max activity must not be negative"))
+		errs = append(errs, errors.New("linger, activity retention and max activity must not be negative"))
 	}
 	return errors.Join(errs...)
 }

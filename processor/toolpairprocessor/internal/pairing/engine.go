@@ -51,6 +51,10 @@ type Engine struct {
 	resolved fifo
 	seq      uint64
 	stats    Stats
+	// heldBytes is the HeldSize of the records held (waiting results, companions, further
+	// reports): added when the hold callback returns one, taken off when a resolution
+	// releases it (heldbytes.go).
+	heldBytes int64
 	// closings is the FIFO of step boundaries and session ends waiting for CloseDelay (see
 	// deferClose). closingsQueued counts the closings waiting in the scopes' lists.
 	closings       closingQueue

@@ -83,6 +83,7 @@ func (e *Engine) Tick(out []Resolution) []Resolution {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	now := e.cfg.Clock.Now().UnixNano()
+	from := len(out)
 	for !e.closings.empty() && e.closings.front().deadline <= now {
 		out = e.applyClosing(now, out)
 	}
@@ -104,7 +105,7 @@ func (e *Engine) Tick(out []Resolution) []Resolution {
 		e.forget(r)
 	}
 	e.expireActivity(now)
-	return out
+	return e.boundHeld(now, out, from)
 }
 
 // Shutdown applies every queued step boundary and session end, then closes every pending use
@@ -115,6 +116,7 @@ func (e *Engine) Shutdown(out []Resolution) []Resolution {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	now := e.cfg.Clock.Now().UnixNano()
+	from := len(out)
 	for !e.closings.empty() {
 		out = e.applyClosing(now, out)
 	}
@@ -129,5 +131,6 @@ func (e *Engine) Shutdown(out []Resolution) []Resolution {
 	for r := e.resolved.head; r != nil; r = e.resolved.head {
 		e.forget(r)
 	}
+	e.released(out, from)
 	return out
 }

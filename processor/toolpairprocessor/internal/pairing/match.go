@@ -235,7 +235,7 @@ func (e *Engine) matchResult(ev *Event, now int64, hold func(*Event) any, out []
 	e.stats.ResultsSeen++
 	var held any
 	if ev.Match != 0 {
-		held = callHold(hold, ev)
+		held = e.callHold(hold, ev)
 	}
 	if held == nil {
 		// Nothing can match it, or the record cannot wait: it is settled at once.

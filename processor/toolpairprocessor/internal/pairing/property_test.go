@@ -156,7 +156,7 @@ func propGenerate(seed uint64) *propScenario {
 	rng := propRand(seed)
 	og := time.Duration(1+rng.IntN(5)) * time.Second
 	pt := time.Duration(1+rng.IntN(10)) * time.Second
-	sc := &propScenario{seed: seed, cfg: Config{PairingTimeout: pt, OrphanGrace: og, MaxPending: 1000}}
+	sc := &propScenario{seed: seed, cfg: Config{PairingTimeout: pt, OrphanGrace: og, MaxPending: 1000, HeldSize: oneByte}}
 	if rng.IntN(3) == 0 {
 		sc.cfg.MaxPending = 1 + rng.IntN(4)
 	}
@@ -244,7 +244,7 @@ func propGenerateModel(seed uint64) *propScenario {
 	pt := 3*og + time.Duration(1+rng.IntN(10))*time.Second
 	sc := &propScenario{
 		seed:    seed,
-		cfg:     Config{PairingTimeout: pt, OrphanGrace: og, MaxPending: 1000},
+		cfg:     Config{PairingTimeout: pt, OrphanGrace: og, MaxPending: 1000, HeldSize: oneByte},
 		holdNil: rng.IntN(8) == 0,
 		endMode: rng.IntN(3),
 	}
@@ -472,6 +472,9 @@ func (r *propRun) after(kind propOpKind, batch []Event, from int) error {
 	}
 	if err := r.e.checkScopes(); err != nil {
 		return fmt.Errorf("scopes: %w", err)
+	}
+	if held := r.e.heldNow(); s.HeldBytes != held {
+		return fmt.Errorf("held bytes %d, but %d held", s.HeldBytes, held)
 	}
 	if s.Pending < 0 || s.Waiting < 0 || s.Pending+s.Waiting > r.sc.cfg.MaxPending {
 		return fmt.Errorf("pending %d + waiting %d outside [0, max pending %d]", s.Pending, s.Waiting, r.sc.cfg.MaxPending)
@@ -1375,3 +1378,7 @@ func propOpName(k propOpKind) string {
 	}
 	return "?"
 }
+
+// oneByte counts every held record as one byte: the engine's held bytes are then the number
+// of records it holds.
+func oneByte(any) int64 { return 1 }

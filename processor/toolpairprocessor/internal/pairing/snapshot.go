@@ -357,6 +357,7 @@ func (e *Engine) Restore(snap *Snapshot, resolved []Key, released ...HeldRef) (R
 	rs.HeldReports = e.stats.HeldReports
 	e.stats.UsesSeen, e.stats.ResultsSeen = uint64(rs.Pending), uint64(rs.Waiting)
 	e.trimResolved()
+	e.recountHeld()
 	return rs, nil
 }
 

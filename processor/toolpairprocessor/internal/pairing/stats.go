@@ -13,7 +13,9 @@ import (
 func (e *Engine) Stats() Stats {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.stats
+	st := e.stats
+	st.HeldBytes = e.heldBytes
+	return st
 }
 
 // Stats are the engine's counters since it was created. Counts are of calls for uses and of
@@ -47,6 +49,9 @@ type Stats struct {
 	Reports uint64
 	// Interrupted counts interrupted uses by reason.
 	Interrupted [numReasons]uint64
+	// HeldOverBytes counts the waiting results released early because the held records'
+	// bytes exceeded Config.MaxHeldBytes (each also counted as orphan or standalone).
+	HeldOverBytes uint64
 
 	// Pending is the number of pending uses; Waiting the number of held results.
 	Pending int
@@ -54,6 +59,8 @@ type Stats struct {
 	// HeldReports is the number of records of further sources held with a waiting result
 	// (see reports.go): not counted in Waiting, since they are not first reports.
 	HeldReports int
+	// HeldBytes is the bytes of the held records, as Config.HeldSize gives them.
+	HeldBytes int64
 }
 
 // InterruptedTotal sums Interrupted over all reasons.

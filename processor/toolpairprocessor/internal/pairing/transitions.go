@@ -53,6 +53,7 @@ func (e *Engine) Process(events []Event, hold func(*Event) any, out []Resolution
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	now := e.cfg.Clock.Now().UnixNano()
+	from := len(out)
 	for i := range events {
 		ev := &events[i]
 		if ev.Key.CallID == "" && ev.Kind != KindBoundary && ev.Kind != KindSessionEnd && ev.Kind != KindMatch {
@@ -78,7 +79,7 @@ func (e *Engine) Process(events []Event, hold func(*Event) any, out []Resolution
 			ev.Verdict = VerdictNone
 		}
 	}
-	return out
+	return e.boundHeld(now, out, from)
 }
 
 func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
@@ -207,7 +208,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 		case ent.state == stateWaiting && ev.Kind != KindRefused && !e.reportedBy(ent, ev.Source):
 			// Another source's record of a result held for its use: held with it, to be
 			// released with its own outcome.
-			if held := callHold(hold, ev); held != nil {
+			if held := e.callHold(hold, ev); held != nil {
 				e.holdReport(ent, ev, held)
 				return out
 			}
@@ -221,7 +222,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 		return append(out, e.duplicate(ent, ev))
 	}
 	e.stats.ResultsSeen++
-	held := callHold(hold, ev)
+	held := e.callHold(hold, ev)
 	if held == nil {
 		// The record cannot wait: it is settled at once.
 		sc := e.conversationOf(ev.Key.ConversationKey(), now)
@@ -247,12 +248,17 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 	return out
 }
 
-// callHold returns hold's copy of ev's record, or nil when there is no hold callback.
-func callHold(hold func(*Event) any, ev *Event) any {
+// callHold returns hold's copy of ev's record, or nil when there is no hold callback, and
+// counts its bytes among the held ones.
+func (e *Engine) callHold(hold func(*Event) any, ev *Event) any {
 	if hold == nil {
 		return nil
 	}
-	return hold(ev)
+	held := hold(ev)
+	if held != nil {
+		e.heldBytes += e.heldSize(held)
+	}
+	return held
 }
 
 // holdResult makes ent, indexed and in no list, the waiting result ev whose record is held,

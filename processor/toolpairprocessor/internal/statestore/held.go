@@ -61,7 +61,7 @@ func sinks(traces consumer.Traces, logs consumer.Logs) statefile.Sinks {
 			if traces == nil {
 				return nil, nil
 			}
-			return &batch.HeldSpan{Traces: td, Next: traces}, nil
+			return &batch.HeldSpan{Traces: td, Next: traces, Size: int64(len(data))}, nil
 		case synth.Logs:
 			ld, err := (&plog.ProtoUnmarshaler{}).UnmarshalLogs(data)
 			if err != nil || !oneLogRecord(ld) {
@@ -70,7 +70,7 @@ func sinks(traces consumer.Traces, logs consumer.Logs) statefile.Sinks {
 			if logs == nil {
 				return nil, nil
 			}
-			return &batch.HeldLog{Logs: ld, Next: logs}, nil
+			return &batch.HeldLog{Logs: ld, Next: logs, Size: int64(len(data))}, nil
 		}
 		return nil, errors.New("a held record of no known signal")
 	}}
