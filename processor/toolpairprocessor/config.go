@@ -64,6 +64,11 @@ type Config struct {
 	OrphanGrace time.Duration `mapstructure:"orphan_grace"`
 	// MaxPendingCalls bounds pending uses plus waiting results; the oldest is evicted.
 	MaxPendingCalls int `mapstructure:"max_pending_calls"`
+	// MaxPendingCallsPerTenant bounds the pending calls plus held results of one tenant
+	// (service.name and tenant_attributes); at it the tenant's own oldest are evicted. Zero
+	// means no bound of its own: at max_pending_calls the tenant holding the most gives way
+	// all the same (specification section 6).
+	MaxPendingCallsPerTenant int `mapstructure:"max_pending_calls_per_tenant"`
 	// MaxCallsPerRecord bounds the tool items (uses, results, refusals, echoes) read from one
 	// span or log record; those beyond it are not tracked and are counted malformed under the
 	// reason too_many_calls, the record itself passing unchanged (specification section 6).
@@ -203,6 +208,9 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.MaxPendingCalls < 1 {
 		errs = append(errs, fmt.Errorf("max_pending_calls must be at least 1, got %d", cfg.MaxPendingCalls))
+	}
+	if cfg.MaxPendingCallsPerTenant < 0 || cfg.MaxPendingCallsPerTenant > cfg.MaxPendingCalls {
+		errs = append(errs, fmt.Errorf("max_pending_calls_per_tenant must be between 0 (none of its own) and max_pending_calls (%d), got %d", cfg.MaxPendingCalls, cfg.MaxPendingCallsPerTenant))
 	}
 	if cfg.MaxHeldBytes < 1 {
 		errs = append(errs, fmt.Errorf("max_held_bytes must be at least 1, got %d", cfg.MaxHeldBytes))

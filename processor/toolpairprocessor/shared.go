@@ -88,6 +88,8 @@ func newShared(cfg *Config, id component.ID, set component.TelemetrySettings, cl
 		PairingTimeout: cfg.PairingTimeout,
 		OrphanGrace:    cfg.OrphanGrace,
 		MaxPending:     cfg.MaxPendingCalls,
+		// One tenant's flood evicts its own calls, never another's under its share.
+		MaxPendingPerTenant: cfg.MaxPendingCallsPerTenant,
 		// Boundaries and session ends wait as long as a result may wait for its use, so
 		// arrival order within orphan_grace does not change outcomes.
 		CloseDelay: cfg.OrphanGrace,

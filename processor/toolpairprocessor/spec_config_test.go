@@ -80,6 +80,7 @@ func TestContractS6Configuration(t *testing.T) {
 		{"orphan_grace", func(c *Config) { c.OrphanGrace = -time.Second }},
 		{"max_pending_calls", func(c *Config) { c.MaxPendingCalls = 0 }},
 		{"max_calls_per_record", func(c *Config) { c.MaxCallsPerRecord = 0 }},
+		{"max_pending_calls_per_tenant", func(c *Config) { c.MaxPendingCallsPerTenant = c.MaxPendingCalls + 1 }},
 		{"max_held_bytes", func(c *Config) { c.MaxHeldBytes = 0 }},
 		{"dialects", func(c *Config) { c.Dialects = []string{"genai", "openinference2"} }},
 		{"orphans", func(c *Config) { c.Orphans = "keep" }},

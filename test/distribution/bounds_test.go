@@ -105,3 +105,104 @@ func scrapeSum(t *testing.T, port int, name, label string) float64 {
 	_, _ = io.Copy(io.Discard, resp.Body)
 	return sum
 }
+
+// chatTraces returns one batch of chat spans of service svc in conversation conv, one span
+// per slice of ids (each span announcing its calls), and execute_tool spans for results.
+func chatTraces(svc, conv string, trace byte, calls [][]string, results []string) ptrace.Traces {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", svc)
+	spans := rs.ScopeSpans().AppendEmpty().Spans()
+	at := pcommon.Timestamp(1_900_000_000_000_000_000)
+	for i, ids := range calls {
+		s := spans.AppendEmpty()
+		s.SetName("chat m")
+		s.SetTraceID(pcommon.TraceID{trace})
+		s.SetSpanID(pcommon.SpanID{trace, byte(i + 1)})
+		s.SetStartTimestamp(at)
+		s.SetEndTimestamp(at + 1_000_000)
+		var msg strings.Builder
+		msg.WriteString(`[{"role":"assistant","parts":[`)
+		for j, id := range ids {
+			if j > 0 {
+				msg.WriteByte(',')
+			}
+			fmt.Fprintf(&msg, `{"type":"tool_call","id":%q,"name":"run_shell","arguments":{}}`, id)
+		}
+		msg.WriteString(`]}]`)
+		s.Attributes().PutStr("gen_ai.operation.name", "chat")
+		s.Attributes().PutStr("gen_ai.conversation.id", conv)
+		s.Attributes().PutStr("gen_ai.output.messages", msg.String())
+	}
+	for i, id := range results {
+		s := spans.AppendEmpty()
+		s.SetName("execute_tool run_shell")
+		s.SetTraceID(pcommon.TraceID{trace})
+		s.SetSpanID(pcommon.SpanID{trace, 0xf0, byte(i)})
+		s.SetStartTimestamp(at + 2_000_000)
+		s.SetEndTimestamp(at + 3_000_000)
+		s.Attributes().PutStr("gen_ai.operation.name", "execute_tool")
+		s.Attributes().PutStr("gen_ai.tool.name", "run_shell")
+		s.Attributes().PutStr("gen_ai.tool.call.id", id)
+		s.Attributes().PutStr("gen_ai.conversation.id", conv)
+	}
+	return td
+}
+
+// TestTenantFloodThroughTheBinary: with max_pending_calls 1000 and 500 per tenant, tenant-a
+// announces three calls, tenant-b then announces 5,000 (ten times its bound), then tenant-a's
+// results arrive: every call of tenant-a pairs and none of its records is synthetic or
+// orphan; tenant-b's 4,500 evictions are counted (specification section 6).
+func TestTenantFloodThroughTheBinary(t *testing.T) {
+	out := t.TempDir()
+	port, metricsPort := distrotest.FreePort(t), distrotest.FreePort(t)
+	c := distrotest.StartCollector(t, "default.yaml",
+		[]string{"OTELCOL_AGENT_OUT=" + out, "OTELCOL_AGENT_REPLAY=" + filepath.Join(out, "none", "*.json"), fmt.Sprintf("OTELCOL_AGENT_METRICS_PORT=%d", metricsPort)},
+		fmt.Sprintf("--set=receivers::otlp::protocols::http::endpoint=127.0.0.1:%d", port),
+		fmt.Sprintf("--set=receivers::otlp::protocols::grpc::endpoint=127.0.0.1:%d", distrotest.FreePort(t)),
+		"--set=processors::toolpair::max_pending_calls=1000",
+		"--set=processors::toolpair::max_pending_calls_per_tenant=500",
+		"--set=exporters::debug::verbosity=basic")
+	url := fmt.Sprintf("http://127.0.0.1:%d/v1/traces", port)
+	post := func(td ptrace.Traces) {
+		t.Helper()
+		body, err := (&ptrace.JSONMarshaler{}).MarshalTraces(td)
+		require.NoError(t, err)
+		c.WaitFor(func() bool { return distrotest.PostOTLP(url, body) }, "the OTLP/HTTP receiver accepts the spans")
+	}
+	aCalls := []string{"a1", "a2", "a3"}
+	post(chatTraces("tenant-a", "conv-a", 0xa, [][]string{aCalls}, nil))
+	var flood [][]string
+	for s := range 5 {
+		ids := make([]string, 1000)
+		for i := range ids {
+			ids[i] = fmt.Sprintf("b%d_%d", s, i)
+		}
+		flood = append(flood, ids)
+	}
+	post(chatTraces("tenant-b", "conv-b", 0xb, flood, nil))
+	post(chatTraces("tenant-a", "conv-a", 0xa, nil, aCalls))
+
+	tracesFile := filepath.Join(out, "traces.jsonl")
+	aSpans := func() (paired, other int) {
+		for _, s := range readSpans(t, tracesFile) {
+			if attr(s, "gen_ai.conversation.id") != "conv-a" || attr(s, "gen_ai.operation.name") != "execute_tool" {
+				continue
+			}
+			if attr(s, "toolpair.outcome") == "paired" && attr(s, "toolpair.synthetic") == "" {
+				paired++
+			} else {
+				other++
+			}
+		}
+		return paired, other
+	}
+	c.WaitFor(func() bool { p, _ := aSpans(); return p == len(aCalls) }, "tenant-a's calls paired")
+	evicted := scrapeSum(t, metricsPort, "otelcol_processor_toolpair_outcomes", `toolpair_interrupt_reason="evicted"`)
+	c.Stop()
+
+	paired, other := aSpans()
+	assert.Equal(t, len(aCalls), paired)
+	assert.Zero(t, other, "no synthetic or orphan record of tenant-a")
+	assert.Equal(t, float64(4500), evicted, "tenant-b's calls beyond its 500 are evicted, and counted")
+}

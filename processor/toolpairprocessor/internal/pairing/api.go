@@ -246,8 +246,12 @@ type Config struct {
 	PairingTimeout time.Duration
 	// OrphanGrace: a result held this long without its use becomes an orphan (or standalone).
 	OrphanGrace time.Duration
-	// MaxPending bounds pending uses plus waiting results; reaching it evicts the oldest.
+	// MaxPending bounds pending uses plus waiting results; reaching it evicts the oldest of
+	// the tenant holding the most.
 	MaxPending int
+	// MaxPendingPerTenant bounds the pending uses plus waiting results of one tenant
+	// (Key.Tenant); reaching it evicts the tenant's own oldest. Zero means no bound of its own.
+	MaxPendingPerTenant int
 	// ResolvedRetention is how long a resolved call is remembered after its scope last saw
 	// an event. Zero means PairingTimeout.
 	ResolvedRetention time.Duration
@@ -303,6 +307,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxPending < 1 {
 		errs = append(errs, errors.New("max pending must be at least 1"))
+	}
+	if c.MaxPendingPerTenant < 0 {
+		errs = append(errs, errors.New("max pending per tenant must not be negative"))
 	}
 	if c.MaxHeldBytes < 0 {
 		errs = append(errs, errors.New("max held bytes must not be negative"))

@@ -51,6 +51,10 @@ type Engine struct {
 	resolved fifo
 	seq      uint64
 	stats    Stats
+	// loads counts the pending uses and waiting results of each tenant holding any; heavy is
+	// the one last seen holding the most (tenants.go).
+	loads map[string]*tenantLoad
+	heavy *tenantLoad
 	// heldBytes is the HeldSize of the records held (waiting results, companions, further
 	// reports): added when the hold callback returns one, taken off when a resolution
 	// releases it (heldbytes.go).
@@ -103,7 +107,7 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = SystemClock{}
 	}
-	return &Engine{
+	e := &Engine{
 		cfg:               cfg,
 		seed:              maphash.MakeSeed(),
 		hashMask:          ^uint64(0),
@@ -117,5 +121,8 @@ func New(cfg Config) (*Engine, error) {
 		matches:           make(map[matchKey]*matchList),
 		matchOf:           make(map[*entry]*matchNode),
 		usedConversations: conversationMemory{max: cfg.MaxResolved},
-	}, nil
+		loads:             make(map[string]*tenantLoad),
+	}
+	e.pending.count, e.waiting.count = e.countLoad, e.countLoad
+	return e, nil
 }

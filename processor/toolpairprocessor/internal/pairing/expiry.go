@@ -6,17 +6,39 @@
 
 package pairing
 
-// makeRoom evicts the oldest pending use or waiting result while the bound is reached.
-func (e *Engine) makeRoom(now int64, out []Resolution) []Resolution {
-	for e.pending.n+e.waiting.n >= e.cfg.MaxPending {
-		p, w := e.pending.head, e.waiting.head
-		if w == nil || (p != nil && p.seq < w.seq) {
-			out = e.interruptPending(p, ReasonEvicted, now, p.lastSign(), out)
-		} else {
-			out = e.releaseWaiting(w, now, out)
+// makeRoom makes room for one more pending use or waiting result of tenant: while the tenant
+// holds MaxPendingPerTenant, its own oldest is evicted; while the engine holds MaxPending, the
+// oldest of the tenant holding the most (see tenants.go).
+func (e *Engine) makeRoom(now int64, out []Resolution, tenant string) []Resolution {
+	if max := e.cfg.MaxPendingPerTenant; max > 0 {
+		if t := e.loads[tenant]; t != nil {
+			for t.n >= max {
+				out = e.evict(e.oldestOf(t), now, out)
+			}
 		}
 	}
+	for e.pending.n+e.waiting.n >= e.cfg.MaxPending {
+		out = e.evict(e.oldestOf(e.heaviest()), now, out)
+	}
 	return out
+}
+
+// evict settles ent early: a pending use is interrupted/evicted, a waiting result released as
+// orphan or standalone. A nil ent (no entry found, which the counts rule out) evicts the
+// engine's oldest.
+func (e *Engine) evict(ent *entry, now int64, out []Resolution) []Resolution {
+	if ent == nil {
+		p, w := e.pending.head, e.waiting.head
+		if w == nil || (p != nil && p.seq < w.seq) {
+			ent = p
+		} else {
+			ent = w
+		}
+	}
+	if ent.state == statePending {
+		return e.interruptPending(ent, ReasonEvicted, now, ent.lastSign(), out)
+	}
+	return e.releaseWaiting(ent, now, out)
 }
 
 // lastSign is where a pending call interrupted for want of its result (expired, evicted,

@@ -260,7 +260,7 @@ func (e *Engine) matchResult(ev *Event, now int64, hold func(*Event) any, out []
 		return append(out, r)
 	}
 	// Make room before looking the scope up: an eviction may forget the scope.
-	out = e.makeRoom(now, out)
+	out = e.makeRoom(now, out, ev.Key.Tenant)
 	sc = e.conversationOf(ev.Key.ConversationKey(), now)
 	sc.saw(now, ev.Time)
 	ent := &entry{scope: sc, toolName: e.name(ev.ToolName)}

@@ -364,7 +364,7 @@ func (e *Engine) Restore(snap *Snapshot, resolved []Key, released ...HeldRef) (R
 // restoreConversation makes the scope of key k, stored in the engine, last seen at lastSeen.
 func (e *Engine) restoreConversation(k ConversationKey, lastSeen int64) *conversation {
 	k = ConversationKey{Tenant: e.tenant(k.Tenant), Conversation: strings.Clone(k.Conversation)}
-	sc := &conversation{key: k, usesSeen: e.usedConversations.has(e.conversationHash(k)), stored: true, lastSeen: lastSeen}
+	sc := &conversation{key: k, usesSeen: e.usedConversations.has(e.conversationHash(k)), stored: true, lastSeen: lastSeen, load: e.loadOf(k.Tenant)}
 	e.conversations[k] = sc
 	return sc
 }

@@ -116,9 +116,15 @@ func (ent *entry) is(k Key) bool {
 type fifo struct {
 	head, tail *entry
 	n          int
+	// count, when set, is told each entry that enters (+1) or leaves (-1) the list: the
+	// pending and waiting lists count their entries per tenant (tenants.go).
+	count func(ent *entry, delta int)
 }
 
 func (l *fifo) pushBack(e *entry) {
+	if l.count != nil {
+		l.count(e, 1)
+	}
 	e.prev, e.next = l.tail, nil
 	if l.tail != nil {
 		l.tail.next = e
@@ -142,11 +148,16 @@ func (l *fifo) remove(e *entry) {
 	}
 	e.prev, e.next = nil, nil
 	l.n--
+	if l.count != nil {
+		l.count(e, -1)
+	}
 }
 
 // conversation is what the engine knows of one scope.
 type conversation struct {
 	key ConversationKey
+	// load counts the pending calls and held results of the conversation's tenant.
+	load *tenantLoad
 	// usesSeen: at least one use was seen in the scope, so a result without its use is an
 	// orphan rather than standalone.
 	usesSeen bool
@@ -193,7 +204,7 @@ func (e *Engine) conversationOf(k ConversationKey, now int64) *conversation {
 	s := e.conversations[k]
 	if s == nil {
 		k = ConversationKey{Tenant: e.tenant(k.Tenant), Conversation: strings.Clone(k.Conversation)}
-		s = &conversation{key: k, usesSeen: e.usedConversations.has(e.conversationHash(k)), stored: true}
+		s = &conversation{key: k, usesSeen: e.usedConversations.has(e.conversationHash(k)), stored: true, load: e.loadOf(k.Tenant)}
 		e.conversations[k] = s
 	}
 	e.last = s

@@ -163,7 +163,7 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 	}
 	e.stats.UsesSeen++
 	// Make room before looking the scope up: an eviction may forget the scope.
-	out = e.makeRoom(now, out)
+	out = e.makeRoom(now, out, ev.Key.Tenant)
 	sc := e.conversationOf(ev.Key.ConversationKey(), now)
 	sc.saw(now, ev.Time)
 	sc.usesSeen = true
@@ -237,7 +237,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 		return append(out, r)
 	}
 	// Make room before looking the scope up: an eviction may forget the scope.
-	out = e.makeRoom(now, out)
+	out = e.makeRoom(now, out, ev.Key.Tenant)
 	sc := e.conversationOf(ev.Key.ConversationKey(), now)
 	sc.saw(now, ev.Time)
 	ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName)}

@@ -1,0 +1,109 @@
+// tenants.go keeps one tenant's flood from costing another's calls: the pending uses and
+// waiting results are counted per tenant (the pending and waiting lists tell countLoad of
+// every entry in and out), each tenant keeps the order its entries came in, and eviction
+// takes the oldest of the tenant at its own bound, or, at MaxPending, of the tenant holding
+// the most, so that a tenant holding fewer than another is never evicted for it.
+
+package pairing
+
+// tenantLoad is what one tenant holds.
+type tenantLoad struct {
+	name string
+	// n counts the tenant's entries in the pending and waiting lists.
+	n int
+	// q holds the tenant's entries in the order they entered a list, from head on; entries
+	// that have left since are skipped when met (oldestOf) and dropped when q is compacted.
+	q    []*entry
+	head int
+	// stored: the load is the one Engine.loads holds for its name.
+	stored bool
+}
+
+// loadOf returns the load of tenant, made when the engine holds none.
+func (e *Engine) loadOf(tenant string) *tenantLoad {
+	t := e.loads[tenant]
+	if t == nil {
+		t = &tenantLoad{name: tenant, stored: true}
+		e.loads[tenant] = t
+	}
+	return t
+}
+
+// countLoad counts ent in (delta 1) or out of (-1) its tenant's load.
+func (e *Engine) countLoad(ent *entry, delta int) {
+	t := ent.scope.load
+	if delta > 0 {
+		if !t.stored {
+			t.stored = true
+			e.loads[t.name] = t
+		}
+		t.n++
+		t.q = append(t.q, ent)
+		if e.heavy == nil || t.n > e.heavy.n {
+			e.heavy = t
+		}
+		return
+	}
+	t.n--
+	switch {
+	case t.n == 0:
+		clear(t.q)
+		t.q, t.head = t.q[:0], 0
+		delete(e.loads, t.name)
+		t.stored = false
+		if e.heavy == t {
+			e.heavy = nil
+		}
+	case len(t.q)-t.head > 2*t.n+32:
+		t.compact()
+	}
+}
+
+// live reports whether ent is in the pending or waiting list.
+func (ent *entry) live() bool {
+	return ent.state == statePending || ent.state == statePendingHeld || ent.state == stateWaiting
+}
+
+// compact drops from t.q the entries that have left.
+func (t *tenantLoad) compact() {
+	kept := t.q[:0]
+	for _, ent := range t.q[t.head:] {
+		if ent.live() && ent.scope.load == t {
+			kept = append(kept, ent)
+		}
+	}
+	clear(t.q[len(kept):])
+	t.q, t.head = kept, 0
+}
+
+// oldestOf returns the oldest entry t holds, or nil.
+func (e *Engine) oldestOf(t *tenantLoad) *entry {
+	if t == nil {
+		return nil
+	}
+	for t.head < len(t.q) {
+		ent := t.q[t.head]
+		if ent.live() && ent.scope.load == t {
+			return ent
+		}
+		t.q[t.head] = nil
+		t.head++
+	}
+	return nil
+}
+
+// heaviest returns the load of the tenant holding the most entries. The remembered one is
+// kept while it holds at least the average; otherwise every load is looked at.
+func (e *Engine) heaviest() *tenantLoad {
+	total := e.pending.n + e.waiting.n
+	if t := e.heavy; t != nil && t.stored && t.n > 0 && t.n*len(e.loads) >= total {
+		return t
+	}
+	e.heavy = nil
+	for _, t := range e.loads {
+		if e.heavy == nil || t.n > e.heavy.n {
+			e.heavy = t
+		}
+	}
+	return e.heavy
+}
