@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,47 +18,30 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/internal/distrotest"
 )
 
-// TestRecordAnnouncingManyCallsIsBounded: one chat span announcing 5,000 calls that never
-// run, replayed through the built binary's default configuration (its replay instance closes
-// calls after a 5 s pairing_timeout). The span passes; at most max_calls_per_record (1024)
-// calls are tracked, each closed by one synthetic span; the other 3,976 are counted in
-// otelcol_processor_toolpair_malformed with reason too_many_calls (specification section 6).
-// (5,000 calls keep the JSON line under the file receiver's 1 MiB line limit.)
+// TestRecordAnnouncingManyCallsIsBounded: one chat span announcing 20,000 calls that never
+// run, sent over OTLP/HTTP to the built binary's default configuration with a 2 s
+// pairing_timeout. The span passes; max_calls_per_record (1024) calls are tracked, each closed
+// by one synthetic span; the other 18,976 are counted in otelcol_processor_toolpair_malformed
+// with reason too_many_calls (specification section 6).
 func TestRecordAnnouncingManyCallsIsBounded(t *testing.T) {
-	const announced, bound = 5_000, 1024
-	dir := t.TempDir()
-	td := ptrace.NewTraces()
-	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("service.name", "flood")
-	span := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
-	span.SetName("chat flood")
-	span.SetTraceID(pcommon.TraceID{0xf1})
-	span.SetSpanID(pcommon.SpanID{0xf1})
-	span.SetStartTimestamp(pcommon.Timestamp(1_900_000_000_000_000_000))
-	span.SetEndTimestamp(pcommon.Timestamp(1_900_000_000_010_000_000))
-	var msg strings.Builder
-	msg.WriteString(`[{"role":"assistant","parts":[`)
-	for i := range announced {
-		if i > 0 {
-			msg.WriteByte(',')
-		}
-		fmt.Fprintf(&msg, `{"type":"tool_call","id":"call_%05d","name":"run_shell","arguments":{}}`, i)
+	const announced, bound = 20_000, 1024
+	ids := make([]string, announced)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("call_%05d", i)
 	}
-	msg.WriteString(`]}]`)
-	span.Attributes().PutStr("gen_ai.operation.name", "chat")
-	span.Attributes().PutStr("gen_ai.output.messages", msg.String())
-	b, err := (&ptrace.JSONMarshaler{}).MarshalTraces(td)
+	body, err := (&ptrace.JSONMarshaler{}).MarshalTraces(chatTraces("flood", "conv-flood", 0xf1, [][]string{ids}, nil))
 	require.NoError(t, err)
-	replay := filepath.Join(dir, "flood.json")
-	require.NoError(t, os.WriteFile(replay, append(b, '\n'), 0o600))
 
 	out := t.TempDir()
-	metricsPort := distrotest.FreePort(t)
+	port, metricsPort := distrotest.FreePort(t), distrotest.FreePort(t)
 	c := distrotest.StartCollector(t, "default.yaml",
-		[]string{"OTELCOL_AGENT_OUT=" + out, "OTELCOL_AGENT_REPLAY=" + replay, fmt.Sprintf("OTELCOL_AGENT_METRICS_PORT=%d", metricsPort)},
+		[]string{"OTELCOL_AGENT_OUT=" + out, "OTELCOL_AGENT_REPLAY=" + filepath.Join(out, "none", "*.json"), fmt.Sprintf("OTELCOL_AGENT_METRICS_PORT=%d", metricsPort)},
+		fmt.Sprintf("--set=receivers::otlp::protocols::http::endpoint=127.0.0.1:%d", port),
 		fmt.Sprintf("--set=receivers::otlp::protocols::grpc::endpoint=127.0.0.1:%d", distrotest.FreePort(t)),
-		fmt.Sprintf("--set=receivers::otlp::protocols::http::endpoint=127.0.0.1:%d", distrotest.FreePort(t)),
+		"--set=processors::toolpair::pairing_timeout=2s",
 		"--set=exporters::debug::verbosity=basic")
+	url := fmt.Sprintf("http://127.0.0.1:%d/v1/traces", port)
+	c.WaitFor(func() bool { return distrotest.PostOTLP(url, body) }, "the OTLP/HTTP receiver accepts the span")
 
 	tracesFile := filepath.Join(out, "traces.jsonl")
 	count := func() (chat, synthetic int) {
@@ -67,7 +49,7 @@ func TestRecordAnnouncingManyCallsIsBounded(t *testing.T) {
 			switch {
 			case attr(s, "toolpair.synthetic") == "true":
 				synthetic++
-			case s.Name() == "chat flood":
+			case s.Name() == "chat m":
 				chat++
 			}
 		}
