@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -136,6 +137,31 @@ func (p *Process) WaitFor(cond func() bool, what string) {
 		}
 		require.True(p.t, time.Now().Before(deadline), "%s: not within %s", what, WaitTimeout)
 	}
+}
+
+// WaitStarted polls cond every 250ms for up to WaitTimeout and reports whether it came true;
+// false when the process exited first (see Output for why), failing the test when the time
+// runs out.
+func (p *Process) WaitStarted(cond func() bool) bool {
+	p.t.Helper()
+	deadline := time.Now().Add(WaitTimeout)
+	for !cond() {
+		select {
+		case err := <-p.exited:
+			p.exited <- err
+			p.stopped = true
+			return false
+		case <-time.After(250 * time.Millisecond):
+		}
+		require.True(p.t, time.Now().Before(deadline), "%s: not started within %s", p.name, WaitTimeout)
+	}
+	return true
+}
+
+// PortTaken reports whether the process exited because a port it was given was taken
+// meanwhile (FreePort closes the port it found, so another process may take it first).
+func (p *Process) PortTaken() bool {
+	return strings.Contains(p.Output(), "address already in use")
 }
 
 // WaitHTTP waits until a GET of url answers 200.

@@ -226,16 +226,24 @@ func pairedOutcomes(t *testing.T, metricsPort int) float64 {
 // is exported, so start-up and shutdown are not counted.
 func runCollector(t *testing.T, d deployment, w workload, withToolpair bool, batches, records int) runResult {
 	t.Helper()
-	grpcPort, metricsPort := distrotest.FreePort(t), distrotest.FreePort(t)
 	next := startSink(t)
 	processors := "[]"
 	if withToolpair {
 		processors = "[toolpair]"
 	}
-	cfg := filepath.Join(t.TempDir(), "config.yaml")
-	require.NoError(t, os.WriteFile(cfg, []byte(d.config(grpcPort, metricsPort, next.port, processors)), 0o600))
-	p := distrotest.Start(t, "otelcol-agent", distrotest.Binary(t), nil, "--config", cfg)
-	p.WaitFor(func() bool { return strings.Contains(p.Output(), "Everything is ready") }, "the collector ready")
+	var p *distrotest.Process
+	var grpcPort, metricsPort int
+	for attempt := 1; ; attempt++ {
+		grpcPort, metricsPort = distrotest.FreePort(t), distrotest.FreePort(t)
+		cfg := filepath.Join(t.TempDir(), "config.yaml")
+		require.NoError(t, os.WriteFile(cfg, []byte(d.config(grpcPort, metricsPort, next.port, processors)), 0o600))
+		p = distrotest.Start(t, "otelcol-agent", distrotest.Binary(t), nil, "--config", cfg)
+		if p.WaitStarted(func() bool { return strings.Contains(p.Output(), "Everything is ready") }) {
+			break
+		}
+		// Another test's process may take a port between FreePort and the collector's bind.
+		require.True(t, p.PortTaken() && attempt < 3, "the collector exited before it was ready:\n%s", p.Output())
+	}
 
 	conn, err := grpc.NewClient(fmt.Sprintf("127.0.0.1:%d", grpcPort), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	require.NoError(t, err)
