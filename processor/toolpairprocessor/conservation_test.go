@@ -474,15 +474,16 @@ func TestConservationProperty(t *testing.T) {
 }
 
 // TestConservationPropertyWithBounds: the conservation of section 7 holds, in the engine and
-// in the metrics, when the bounds cut into the random sequences: few pending calls, few calls
-// per record, few held bytes. (Outcomes then differ from the model, which knows no bound.)
+// in the metrics, when the bounds cut into the random sequences: few pending calls (in all and
+// per tenant), few calls per record, few held bytes. (Outcomes then differ from the model,
+// which knows no bound.)
 func TestConservationPropertyWithBounds(t *testing.T) {
 	n := 2_000
 	if *toolpairLong {
 		n = 100_000
 	}
 	bounded := func(c *Config) {
-		c.MaxPendingCalls = 4
+		c.MaxPendingCalls, c.MaxPendingCallsPerTenant = 4, 3
 		c.MaxCallsPerRecord = 2
 		c.MaxHeldBytes = 400
 	}

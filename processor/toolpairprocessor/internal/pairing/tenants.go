@@ -34,8 +34,15 @@ func (e *Engine) countLoad(ent *entry, delta int) {
 	t := ent.scope.load
 	if delta > 0 {
 		if !t.stored {
-			t.stored = true
-			e.loads[t.name] = t
+			// The tenant held nothing for a while: its conversation takes the tenant's
+			// current load, so that one tenant never has two.
+			if cur := e.loads[t.name]; cur != nil {
+				t = cur
+			} else {
+				t.stored = true
+				e.loads[t.name] = t
+			}
+			ent.scope.load = t
 		}
 		t.n++
 		t.q = append(t.q, ent)

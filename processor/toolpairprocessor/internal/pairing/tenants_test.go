@@ -80,3 +80,23 @@ func TestTenantBoundCountsHeldResults(t *testing.T) {
 	assert.Equal(t, "r1", out[0].Key.CallID)
 	assert.Equal(t, OutcomeOrphan, out[0].Outcome, "released as at orphan_grace: its conversation has seen a use")
 }
+
+// TestTenantLoadAcrossIdleConversations: a tenant that held nothing for a while, then holds
+// calls in a new conversation and in an old one, has one count: its bound counts both.
+func TestTenantLoadAcrossIdleConversations(t *testing.T) {
+	clk := newFakeClock()
+	e, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, MaxPendingPerTenant: 2, Clock: clk})
+	require.NoError(t, err)
+	old := tenantUse("a", "o1", 1)
+	run(t, e, old)
+	res := old
+	res.Kind, res.Time = KindResult, 2*int64(time.Millisecond)
+	require.Len(t, run(t, e, res), 1, "paired: tenant a holds nothing")
+	fresh := tenantUse("a", "n1", 3)
+	fresh.Key.Conversation = "s2"
+	run(t, e, fresh)
+	out := run(t, e, tenantUse("a", "o2", 4), tenantUse("a", "o3", 5))
+	require.Len(t, out, 1, "three calls of tenant a over its bound of 2: one evicted")
+	assert.Equal(t, "n1", out[0].Key.CallID, "its oldest, in the other conversation")
+	assert.Len(t, e.loads, 1)
+}
