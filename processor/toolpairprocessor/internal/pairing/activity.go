@@ -230,7 +230,7 @@ func (e *Engine) expireActivity(now int64) {
 	}
 	cutoff := now - int64(e.cfg.ActivityRetention)
 	for a := e.acts.head; a != nil && a.seen <= cutoff; a = e.acts.head {
-		if a.scope.entries != nil {
+		if a.scope.holdsCalls() {
 			e.acts.remove(a)
 			a.seen = now
 			e.acts.pushBack(a)

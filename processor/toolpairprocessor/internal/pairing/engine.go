@@ -48,7 +48,7 @@ type Engine struct {
 	last     *conversation
 	pending  fifo
 	waiting  fifo
-	resolved fifo
+	resolved resolvedMemory
 	seq      uint64
 	stats    Stats
 	// loads counts the pending uses and waiting results of each tenant holding any; heavy is

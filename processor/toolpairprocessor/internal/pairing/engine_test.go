@@ -355,32 +355,43 @@ func TestConcurrentProcessKeepsConservation(t *testing.T) {
 }
 
 // TestIndexCollisions: with every key's index hash the same, the keys share one run of the
-// index; when an entry leaves, the run closes up behind it, every remaining key is still
-// found, and nothing is left behind once all are gone.
+// call index and of the resolved calls' index; when a call leaves either, the run closes up
+// behind it, every remaining key is still found, and nothing is left behind once all are
+// gone.
 func TestIndexCollisions(t *testing.T) {
 	e, _ := newTestEngine(t, 100)
+	e.cfg.MaxResolved = 2
 	e.hashMask = 0
 	run(t, e, use("a", 1), use("b", 2), use("c", 3))
 	require.Equal(t, 3, e.index.len())
 	assert.Equal(t, "a", e.index.slots[0].ent.key().CallID)
 
-	// a (first in the run) is resolved and forgotten: the run moves up.
+	// a (first in the run) is resolved: it leaves the call index, whose run moves up, for the
+	// resolved calls.
 	evs := []Event{result("a", 4)}
 	run(t, e, evs...)
 	assert.Equal(t, VerdictResolved, evs[0].Verdict)
-	e.forget(e.lookup(key("a")))
 	require.NotNil(t, e.index.slots[0].ent)
 	assert.NotEqual(t, "a", e.index.slots[0].ent.key().CallID)
 	assert.Equal(t, 2, e.index.len())
-	assert.Nil(t, e.lookup(key("a")))
+	require.NotNil(t, e.lookup(key("a")))
+	assert.Equal(t, stateResolved, e.lookup(key("a")).state)
 
-	// b and c are still found, wherever they sit.
+	// b and c are still found, wherever they sit; resolving both forgets a, the oldest
+	// resolved call beyond MaxResolved, and leaves both found in the resolved calls' run.
 	evs = []Event{result("c", 5), result("b", 6)}
 	run(t, e, evs...)
 	assert.Equal(t, VerdictResolved, evs[0].Verdict)
 	assert.Equal(t, VerdictResolved, evs[1].Verdict)
-	for _, id := range []string{"b", "c"} {
-		e.forget(e.lookup(key(id)))
-	}
 	assert.Zero(t, e.index.len())
+	assert.Nil(t, e.lookup(key("a")))
+	for _, id := range []string{"b", "c"} {
+		require.NotNil(t, e.lookup(key(id)), id)
+	}
+	assert.Equal(t, 2, e.resolved.keyed)
+	for e.resolved.n > 0 {
+		e.forgetOldest()
+	}
+	assert.Zero(t, e.resolved.keyed)
+	assert.Empty(t, e.conversations)
 }

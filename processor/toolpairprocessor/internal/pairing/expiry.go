@@ -116,15 +116,17 @@ func (e *Engine) Tick(out []Resolution) []Resolution {
 		out = e.releaseWaiting(w, now, out)
 	}
 	retention := int64(e.cfg.ResolvedRetention)
-	for r := e.resolved.head; r != nil && r.deadline <= now; r = e.resolved.head {
+	for e.resolved.n > 0 {
+		r := e.resolved.at(e.resolved.oldest())
+		if r.deadline > now {
+			break
+		}
 		if active := r.scope.lastSeen + retention; active > now {
 			// The scope is still active: an invoke_agent span may yet repeat this call.
-			e.resolved.remove(r)
-			r.deadline = active
-			e.resolved.pushBack(r)
+			e.requeueOldest(active)
 			continue
 		}
-		e.forget(r)
+		e.forgetOldest()
 	}
 	e.expireActivity(now)
 	return e.boundHeld(now, out, from)
@@ -150,8 +152,8 @@ func (e *Engine) Shutdown(out []Resolution) []Resolution {
 	for w := e.waiting.head; w != nil; w = e.waiting.head {
 		out = e.releaseWaiting(w, now, out)
 	}
-	for r := e.resolved.head; r != nil; r = e.resolved.head {
-		e.forget(r)
+	for e.resolved.n > 0 {
+		e.forgetOldest()
 	}
 	e.released(out, from)
 	return out

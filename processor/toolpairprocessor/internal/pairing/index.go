@@ -1,5 +1,5 @@
-// index.go holds the moves of entries into and out of the call index (callindex.go) and the
-// resolved list.
+// index.go holds the moves of entries into and out of the call index (callindex.go), which
+// holds the pending calls and held results; the resolved calls have their own (resolved.go).
 
 package pairing
 
@@ -16,10 +16,14 @@ func (e *Engine) lookup(k Key) *entry {
 	return ent
 }
 
-// find returns the entry of call key k, or nil, and k's index hash.
+// find returns the entry of call key k, or nil, and k's index hash: a pending call or held
+// result from the call index, else a resolved call (see findResolved).
 func (e *Engine) find(k Key) (*entry, uint64) {
 	h := e.hash(k)
-	return e.index.find(uint32(h), k), h
+	if ent := e.index.find(uint32(h), k); ent != nil {
+		return ent, h
+	}
+	return e.findResolved(uint32(h), k), h
 }
 
 func (e *Engine) insert(ent *entry, l *fifo) {
@@ -37,41 +41,6 @@ func (e *Engine) insertHashed(ent *entry, l *fifo, h uint64) {
 	if l != nil {
 		l.pushBack(ent)
 	}
-}
-
-func (e *Engine) insertResolved(ent *entry, now int64) {
-	ent.state = stateResolved
-	ent.payload = nil
-	ent.deadline = now + int64(e.cfg.ResolvedRetention)
-	e.insert(ent, &e.resolved)
-	e.trimResolved()
-}
-
-// toResolved moves an entry that was already removed from its list to the resolved set.
-func (e *Engine) toResolved(ent *entry, now int64) {
-	ent.state = stateResolved
-	ent.payload = nil
-	ent.deadline = now + int64(e.cfg.ResolvedRetention)
-	e.seq++
-	ent.seq = e.seq
-	e.resolved.pushBack(ent)
-	e.trimResolved()
-}
-
-func (e *Engine) trimResolved() {
-	for e.resolved.n > e.cfg.MaxResolved {
-		e.forget(e.resolved.head)
-	}
-}
-
-// forget drops a resolved entry.
-func (e *Engine) forget(ent *entry) {
-	e.resolved.remove(ent)
-	if ent.has(flagMatch) {
-		e.unlistMatch(ent)
-	}
-	e.forgetReports(ent)
-	e.drop(ent)
 }
 
 // drop removes an entry, already out of its list, from the index.

@@ -43,16 +43,17 @@ func (e *Engine) InFlightAt(k ConversationKey, at int64) InFlight {
 		return f
 	}
 	for ent := sc.entries; ent != nil; ent = ent.snext {
-		if ent.callID == "" || ent.useTime <= 0 || ent.useTime > at {
-			continue
+		f.count(ent, at)
+	}
+	for p := sc.resolvedFirst; p != 0; {
+		rc := e.resolved.at(p - 1)
+		if rc.ext != nil {
+			f.count(rc.ext, at)
+		} else {
+			v := rc.view()
+			f.count(&v, at)
 		}
-		if end, ended := ent.end(); ended && end <= at {
-			continue
-		}
-		f.Tools++
-		if f.Tools == 1 || ent.useTime > f.Latest.Start || (ent.useTime == f.Latest.Start && ent.callID > f.Latest.CallID) {
-			f.Latest = ActiveCall{CallID: ent.callID, Tool: ent.tool(), Start: ent.useTime}
-		}
+		p = rc.next
 	}
 	if sc.act != nil {
 		settle := int64(e.cfg.Linger)
@@ -64,6 +65,20 @@ func (e *Engine) InFlightAt(k ConversationKey, at int64) InFlight {
 		}
 	}
 	return f
+}
+
+// count counts the call of ent among the tool calls in flight at at when it was.
+func (f *InFlight) count(ent *entry, at int64) {
+	if ent.callID == "" || ent.useTime <= 0 || ent.useTime > at {
+		return
+	}
+	if end, ended := ent.end(); ended && end <= at {
+		return
+	}
+	f.Tools++
+	if f.Tools == 1 || ent.useTime > f.Latest.Start || (ent.useTime == f.Latest.Start && ent.callID > f.Latest.CallID) {
+		f.Latest = ActiveCall{CallID: ent.callID, Tool: ent.tool(), Start: ent.useTime}
+	}
 }
 
 // end returns where the entry's call ended (Unix ns, record time), and whether it ended: a

@@ -310,9 +310,10 @@ func (e *Engine) useMatched(ev *Event, h uint64, now int64, out []Resolution) ([
 	}
 	e.firstReport(ent, ent.source, OutcomePaired)
 	held, heldSeq := ent.payload, ent.seq
-	e.insertHashed(ent, nil, h)
-	e.toResolved(ent, now)
-	e.listMatch(ent, ev.Match)
+	ent.hash = uint32(h)
+	e.seq++
+	ent.seq = e.seq
+	e.resolve(ent, now, ev.Match, false)
 	own(ev, ent)
 	ev.Verdict = VerdictResolved
 	return append(out, Resolution{
@@ -346,7 +347,7 @@ func (e *Engine) adoptSettled(n *matchNode, ev *Event, h uint64, now int64, out 
 	if ent.toolName == nil {
 		ent.toolName = e.name(ev.ToolName)
 	}
-	e.insertHashed(ent, nil, h)
+	e.indexResolved(ent, h)
 	own(ev, ent)
 	return out
 }

@@ -283,11 +283,16 @@ func checkMatchLists(t *testing.T, e *Engine) {
 	}
 	require.Equal(t, listed, len(e.matchOf))
 	flagged := 0
-	for _, fl := range []*fifo{&e.pending, &e.waiting, &e.resolved} {
+	for _, fl := range []*fifo{&e.pending, &e.waiting} {
 		for p := fl.head; p != nil; p = p.next {
 			if p.has(flagMatch) {
 				flagged++
 			}
+		}
+	}
+	for _, rc := range e.resolvedCalls() {
+		if rc.ext != nil && rc.ext.has(flagMatch) {
+			flagged++
 		}
 	}
 	require.Equal(t, flagged, listed)

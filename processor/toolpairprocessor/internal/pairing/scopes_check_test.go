@@ -9,6 +9,7 @@ func (e *Engine) checkScopes() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	listed := map[*entry]bool{}
+	chained := map[uint32]bool{}
 	for k, sc := range e.conversations {
 		if sc.key != k || !sc.stored {
 			return fmt.Errorf("scope %v stored under %v (stored %v)", sc.key, k, sc.stored)
@@ -31,6 +32,22 @@ func (e *Engine) checkScopes() error {
 		if sc.tail != prev {
 			return fmt.Errorf("scope %v: tail is not the last entry", k)
 		}
+		last := uint32(0)
+		for p := sc.resolvedFirst; p != 0; p = e.resolved.at(p - 1).next {
+			rc := e.resolved.at(p - 1)
+			if rc.scope != sc || chained[p] {
+				return fmt.Errorf("scope %v: resolved call %q misplaced in its chain", k, rc.callID)
+			}
+			if rc.ext != nil && (rc.ext.state != stateResolved || rc.ext.scope != sc || rc.ext.sprev != nil || sc.entries == rc.ext) {
+				return fmt.Errorf("scope %v: resolved call %q has an entry out of place", k, rc.callID)
+			}
+			chained[p] = true
+			last = p
+			n++
+		}
+		if sc.resolvedLast != last {
+			return fmt.Errorf("scope %v: resolvedLast is not the last resolved call", k)
+		}
 		act := 0
 		if sc.act != nil {
 			act = 1
@@ -42,7 +59,17 @@ func (e *Engine) checkScopes() error {
 			return fmt.Errorf("scope %v: refs %d, want %d entries + %d closings + %d activity", k, sc.refs, n, len(sc.closings), act)
 		}
 	}
-	for _, l := range []*fifo{&e.pending, &e.waiting, &e.resolved} {
+	if len(chained) != e.resolved.n {
+		return fmt.Errorf("%d resolved calls chained in their scopes, %d held", len(chained), e.resolved.n)
+	}
+	for _, rc := range e.resolvedCalls() {
+		if rc.callID != "" {
+			if p, ok := e.resolved.find(rc.hash, Key{Tenant: rc.scope.key.Tenant, Conversation: rc.scope.key.Conversation, CallID: rc.callID}); !ok || e.resolved.at(p) != rc {
+				return fmt.Errorf("resolved call %q is not found by its key", rc.callID)
+			}
+		}
+	}
+	for _, l := range []*fifo{&e.pending, &e.waiting} {
 		for ent := l.head; ent != nil; ent = ent.next {
 			if !listed[ent] {
 				return fmt.Errorf("entry %q (state %d) is not in its scope's list", ent.callID, ent.state)
@@ -76,7 +103,17 @@ func (e *Engine) checkInFlight(k ConversationKey, at int64) error {
 	want := 0
 	starts := map[string]int64{}
 	if sc := e.conversations[k]; sc != nil {
+		var ents []*entry
 		for ent := sc.entries; ent != nil; ent = ent.snext {
+			ents = append(ents, ent)
+		}
+		for _, rc := range e.resolvedCalls() {
+			if rc.scope == sc {
+				v := rc.view()
+				ents = append(ents, &v)
+			}
+		}
+		for _, ent := range ents {
 			if ent.callID == "" || ent.useTime <= 0 || ent.useTime > at {
 				continue
 			}
@@ -105,4 +142,13 @@ func (e *Engine) checkInFlight(k ConversationKey, at int64) error {
 		}
 	}
 	return nil
+}
+
+// resolvedCalls returns the resolved calls, oldest first.
+func (e *Engine) resolvedCalls() []*resolvedCall {
+	var out []*resolvedCall
+	for i := range e.resolved.n {
+		out = append(out, e.resolved.at(uint32((e.resolved.head+i)&(len(e.resolved.calls)-1))))
+	}
+	return out
 }

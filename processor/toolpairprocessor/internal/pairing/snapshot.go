@@ -149,7 +149,7 @@ func (e *Engine) Snapshot(held func(any) any) *Snapshot {
 	s := &Snapshot{Calls: make([]CallSnapshot, 0, e.pending.n+e.waiting.n+e.resolved.n)}
 	scopeIdx := make(map[*conversation]int, len(e.conversations))
 	for _, sc := range e.conversations {
-		if sc.entries == nil && len(sc.closings) == 0 && !sc.usesSeen {
+		if !sc.holdsCalls() && len(sc.closings) == 0 && !sc.usesSeen {
 			// Held by its activity alone, which Activity carries with its key.
 			continue
 		}
@@ -160,10 +160,19 @@ func (e *Engine) Snapshot(held func(any) any) *Snapshot {
 		}
 		s.Conversations = append(s.Conversations, ss)
 	}
-	for _, l := range []*fifo{&e.pending, &e.waiting, &e.resolved} {
+	for _, l := range []*fifo{&e.pending, &e.waiting} {
 		for ent := l.head; ent != nil; ent = ent.next {
 			s.Calls = append(s.Calls, e.callSnapshot(ent, conv))
 		}
+	}
+	for i := range e.resolved.n {
+		rc := e.resolved.at(uint32((e.resolved.head + i) & (len(e.resolved.calls) - 1)))
+		if rc.ext != nil {
+			s.Calls = append(s.Calls, e.callSnapshot(rc.ext, conv))
+			continue
+		}
+		v := rc.view()
+		s.Calls = append(s.Calls, e.callSnapshot(&v, conv))
 	}
 	for ci, chunk := range e.closings.chunks {
 		start := 0
@@ -293,14 +302,17 @@ func (e *Engine) Restore(snap *Snapshot, resolved []Key, released ...HeldRef) (R
 		case CallWaiting:
 			ent.state, l = stateWaiting, &e.waiting
 		case CallResolved:
-			ent.state, l, ent.payload = stateResolved, &e.resolved, nil
+			ent.state, ent.payload = stateResolved, nil
 		default:
 			continue
 		}
-		if unkeyed {
+		switch {
+		case l == nil:
+			// Resolved: remembered once its listing and side tables are back (remember).
+		case unkeyed:
 			e.attach(ent)
 			l.pushBack(ent)
-		} else {
+		default:
 			e.insert(ent, l)
 		}
 		ent.seq = c.Seq
@@ -323,6 +335,10 @@ func (e *Engine) Restore(snap *Snapshot, resolved []Key, released ...HeldRef) (R
 				e.addReporter(ent, h.Source)
 				e.heldReports[ent] = append(e.heldReports[ent], heldReport{payload: h.Payload, time: h.Time, start: h.Start, source: h.Source, aborted: h.Aborted})
 			}
+		}
+		if ent.state == stateResolved {
+			sc.refs++
+			e.remember(ent)
 		}
 	}
 	e.restoreActivity(snap.Activity)

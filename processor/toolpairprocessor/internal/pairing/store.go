@@ -171,14 +171,17 @@ type conversation struct {
 	// the scope's last sign of life, where a call interrupted for want of its result (expired,
 	// evicted, shutdown) ends.
 	lastRecord int64
-	// refs counts the entries of the scope, its queued closings and its activity (one for
-	// all of it); the scope is forgotten when it drops to zero.
+	// refs counts the entries of the scope, its resolved calls, its queued closings and its
+	// activity (one for all of it); the scope is forgotten when it drops to zero.
 	refs int
 	// entries and last list every entry of the scope, linked through sprev/snext: the
 	// pending ones (statePending, statePendingHeld) first, so that a closing walks only
-	// them, then the held results and the resolved calls, which "what was in flight at T"
-	// (InFlightAt) reads as well.
+	// them, then the held results, which "what was in flight at T" (InFlightAt) reads as
+	// well, with the scope's resolved calls.
 	entries, tail *entry
+	// resolvedFirst and resolvedLast are the positions (plus one, 0 for none) of the scope's
+	// oldest and newest resolved calls in Engine.resolved, chained by resolvedCall.next.
+	resolvedFirst, resolvedLast uint32
 	// act is what the scope did besides its tool calls (model calls, compactions, anchor
 	// spans), nil when nothing was observed or it expired.
 	act *activity

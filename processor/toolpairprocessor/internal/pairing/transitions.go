@@ -154,8 +154,7 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 		e.firstReport(ent, ent.source, r.Outcome)
 		out = append(out, r)
 		out = e.releaseReports(ent, false, out)
-		e.toResolved(ent, now)
-		e.listMatch(ent, ev.Match) // a tool span without a call ID may still repeat its result
+		e.toResolvedMatch(ent, now, ev.Match) // a tool span without a call ID may still repeat its result
 		return out
 	}
 	if out, ok := e.useMatched(ev, h, now, out); ok {

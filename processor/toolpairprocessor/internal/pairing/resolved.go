@@ -1,0 +1,378 @@
+// resolved.go holds the memory of resolved calls: what the engine keeps of a call once it is
+// resolved, for as long as Config.ResolvedRetention and Config.MaxResolved allow, so that a
+// later copy of its result is a duplicate, a later use a repeat (specification section 2),
+// and a timeout record can still find it in flight (InFlightAt).
+
+package pairing
+
+// resolvedCall is one resolved call in the memory. Most resolved calls need no more than
+// these fields, so the entry they were pending or waiting in is let go at resolution and the
+// call costs one slot of the ring and one of its index instead of an entry, an index slot
+// and two scope links. A call that needs its entry still (listed under a Match, reported by
+// several sources, with each signal's earliest use, or looked up again after resolution)
+// keeps it in ext, whose fields are then the call's and are read instead of the copies here;
+// scope and callID stay true in both.
+type resolvedCall struct {
+	scope  *conversation
+	callID string
+	tool   *string
+	ext    *entry
+	// useTime, resultTime and deadline are the entry's (record times and engine clock, Unix ns).
+	useTime, resultTime, deadline int64
+	seq                           uint64
+	// next is the position (plus one, 0 for none) of the next resolved call of the same
+	// scope, in order of resolution (conversation.resolvedFirst).
+	next   uint32
+	hash   uint32 // the key's index hash (Engine.hash)
+	source uint8
+	flags  entryFlags
+	useSig uint8
+}
+
+// resolvedMemory holds the resolved calls in order of resolution in a ring, the oldest at
+// head, with an open-addressing index from each keyed call's index hash to its position.
+// Calls leave only from the head (the oldest at the bound, or once due): the oldest call of
+// the ring is also the oldest of its scope, so each scope's chain of calls (next) is cut at
+// its front only. A position is stable while its call is held, until the ring grows, which
+// places every call again (grow).
+type resolvedMemory struct {
+	calls   []resolvedCall // len is zero or a power of two
+	head, n int
+	slots   []resolvedSlot // len is zero or a power of two, at most 3/4 full
+	keyed   int
+}
+
+// resolvedSlot is a slot of the resolved calls' index: a position plus one (0: free) and the
+// call's index hash. 8 bytes, so that the index of 10^5 calls fits in a few cache lines per
+// probe and holds no pointer for the garbage collector to follow.
+type resolvedSlot struct {
+	pos1 uint32
+	hash uint32
+}
+
+// minResolvedCalls is the ring's size when the first call comes.
+const minResolvedCalls = 64
+
+// at returns the call at position p.
+func (m *resolvedMemory) at(p uint32) *resolvedCall { return &m.calls[p] }
+
+// oldest returns the position of the oldest call; the memory is not empty.
+func (m *resolvedMemory) oldest() uint32 { return uint32(m.head) }
+
+// find returns the position of the call of key k, whose index hash is h, or false.
+func (m *resolvedMemory) find(h uint32, k Key) (uint32, bool) {
+	if m.keyed == 0 {
+		return 0, false
+	}
+	mask := uint32(len(m.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := m.slots[i]
+		if s.pos1 == 0 {
+			return 0, false
+		}
+		if s.hash == h {
+			if rc := &m.calls[s.pos1-1]; rc.callID == k.CallID && rc.scope.key == k.ConversationKey() {
+				return s.pos1 - 1, true
+			}
+		}
+	}
+}
+
+// push appends rc at the back of the ring and returns its position, placing every call
+// again (and telling relink) when the ring grows.
+func (m *resolvedMemory) push(rc resolvedCall, relink func()) uint32 {
+	if m.n == len(m.calls) {
+		m.grow()
+		relink()
+	}
+	p := uint32((m.head + m.n) & (len(m.calls) - 1))
+	m.calls[p] = rc
+	m.n++
+	return p
+}
+
+// grow doubles the ring (or makes the first one), the oldest call at position 0, and builds
+// the index again. The caller links the scopes' chains again (Engine.relinkResolved).
+func (m *resolvedMemory) grow() {
+	old, head := m.calls, m.head
+	m.calls = make([]resolvedCall, max(2*len(old), minResolvedCalls))
+	for i := range m.n {
+		m.calls[i] = old[(head+i)&(len(old)-1)]
+	}
+	m.head = 0
+	m.slots = make([]resolvedSlot, 2*len(m.calls))
+	m.keyed = 0
+	for i := range m.n {
+		if m.calls[i].callID != "" {
+			m.index(uint32(i))
+		}
+	}
+}
+
+// index adds the call at position p to the index under its hash. The index has twice the
+// ring's slots and holds at most the ring's calls, so it is never more than half full.
+func (m *resolvedMemory) index(p uint32) { m.place(p) }
+
+// place puts position p in the first free slot of the run from its hash's home slot.
+func (m *resolvedMemory) place(p uint32) {
+	h := m.calls[p].hash
+	mask := uint32(len(m.slots) - 1)
+	i := h & mask
+	for m.slots[i].pos1 != 0 {
+		i = (i + 1) & mask
+	}
+	m.slots[i] = resolvedSlot{pos1: p + 1, hash: h}
+	m.keyed++
+}
+
+// unindex takes position p out of the index; a position not in it is left alone. Later slots
+// of the run are shifted back, as in callIndex.remove.
+func (m *resolvedMemory) unindex(p uint32) {
+	if m.keyed == 0 {
+		return
+	}
+	mask := uint32(len(m.slots) - 1)
+	i := m.calls[p].hash & mask
+	for m.slots[i].pos1 != p+1 {
+		if m.slots[i].pos1 == 0 {
+			return
+		}
+		i = (i + 1) & mask
+	}
+	for j := (i + 1) & mask; ; j = (j + 1) & mask {
+		s := m.slots[j]
+		if s.pos1 == 0 {
+			break
+		}
+		if home := s.hash & mask; (j-home)&mask >= (j-i)&mask {
+			m.slots[i] = s
+			i = j
+		}
+	}
+	m.slots[i] = resolvedSlot{}
+	m.keyed--
+}
+
+// pop takes the oldest call out of the ring and the index and returns it.
+func (m *resolvedMemory) pop() resolvedCall {
+	p := uint32(m.head)
+	if m.calls[p].callID != "" {
+		m.unindex(p)
+	}
+	rc := m.calls[p]
+	m.calls[p] = resolvedCall{}
+	m.head = (m.head + 1) & (len(m.calls) - 1)
+	m.n--
+	return rc
+}
+
+// keepsEntry reports whether the resolved call of ent needs its entry: listed under a Match,
+// or named in one of the engine's side tables (reports, held reports, each signal's uses,
+// companions), which are keyed by entry.
+func (e *Engine) keepsEntry(ent *entry) bool {
+	if ent.has(flagMatch) {
+		return true
+	}
+	has := func(n int, ok func() bool) bool { return n > 0 && ok() }
+	return has(len(e.reported), func() bool { _, ok := e.reported[ent]; return ok }) ||
+		has(len(e.heldReports), func() bool { _, ok := e.heldReports[ent]; return ok }) ||
+		has(len(e.signalUses), func() bool { _, ok := e.signalUses[ent]; return ok }) ||
+		has(len(e.companions), func() bool { _, ok := e.companions[ent]; return ok })
+}
+
+// insertResolved remembers ent, a call resolved at once (in no list, not indexed, not in its
+// scope's entries), as resolved.
+func (e *Engine) insertResolved(ent *entry, now int64) {
+	e.seq++
+	ent.seq = e.seq
+	e.resolve(ent, now, 0, false)
+}
+
+// toResolved moves an entry that was already removed from its list to the resolved calls.
+func (e *Engine) toResolved(ent *entry, now int64) {
+	e.seq++
+	ent.seq = e.seq
+	e.resolve(ent, now, 0, ent.callID != "")
+}
+
+// toResolvedMatch is toResolved for a call that is listed under Match m once resolved (a
+// tool span without a call ID may still repeat its result).
+func (e *Engine) toResolvedMatch(ent *entry, now int64, m uint64) {
+	e.seq++
+	ent.seq = e.seq
+	e.resolve(ent, now, m, ent.callID != "")
+}
+
+// resolve makes ent resolved with its retention from now, listed under Match m (when not 0),
+// takes it out of the call index (when indexed) and its scope's entries (its scope's ref passes to the
+// resolved call), remembers it in the resolved calls, with its entry only when keepsEntry
+// says so, and forgets the oldest resolved calls beyond Config.MaxResolved.
+func (e *Engine) resolve(ent *entry, now int64, m uint64, indexed bool) {
+	ent.state = stateResolved
+	ent.payload = nil
+	ent.deadline = now + int64(e.cfg.ResolvedRetention)
+	e.listMatch(ent, m)
+	if indexed {
+		e.index.remove(ent)
+	}
+	if sc := ent.scope; ent.sprev != nil || sc.entries == ent {
+		unlinkConversation(ent)
+	} else {
+		sc.refs++
+	}
+	e.remember(ent)
+	e.trimResolved()
+}
+
+// remember adds resolved ent, out of the index and its scope's entries and whose scope
+// already counts it, at the back of the resolved calls.
+func (e *Engine) remember(ent *entry) {
+	if ent.hash == 0 && ent.callID != "" {
+		ent.hash = uint32(e.hash(ent.key()))
+	}
+	rc := resolvedCall{
+		scope: ent.scope, callID: ent.callID, tool: ent.toolName,
+		useTime: ent.useTime, resultTime: ent.resultTime, deadline: ent.deadline, seq: ent.seq,
+		hash: ent.hash, source: ent.source, flags: ent.flags, useSig: ent.useSig,
+	}
+	if e.keepsEntry(ent) {
+		rc.ext = ent
+	}
+	p := e.resolved.push(rc, e.relinkResolved)
+	if rc.callID != "" {
+		e.resolved.index(p)
+	}
+	e.chainResolved(p)
+}
+
+// chainResolved appends the call at position p to its scope's chain of resolved calls.
+func (e *Engine) chainResolved(p uint32) {
+	rc := e.resolved.at(p)
+	rc.next = 0
+	sc := rc.scope
+	if sc.resolvedLast != 0 {
+		e.resolved.at(sc.resolvedLast - 1).next = p + 1
+	} else {
+		sc.resolvedFirst = p + 1
+	}
+	sc.resolvedLast = p + 1
+}
+
+// relinkResolved links every scope's chain again after the ring placed its calls anew.
+func (e *Engine) relinkResolved() {
+	m := &e.resolved
+	for i := range m.n {
+		sc := m.calls[(m.head+i)&(len(m.calls)-1)].scope
+		sc.resolvedFirst, sc.resolvedLast = 0, 0
+	}
+	for i := range m.n {
+		e.chainResolved(uint32((m.head + i) & (len(m.calls) - 1)))
+	}
+}
+
+// trimResolved forgets the oldest resolved calls beyond Config.MaxResolved.
+func (e *Engine) trimResolved() {
+	for e.resolved.n > e.cfg.MaxResolved {
+		e.forgetOldest()
+	}
+}
+
+// unchainOldest takes the oldest resolved call out of the ring and of its scope's chain,
+// whose first call it is, and returns it; its scope still counts it.
+func (e *Engine) unchainOldest() resolvedCall {
+	rc := e.resolved.pop()
+	sc := rc.scope
+	sc.resolvedFirst = rc.next
+	if rc.next == 0 {
+		sc.resolvedLast = 0
+	}
+	return rc
+}
+
+// forgetOldest forgets the oldest resolved call, with its entry's listing and side tables
+// when it kept its entry, and its scope once nothing else holds it.
+func (e *Engine) forgetOldest() {
+	rc := e.unchainOldest()
+	if ent := rc.ext; ent != nil {
+		if ent.has(flagMatch) {
+			e.unlistMatch(ent)
+		}
+		e.forgetReports(ent)
+		ent.payload = nil
+	}
+	if sc := rc.scope; sc != nil {
+		sc.refs--
+		if sc.refs <= 0 {
+			e.forgetConversation(sc)
+		}
+	}
+}
+
+// requeueOldest moves the oldest resolved call to the back with deadline d: its scope is
+// still active.
+func (e *Engine) requeueOldest(d int64) {
+	rc := e.unchainOldest()
+	rc.deadline = d
+	if rc.ext != nil {
+		rc.ext.deadline = d
+	}
+	p := e.resolved.push(rc, e.relinkResolved)
+	if rc.callID != "" {
+		e.resolved.index(p)
+	}
+	e.chainResolved(p)
+}
+
+// findResolved returns the entry of the resolved call of key k, whose index hash is h, or
+// nil. A call kept without its entry gets one now (kept from then on), so that the
+// transitions read and change a resolved call as any other.
+func (e *Engine) findResolved(h uint32, k Key) *entry {
+	p, ok := e.resolved.find(h, k)
+	if !ok {
+		return nil
+	}
+	return e.entryOf(e.resolved.at(p))
+}
+
+// entryOf returns the entry of resolved call rc, making it when rc kept none.
+func (e *Engine) entryOf(rc *resolvedCall) *entry {
+	if rc.ext == nil {
+		rc.ext = &entry{
+			scope: rc.scope, callID: rc.callID, toolName: rc.tool,
+			useTime: rc.useTime, resultTime: rc.resultTime, deadline: rc.deadline, seq: rc.seq,
+			state: stateResolved, source: rc.source, flags: rc.flags, useSig: rc.useSig, hash: rc.hash,
+		}
+	}
+	return rc.ext
+}
+
+// view returns what resolved call rc knows of its call without making an entry: its entry
+// when it kept one, else a copy of its fields in an entry that the engine does not hold.
+func (rc *resolvedCall) view() entry {
+	if rc.ext != nil {
+		return *rc.ext
+	}
+	return entry{
+		scope: rc.scope, callID: rc.callID, toolName: rc.tool,
+		useTime: rc.useTime, resultTime: rc.resultTime, deadline: rc.deadline, seq: rc.seq,
+		state: stateResolved, source: rc.source, flags: rc.flags, useSig: rc.useSig, hash: rc.hash,
+	}
+}
+
+// indexResolved indexes under its (new) key the resolved call whose entry is ent: a settled
+// result without a call ID that a later use named (adoptSettled).
+func (e *Engine) indexResolved(ent *entry, h uint64) {
+	ent.hash = uint32(h)
+	for p := ent.scope.resolvedFirst; p != 0; p = e.resolved.at(p - 1).next {
+		if rc := e.resolved.at(p - 1); rc.ext == ent {
+			rc.callID, rc.hash = ent.callID, ent.hash
+			e.resolved.index(p - 1)
+			return
+		}
+	}
+}
+
+// holdsCalls reports whether the scope holds any call: an entry or a resolved call.
+func (sc *conversation) holdsCalls() bool {
+	return sc.entries != nil || sc.resolvedFirst != 0
+}
