@@ -166,6 +166,11 @@ type Event struct {
 
 	// Verdict is set by Process.
 	Verdict Verdict
+
+	// hash is Key's index hash when hashed, computed by Process before it applies the batch
+	// (see prefetch).
+	hash   uint32
+	hashed bool
 }
 
 // Resolution is one outcome decided by the engine.

@@ -85,6 +85,8 @@ type Engine struct {
 	matchOf map[*entry]*matchNode
 	// acts lists the scopes' activities, least recently observed first (see activity.go).
 	acts actList
+	// touched keeps what prefetch read, so that the compiler keeps the reads.
+	touched uint32
 }
 
 // New returns an engine. It returns an error when cfg does not validate.

@@ -19,7 +19,19 @@ func (e *Engine) lookup(k Key) *entry {
 // find returns the entry of call key k, or nil, and k's index hash: a pending call or held
 // result from the call index, else a resolved call (see findResolved).
 func (e *Engine) find(k Key) (*entry, uint64) {
-	h := e.hash(k)
+	return e.findHashed(k, e.hash(k))
+}
+
+// findEvent is find for the key of ev, whose hash Process may have computed already.
+func (e *Engine) findEvent(ev *Event) (*entry, uint64) {
+	if ev.hashed {
+		return e.findHashed(ev.Key, uint64(ev.hash))
+	}
+	return e.find(ev.Key)
+}
+
+// findHashed is find for key k whose index hash is h.
+func (e *Engine) findHashed(k Key, h uint64) (*entry, uint64) {
 	if ent := e.index.find(uint32(h), k); ent != nil {
 		return ent, h
 	}

@@ -54,6 +54,7 @@ func (e *Engine) Process(events []Event, hold func(*Event) any, out []Resolution
 	defer e.mu.Unlock()
 	now := e.cfg.Clock.Now().UnixNano()
 	from := len(out)
+	e.prefetch(events)
 	for i := range events {
 		ev := &events[i]
 		if ev.Key.CallID == "" && ev.Kind != KindBoundary && ev.Kind != KindSessionEnd && ev.Kind != KindMatch {
@@ -83,7 +84,7 @@ func (e *Engine) Process(events []Event, hold func(*Event) any, out []Resolution
 }
 
 func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
-	ent, h := e.find(ev.Key)
+	ent, h := e.findEvent(ev)
 	if ent != nil {
 		own(ev, ent)
 		ent.scope.saw(now, ev.Time)
@@ -187,7 +188,7 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 }
 
 func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resolution) []Resolution {
-	ent, h := e.find(ev.Key)
+	ent, h := e.findEvent(ev)
 	if ent != nil {
 		own(ev, ent)
 		ent.scope.saw(now, ev.Time)
