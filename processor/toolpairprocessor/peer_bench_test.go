@@ -82,6 +82,7 @@ func BenchmarkPeerPerPair(b *testing.B) {
 		name  string
 		run   func(b *testing.B, gen *benchload.Generator) peerRun
 		floor func(f *floorPairer, gen *benchload.Generator) peerRun
+		spec  func(f *specFloor, gen *benchload.Generator) peerRun
 	}{
 		{"claude_code_logs", func(b *testing.B, gen *benchload.Generator) peerRun {
 			_, lp, stop := benchComponent(b, true)
@@ -95,6 +96,11 @@ func BenchmarkPeerPerPair(b *testing.B) {
 				next:    func() any { return gen.ClaudeCodeLogs(peerCallsPerBatch) },
 				consume: func(v any) error { f.consumeLogs(v.(plog.Logs)); return nil },
 			}
+		}, func(f *specFloor, gen *benchload.Generator) peerRun {
+			return peerRun{
+				next:    func() any { return gen.ClaudeCodeLogs(peerCallsPerBatch) },
+				consume: func(v any) error { f.consumeLogs(v.(plog.Logs)); return nil },
+			}
 		}},
 		{"genai_spans", func(b *testing.B, gen *benchload.Generator) peerRun {
 			tp, _, stop := benchComponent(b, true)
@@ -104,6 +110,11 @@ func BenchmarkPeerPerPair(b *testing.B) {
 				consume: func(v any) error { return tp.ConsumeTraces(context.Background(), v.(ptrace.Traces)) },
 			}
 		}, func(f *floorPairer, gen *benchload.Generator) peerRun {
+			return peerRun{
+				next:    func() any { return gen.GenAISpans(peerCallsPerBatch) },
+				consume: func(v any) error { f.consumeTraces(v.(ptrace.Traces)); return nil },
+			}
+		}, func(f *specFloor, gen *benchload.Generator) peerRun {
 			return peerRun{
 				next:    func() any { return gen.GenAISpans(peerCallsPerBatch) },
 				consume: func(v any) error { f.consumeTraces(v.(ptrace.Traces)); return nil },
@@ -122,7 +133,8 @@ func BenchmarkPeerPerPair(b *testing.B) {
 				consume: func(v any) error { return sg.ConsumeTraces(context.Background(), v.(ptrace.Traces)) },
 			}
 			floor := w.floor(newFloorPairer(), benchload.NewGenerator("fl", start))
-			runs := [3]*peerRun{&tool, &peer, &floor} // [toolpair, servicegraph, floor]
+			spec := w.spec(newSpecFloor(), benchload.NewGenerator("sf", start))
+			runs := [4]*peerRun{&tool, &peer, &floor, &spec} // [toolpair, servicegraph, floor, spec floor]
 			// b.N = 1 is the testing package's probe run (and `make test`'s smoke run):
 			// no warm-up for it.
 			if b.N > 1 {
@@ -135,9 +147,9 @@ func BenchmarkPeerPerPair(b *testing.B) {
 			}
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
-			var wall, cpu [3]time.Duration
+			var wall, cpu [4]time.Duration
 			for i := 0; i < b.N; i++ {
-				var batches [3]any
+				var batches [4]any
 				for k, r := range runs {
 					batches[k] = r.next()
 				}
@@ -162,6 +174,9 @@ func BenchmarkPeerPerPair(b *testing.B) {
 			b.ReportMetric(float64(cpu[2].Nanoseconds())/pairs, "floor-cpu-ns/pair")
 			b.ReportMetric(float64(cpu[2])/float64(cpu[1]), "floor-cpu-ratio")
 			b.ReportMetric(float64(cpu[0])/float64(cpu[2]), "over-floor")
+			b.ReportMetric(float64(cpu[3].Nanoseconds())/pairs, "spec-floor-cpu-ns/pair")
+			b.ReportMetric(float64(cpu[3])/float64(cpu[1]), "spec-floor-cpu-ratio")
+			b.ReportMetric(float64(cpu[0])/float64(cpu[3]), "over-spec-floor")
 		})
 	}
 }

@@ -209,9 +209,20 @@ func (f *floorPairer) consumeTraces(td ptrace.Traces) {
 	}
 }
 
-// TestFloorPairsPeerWorkloads: the floor of the peer benchmark does the job it stands for on
-// its batches: every result record of two batches of each workload gets the paired outcome
-// with its duration, and a batch sent twice pairs nothing the second time.
+// peerFloor is what TestFloorPairsPeerWorkloads checks of each floor of the peer benchmark.
+type peerFloor interface {
+	consumeLogs(plog.Logs)
+	consumeTraces(ptrace.Traces)
+	pendingCalls() int
+}
+
+func (f *floorPairer) pendingCalls() int { return len(f.pending) }
+func (f *specFloor) pendingCalls() int   { return len(f.pending) }
+
+// TestFloorPairsPeerWorkloads: each floor of the peer benchmark (floorPairer, specFloor) does
+// the job it stands for on its batches: every result record of two batches of each workload
+// gets the paired outcome with its duration, and a batch sent twice pairs nothing the second
+// time.
 func TestFloorPairsPeerWorkloads(t *testing.T) {
 	paired := func(attrs pcommon.Map) bool {
 		v, ok := attrs.Get(synth.AttrOutcome)
@@ -223,48 +234,53 @@ func TestFloorPairsPeerWorkloads(t *testing.T) {
 		assert.Equal(t, int64(25), d.Int(), "the benchload tool time")
 		return v.Str() == "paired"
 	}
-	t.Run("claude_code_logs", func(t *testing.T) {
-		f := newFloorPairer()
-		gen := benchload.NewGenerator("", time.Now())
-		for batch := 1; batch <= 2; batch++ {
-			ld := gen.ClaudeCodeLogs(peerCallsPerBatch)
-			again := plog.NewLogs()
-			ld.CopyTo(again)
-			f.consumeLogs(ld)
-			n := 0
-			forEachLog(ld, func(_ pcommon.Resource, lr plog.LogRecord) {
-				if paired(lr.Attributes()) {
-					n++
-				}
-			})
-			require.Equal(t, peerCallsPerBatch, n, "batch %d", batch)
-			f.consumeLogs(again)
-			forEachLog(again, func(_ pcommon.Resource, lr plog.LogRecord) {
-				assert.False(t, paired(lr.Attributes()), "a repeated batch pairs nothing")
-			})
-		}
-		assert.Empty(t, f.pending)
-	})
-	t.Run("genai_spans", func(t *testing.T) {
-		f := newFloorPairer()
-		gen := benchload.NewGenerator("", time.Now())
-		for batch := 1; batch <= 2; batch++ {
-			td := gen.GenAISpans(peerCallsPerBatch)
-			again := ptrace.NewTraces()
-			td.CopyTo(again)
-			f.consumeTraces(td)
-			n := 0
-			forEachSpan(td, func(_ pcommon.Resource, s ptrace.Span) {
-				if paired(s.Attributes()) {
-					n++
-				}
-			})
-			require.Equal(t, peerCallsPerBatch, n, "batch %d", batch)
-			f.consumeTraces(again)
-			forEachSpan(again, func(_ pcommon.Resource, s ptrace.Span) {
-				assert.False(t, paired(s.Attributes()), "a repeated batch pairs nothing")
-			})
-		}
-		assert.Empty(t, f.pending)
-	})
+	for name, newFloor := range map[string]func() peerFloor{
+		"floor":      func() peerFloor { return newFloorPairer() },
+		"spec_floor": func() peerFloor { return newSpecFloor() },
+	} {
+		t.Run(name+"/claude_code_logs", func(t *testing.T) {
+			f := newFloor()
+			gen := benchload.NewGenerator("", time.Now())
+			for batch := 1; batch <= 2; batch++ {
+				ld := gen.ClaudeCodeLogs(peerCallsPerBatch)
+				again := plog.NewLogs()
+				ld.CopyTo(again)
+				f.consumeLogs(ld)
+				n := 0
+				forEachLog(ld, func(_ pcommon.Resource, lr plog.LogRecord) {
+					if paired(lr.Attributes()) {
+						n++
+					}
+				})
+				require.Equal(t, peerCallsPerBatch, n, "batch %d", batch)
+				f.consumeLogs(again)
+				forEachLog(again, func(_ pcommon.Resource, lr plog.LogRecord) {
+					assert.False(t, paired(lr.Attributes()), "a repeated batch pairs nothing")
+				})
+			}
+			assert.Zero(t, f.pendingCalls())
+		})
+		t.Run(name+"/genai_spans", func(t *testing.T) {
+			f := newFloor()
+			gen := benchload.NewGenerator("", time.Now())
+			for batch := 1; batch <= 2; batch++ {
+				td := gen.GenAISpans(peerCallsPerBatch)
+				again := ptrace.NewTraces()
+				td.CopyTo(again)
+				f.consumeTraces(td)
+				n := 0
+				forEachSpan(td, func(_ pcommon.Resource, s ptrace.Span) {
+					if paired(s.Attributes()) {
+						n++
+					}
+				})
+				require.Equal(t, peerCallsPerBatch, n, "batch %d", batch)
+				f.consumeTraces(again)
+				forEachSpan(again, func(_ pcommon.Resource, s ptrace.Span) {
+					assert.False(t, paired(s.Attributes()), "a repeated batch pairs nothing")
+				})
+			}
+			assert.Zero(t, f.pendingCalls())
+		})
+	}
 }
