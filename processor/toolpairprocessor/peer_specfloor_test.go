@@ -67,15 +67,15 @@ type specConv struct {
 
 // specCall is a pending call of the spec floor.
 type specCall struct {
-	key                uint64
-	conv               *specConv
-	callID, tool       string
-	step               pcommon.SpanID
-	useTime            int64
-	trace              pcommon.TraceID
-	span, parent       pcommon.SpanID
-	resource           *pcommon.Resource
-	done               bool
+	key          uint64
+	conv         *specConv
+	callID, tool string
+	step         pcommon.SpanID
+	useTime      int64
+	trace        pcommon.TraceID
+	span, parent pcommon.SpanID
+	resource     *pcommon.Resource
+	done         bool
 }
 
 // specResolved is a resolved call of the spec floor.
