@@ -26,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -42,7 +43,8 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/internal/distrotest"
 )
 
-// The full measurement's volume (OTELCOL_AGENT_BENCH_E2E set).
+// The full measurement's volume (OTELCOL_AGENT_BENCH_E2E set); OTELCOL_AGENT_BENCH_E2E_ROUNDS
+// sets another number of rounds (each a run without and a run with toolpair).
 const (
 	e2eBatches = 400
 	e2eRecords = 1000
@@ -285,6 +287,12 @@ func TestCollectorCPUPerRecord(t *testing.T) {
 	batches, records, rounds := tinyBatches, tinyRecords, 1
 	if os.Getenv("OTELCOL_AGENT_BENCH_E2E") != "" {
 		batches, records, rounds = e2eBatches, e2eRecords, e2eRounds
+		if s := os.Getenv("OTELCOL_AGENT_BENCH_E2E_ROUNDS"); s != "" {
+			n, err := strconv.Atoi(s)
+			require.NoError(t, err, "OTELCOL_AGENT_BENCH_E2E_ROUNDS")
+			require.Positive(t, n, "OTELCOL_AGENT_BENCH_E2E_ROUNDS")
+			rounds = n
+		}
 	}
 	distrotest.Binary(t) // skipped (or failed on CI) before anything starts when it is missing
 	var summary []string
@@ -309,8 +317,10 @@ func TestCollectorCPUPerRecord(t *testing.T) {
 // when the runs were too small to measure.
 func measure(t *testing.T, d deployment, w workload, batches, records, rounds int) string {
 	var cpu [2]float64 // [without, with]
+	var ratios []float64
 	n := 0
 	for round := range rounds {
+		var roundCPU [2]float64
 		order := []bool{false, true}
 		if round%2 == 1 {
 			order = []bool{true, false}
@@ -320,12 +330,17 @@ func measure(t *testing.T, d deployment, w workload, batches, records, rounds in
 			if with {
 				assert.Equal(t, float64(r.records/benchload.RecordsPerCall), r.paired, "every call paired")
 				cpu[1] += r.cpu
+				roundCPU[1] = r.cpu
 			} else {
 				cpu[0] += r.cpu
+				roundCPU[0] = r.cpu
 				n += r.records
 			}
 			t.Logf("round %d, toolpair %v: %.2f s CPU for %d records (%.0f ns/record)",
 				round+1, with, r.cpu, r.records, r.cpu/float64(r.records)*1e9)
+		}
+		if roundCPU[0] > 0 {
+			ratios = append(ratios, roundCPU[1]/roundCPU[0])
 		}
 	}
 	without, with := cpu[0]/float64(n)*1e9, cpu[1]/float64(n)*1e9
@@ -334,6 +349,7 @@ func measure(t *testing.T, d deployment, w workload, batches, records, rounds in
 		return ""
 	}
 	// A core at 80% busy spends 0.8 s of CPU a second: with / 0.8 ns per record.
-	return fmt.Sprintf("%s/%s: collector CPU per record: without toolpair %.0f ns, with toolpair %.0f ns, ratio %.2f, toolpair adds %.0f ns/record; with toolpair %.0f records/s per core at 80%% CPU (%d batches of %d records, %d rounds)",
-		d.name, w.name, without, with, with/without, with-without, 0.8e9/with, batches, records, rounds)
+	slices.Sort(ratios)
+	return fmt.Sprintf("%s/%s: collector CPU per record: without toolpair %.0f ns, with toolpair %.0f ns, ratio %.2f (rounds' median %.2f, from %.2f to %.2f), toolpair adds %.0f ns/record; with toolpair %.0f records/s per core at 80%% CPU (%d batches of %d records, %d rounds)",
+		d.name, w.name, without, with, with/without, ratios[len(ratios)/2], ratios[0], ratios[len(ratios)-1], with-without, 0.8e9/with, batches, records, rounds)
 }
