@@ -123,6 +123,7 @@ func New(cfg Config) (*Engine, error) {
 		matches:           make(map[matchKey]*matchList),
 		matchOf:           make(map[*entry]*matchNode),
 		usedConversations: conversationMemory{max: cfg.MaxResolved},
+		resolved:          resolvedMemory{limit: cfg.MaxResolved + 1},
 		loads:             make(map[string]*tenantLoad),
 	}
 	e.pending.count, e.waiting.count = e.countLoad, e.countLoad

@@ -36,10 +36,13 @@ type resolvedCall struct {
 // its front only. A position is stable while its call is held, until the ring grows, which
 // places every call again (grow).
 type resolvedMemory struct {
-	calls   []resolvedCall // len is zero or a power of two
+	calls   []resolvedCall
 	head, n int
-	slots   []resolvedSlot // len is zero or a power of two, at most 3/4 full
-	keyed   int
+	// limit is the most calls the ring is made for (Config.MaxResolved plus the one a
+	// resolution adds before the oldest is forgotten): it grows by doubling up to it.
+	limit int
+	slots []resolvedSlot // len is zero or a power of two, at most half full
+	keyed int
 }
 
 // resolvedSlot is a slot of the resolved calls' index: a position plus one (0: free) and the
@@ -52,6 +55,15 @@ type resolvedSlot struct {
 
 // minResolvedCalls is the ring's size when the first call comes.
 const minResolvedCalls = 64
+
+// pos returns the position of the i-th oldest call.
+func (m *resolvedMemory) pos(i int) uint32 {
+	p := m.head + i
+	if p >= len(m.calls) {
+		p -= len(m.calls)
+	}
+	return uint32(p)
+}
 
 // at returns the call at position p.
 func (m *resolvedMemory) at(p uint32) *resolvedCall { return &m.calls[p] }
@@ -85,22 +97,30 @@ func (m *resolvedMemory) push(rc resolvedCall, relink func()) uint32 {
 		m.grow()
 		relink()
 	}
-	p := uint32((m.head + m.n) & (len(m.calls) - 1))
+	p := m.pos(m.n)
 	m.calls[p] = rc
 	m.n++
 	return p
 }
 
-// grow doubles the ring (or makes the first one), the oldest call at position 0, and builds
-// the index again. The caller links the scopes' chains again (Engine.relinkResolved).
+// grow doubles the ring (or makes the first one), up to limit when there is one, the oldest
+// call at position 0, and builds the index again, with at least twice the ring's slots. The
+// caller links the scopes' chains again (Engine.relinkResolved).
 func (m *resolvedMemory) grow() {
-	old, head := m.calls, m.head
-	m.calls = make([]resolvedCall, max(2*len(old), minResolvedCalls))
-	for i := range m.n {
-		m.calls[i] = old[(head+i)&(len(old)-1)]
+	size := max(2*len(m.calls), minResolvedCalls)
+	if m.limit > 0 {
+		size = max(min(size, m.limit), m.n+1)
 	}
-	m.head = 0
-	m.slots = make([]resolvedSlot, 2*len(m.calls))
+	calls := make([]resolvedCall, size)
+	for i := range m.n {
+		calls[i] = m.calls[m.pos(i)]
+	}
+	m.calls, m.head = calls, 0
+	slots := minResolvedCalls
+	for slots < 2*size {
+		slots *= 2
+	}
+	m.slots = make([]resolvedSlot, slots)
 	m.keyed = 0
 	for i := range m.n {
 		if m.calls[i].callID != "" {
@@ -161,7 +181,7 @@ func (m *resolvedMemory) pop() resolvedCall {
 	}
 	rc := m.calls[p]
 	m.calls[p] = resolvedCall{}
-	m.head = (m.head + 1) & (len(m.calls) - 1)
+	m.head = int(m.pos(1))
 	m.n--
 	return rc
 }
@@ -262,11 +282,11 @@ func (e *Engine) chainResolved(p uint32) {
 func (e *Engine) relinkResolved() {
 	m := &e.resolved
 	for i := range m.n {
-		sc := m.calls[(m.head+i)&(len(m.calls)-1)].scope
+		sc := m.calls[m.pos(i)].scope
 		sc.resolvedFirst, sc.resolvedLast = 0, 0
 	}
 	for i := range m.n {
-		e.chainResolved(uint32((m.head + i) & (len(m.calls) - 1)))
+		e.chainResolved(m.pos(i))
 	}
 }
 
@@ -402,7 +422,7 @@ func (e *Engine) prefetch(events []Event) {
 	}
 	if forget := m.n + len(events) - e.cfg.MaxResolved; forget > 0 {
 		for i := range min(forget, m.n) {
-			sum += m.slots[m.calls[(m.head+i)&(len(m.calls)-1)].hash&mask].pos1
+			sum += m.slots[m.calls[m.pos(i)].hash&mask].pos1
 		}
 	}
 	e.touched = sum

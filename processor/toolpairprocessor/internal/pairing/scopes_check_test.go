@@ -148,7 +148,7 @@ func (e *Engine) checkInFlight(k ConversationKey, at int64) error {
 func (e *Engine) resolvedCalls() []*resolvedCall {
 	var out []*resolvedCall
 	for i := range e.resolved.n {
-		out = append(out, e.resolved.at(uint32((e.resolved.head+i)&(len(e.resolved.calls)-1))))
+		out = append(out, e.resolved.at(e.resolved.pos(i)))
 	}
 	return out
 }

@@ -166,7 +166,7 @@ func (e *Engine) Snapshot(held func(any) any) *Snapshot {
 		}
 	}
 	for i := range e.resolved.n {
-		rc := e.resolved.at(uint32((e.resolved.head + i) & (len(e.resolved.calls) - 1)))
+		rc := e.resolved.at(e.resolved.pos(i))
 		if rc.ext != nil {
 			s.Calls = append(s.Calls, e.callSnapshot(rc.ext, conv))
 			continue
