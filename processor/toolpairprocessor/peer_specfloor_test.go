@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/messages"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/timeout"
 )
 
 // specFloor is the second floor of the peer benchmark: floorPairer's work plus the least more
@@ -23,9 +24,14 @@ import (
 //   - each scope (conversation) is kept with whether it saw a use (orphan or standalone,
 //     section 2), its latest record time (where an expired or evicted call's synthetic
 //     record ends, section 3) and its current step with its count of pending calls (a step
-//     boundary interrupts the pending calls of earlier steps, section 2); a scope is
-//     forgotten with its last call, its key's hash remembered in a bounded memory so that it
-//     still counts as having seen a use;
+//     boundary interrupts the pending calls of earlier steps, section 2); a step boundary
+//     (a chat span) waits orphan_grace's default in a FIFO before it closes anything, so
+//     that a use or result of its scope arriving after it, out of order, still pairs
+//     (section 2: arrival order is irrelevant); each chat span's interval is added to its
+//     scope's model calls, merged with the last when they touch within timeout.Linger (what
+//     a later timeout's phase is told by, section 4); a scope is forgotten with its last call
+//     or waiting boundary, its key's hash remembered in a bounded memory so that it still
+//     counts as having seen a use;
 //   - each pending call keeps what its synthetic record needs (section 3): its call ID and
 //     tool name (copies: the batch's buffers are not kept), its use time, its step, its
 //     trace, span and parent span IDs or the resource it came with (one copy per batch that
@@ -53,7 +59,20 @@ type specFloor struct {
 	usedNext int
 	outcomes [8]int64 // counted per outcome, added once per batch
 	counted  [8]int64
+	// boundaries are the step boundaries waiting to close their scope's earlier steps.
+	boundaries []specBoundary
 }
+
+// specBoundary is a step boundary waiting orphan_grace in the spec floor.
+type specBoundary struct {
+	conv     *specConv
+	step     pcommon.SpanID
+	time     int64
+	deadline time.Time
+}
+
+// specGrace is orphan_grace's default: how long a step boundary waits.
+const specGrace = 30 * time.Second
 
 // specConv is a scope of the spec floor.
 type specConv struct {
@@ -62,7 +81,10 @@ type specConv struct {
 	lastRecord int64
 	step       pcommon.SpanID // the chat span that started the current step
 	pending    int
-	refs       int // pending and resolved calls
+	refs       int // pending and resolved calls, waiting boundaries
+	// model is the scope's latest model call interval (Unix ns), merged with the next when
+	// they touch within timeout.Linger.
+	modelStart, modelEnd int64
 }
 
 // specCall is a pending call of the spec floor.
@@ -117,19 +139,37 @@ func (f *specFloor) conv(tenant, conversation string, t int64) *specConv {
 	return c
 }
 
-// boundary starts step step in c: the pending calls of earlier steps would be interrupted
-// (next_step); here there are none, and checking costs a comparison.
-func (f *specFloor) boundary(c *specConv, step pcommon.SpanID) {
-	if c.pending > 0 && c.step != step {
-		for _, p := range f.queue {
-			if !p.done && p.conv == c && p.step != step {
-				p.done = true // interrupted: its synthetic record would be made here
-				c.pending--
-				f.release(c)
-			}
-		}
+// boundary starts step step in c at t, a chat span from start to t: its model call is
+// noted, and the boundary waits specGrace before closing the earlier steps (closeDue).
+func (f *specFloor) boundary(c *specConv, step pcommon.SpanID, start, t int64) {
+	if c.modelEnd > 0 && start <= c.modelEnd+int64(timeout.Linger) {
+		c.modelEnd = max(c.modelEnd, t)
+	} else {
+		c.modelStart, c.modelEnd = start, t
 	}
 	c.step = step
+	c.refs++
+	f.boundaries = append(f.boundaries, specBoundary{conv: c, step: step, time: t, deadline: time.Now().Add(specGrace)})
+}
+
+// closeDue applies the step boundaries whose wait is over: the pending calls of their scope
+// used before them in an earlier step are interrupted (next_step).
+func (f *specFloor) closeDue(now time.Time) {
+	n := 0
+	for ; n < len(f.boundaries) && !f.boundaries[n].deadline.After(now); n++ {
+		b := f.boundaries[n]
+		if c := b.conv; c.pending > 0 {
+			for _, p := range f.queue {
+				if !p.done && p.conv == c && p.step != b.step && p.useTime <= b.time {
+					p.done = true // interrupted: its synthetic record would be made here
+					c.pending--
+					f.release(c)
+				}
+			}
+		}
+		f.release(b.conv)
+	}
+	f.boundaries = f.boundaries[n:]
 }
 
 // use notes call id of c announced at t, unless it is pending or resolved already.
@@ -366,6 +406,7 @@ func (f *specFloor) inFlight(c *specConv, t int64) int {
 
 // consumeTraces does the spec floor's work on the GenAI chat and execute_tool spans of td.
 func (f *specFloor) consumeTraces(td ptrace.Traces) {
+	f.closeDue(time.Now())
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
 		rs := rss.At(i)
@@ -411,7 +452,7 @@ func (f *specFloor) consumeTraces(td ptrace.Traces) {
 					continue
 				}
 				sid := span.SpanID()
-				f.boundary(c, sid)
+				f.boundary(c, sid, int64(span.StartTimestamp()), end)
 				if out.Type() == pcommon.ValueTypeStr {
 					_ = messages.ScanValue(out, func(p messages.Part) {
 						if p.Type == messages.ToolCall && p.IDState == messages.IDPresent {
