@@ -2,6 +2,7 @@ package toolpairprocessor
 
 import (
 	"hash/maphash"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,6 +18,8 @@ import (
 // that the specification requires of any implementation on the same records with the default
 // configuration, each done the simplest way, with Go maps and slices:
 //
+//   - a Claude Code tool_result's duration_ms is read (a string of milliseconds): the call
+//     starts at the earliest time its records show (section 3);
 //   - every record is also read for what makes it a timeout (section 4: error.type, the HTTP
 //     status code, an error or status message) and a result for the markers of its abort
 //     (section 2: error.type, tool.failure_kind, status, a span's error status) and for the
@@ -320,6 +323,7 @@ func (f *specFloor) consumeLogs(ld plog.Logs) {
 					name = b.Str()
 				}
 				var id, session, decision, tool string
+				var took pcommon.Value
 				var rf specRecordFields
 				attrs := lr.Attributes()
 				for k, v := range attrs.All() {
@@ -332,11 +336,19 @@ func (f *specFloor) consumeLogs(ld plog.Logs) {
 						decision = v.Str()
 					case "tool_name":
 						tool = v.Str()
+					case "duration_ms":
+						took = v
 					default:
 						rf.read(k, v)
 					}
 				}
 				t := int64(lr.Timestamp())
+				start := int64(0)
+				if took != (pcommon.Value{}) {
+					if ms, err := strconv.ParseInt(took.AsString(), 10, 64); err == nil {
+						start = t - ms*int64(time.Millisecond)
+					}
+				}
 				c := f.conv(tenant, session, t)
 				if rf.timeout() {
 					f.inFlight(c, t)
@@ -357,7 +369,7 @@ func (f *specFloor) consumeLogs(ld plog.Logs) {
 					}
 					continue
 				}
-				f.resultRecord(c, k, t, attrs, &rf, 1)
+				f.resultRecord(c, k, start, t, attrs, &rf, 1)
 			}
 		}
 	}
@@ -365,7 +377,7 @@ func (f *specFloor) consumeLogs(ld plog.Logs) {
 }
 
 // resultRecord resolves the call of a result record and writes its outcome.
-func (f *specFloor) resultRecord(c *specConv, k uint64, t int64, attrs pcommon.Map, rf *specRecordFields, source uint8) {
+func (f *specFloor) resultRecord(c *specConv, k uint64, start, t int64, attrs pcommon.Map, rf *specRecordFields, source uint8) {
 	if rf.hasDuration {
 		_ = rf.durationMs.AsString() // normalized into its mirrors, when present
 	}
@@ -379,6 +391,9 @@ func (f *specFloor) resultRecord(c *specConv, k uint64, t int64, attrs pcommon.M
 		return
 	}
 	f.outcomes[0]++
+	if start > 0 && start < u {
+		u = start // the call started at the earliest time its records show
+	}
 	markPaired(attrs, time.Duration(t-u))
 }
 
@@ -445,7 +460,7 @@ func (f *specFloor) consumeTraces(td ptrace.Traces) {
 					f.inFlight(c, end)
 				}
 				if op == "execute_tool" {
-					f.resultRecord(c, f.callKey(tenant, conv, id), end, attrs, &rf, 1)
+					f.resultRecord(c, f.callKey(tenant, conv, id), int64(span.StartTimestamp()), end, attrs, &rf, 1)
 					continue
 				}
 				if op != "chat" {
