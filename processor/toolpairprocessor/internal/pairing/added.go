@@ -59,7 +59,7 @@ func (e *Engine) Added(evs []Event, acts []Activity) *Snapshot {
 			scopeIdx = map[*conversation]int{}
 		}
 		scopeIdx[sc] = len(s.Conversations)
-		s.Conversations = append(s.Conversations, ConversationSnapshot{Key: sc.key, UsesSeen: sc.usesSeen, LastSeen: sc.lastSeen, LastRecord: sc.lastRecord})
+		s.Conversations = append(s.Conversations, ConversationSnapshot{Key: sc.key, UsesSeen: e.sawUse(sc), LastSeen: sc.lastSeen, LastRecord: sc.lastRecord})
 		return len(s.Conversations) - 1
 	}
 	noHeld := func(any) any { return nil }

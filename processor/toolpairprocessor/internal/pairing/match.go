@@ -241,7 +241,7 @@ func (e *Engine) matchResult(ev *Event, now int64, hold func(*Event) any, out []
 		// Nothing can match it, or the record cannot wait: it is settled at once.
 		r := Resolution{Key: ev.Key, ToolName: ev.ToolName, ResultTime: ev.Time, UseRef: -1, ResultRef: ev.Ref, Matched: true}
 		if ev.Match == 0 {
-			usesSeen := sc != nil && sc.usesSeen
+			usesSeen := sc != nil && e.sawUse(sc)
 			if sc == nil {
 				usesSeen = e.usedConversations.has(e.conversationHash(ev.Key.ConversationKey()))
 			}
@@ -251,7 +251,7 @@ func (e *Engine) matchResult(ev *Event, now int64, hold func(*Event) any, out []
 		sc = e.conversationOf(ev.Key.ConversationKey(), now)
 		sc.saw(now, ev.Time)
 		ownConversation(ev, sc)
-		e.settleUnmatched(&r, sc.usesSeen, true)
+		e.settleUnmatched(&r, e.sawUse(sc), true)
 		ent := &entry{scope: sc, toolName: e.name(ev.ToolName), useTime: ev.Start, resultTime: ev.Time, state: stateResolved}
 		e.firstReport(ent, ev.Source, r.Outcome)
 		e.attach(ent)
@@ -368,7 +368,7 @@ func (e *Engine) releaseMatched(ent *entry, now int64, out []Resolution) []Resol
 		Matched:       true,
 		HeldSeq:       ent.seq,
 	}
-	e.settleUnmatched(&r, ent.scope.usesSeen, true)
+	e.settleUnmatched(&r, e.sawUse(ent.scope), true)
 	e.firstReport(ent, ent.source, r.Outcome)
 	// Settled: listed as such before toResolved, which may forget it at once.
 	n := e.matchOf[ent]

@@ -149,12 +149,12 @@ func (e *Engine) Snapshot(held func(any) any) *Snapshot {
 	s := &Snapshot{Calls: make([]CallSnapshot, 0, e.pending.n+e.waiting.n+e.resolved.n)}
 	scopeIdx := make(map[*conversation]int, len(e.conversations))
 	for _, sc := range e.conversations {
-		if !sc.holdsCalls() && len(sc.closings) == 0 && !sc.usesSeen {
+		if !sc.holdsCalls() && len(sc.closings) == 0 && !e.sawUse(sc) {
 			// Held by its activity alone, which Activity carries with its key.
 			continue
 		}
 		scopeIdx[sc] = len(s.Conversations)
-		ss := ConversationSnapshot{Key: sc.key, UsesSeen: sc.usesSeen, LastSeen: sc.lastSeen, LastRecord: sc.lastRecord}
+		ss := ConversationSnapshot{Key: sc.key, UsesSeen: e.sawUse(sc), LastSeen: sc.lastSeen, LastRecord: sc.lastRecord}
 		for _, q := range sc.closings {
 			ss.Closings = append(ss.Closings, ClosingSnapshot{Kind: q.kind, Time: q.time, Step: deref(q.step)})
 		}

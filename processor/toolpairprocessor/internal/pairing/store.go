@@ -159,8 +159,10 @@ type conversation struct {
 	// load counts the pending calls and held results of the conversation's tenant.
 	load *tenantLoad
 	// usesSeen: at least one use was seen in the scope, so a result without its use is an
-	// orphan rather than standalone.
-	usesSeen bool
+	// orphan rather than standalone. Read it through Engine.sawUse: usesUnknown says the
+	// memory of forgotten scopes (Engine.usedConversations) was not asked yet, which a scope
+	// made by its first use never needs (a cold lookup spared for most new scopes).
+	usesSeen, usesUnknown bool
 	// stored: the scope is the one Engine.conversations holds for its key (it is put there once,
 	// when made, and taken out once, by forgetScope), which spares forgetScope a lookup.
 	stored bool
@@ -207,7 +209,7 @@ func (e *Engine) conversationOf(k ConversationKey, now int64) *conversation {
 	s := e.conversations[k]
 	if s == nil {
 		k = ConversationKey{Tenant: e.tenant(k.Tenant), Conversation: strings.Clone(k.Conversation)}
-		s = &conversation{key: k, usesSeen: e.usedConversations.has(e.conversationHash(k)), stored: true, load: e.loadOf(k.Tenant)}
+		s = &conversation{key: k, usesUnknown: true, stored: true, load: e.loadOf(k.Tenant)}
 		e.conversations[k] = s
 	}
 	e.last = s
@@ -218,7 +220,7 @@ func (e *Engine) conversationOf(k ConversationKey, now int64) *conversation {
 // forgetConversation removes a scope from the store; a scope that saw a use is remembered in
 // usedScopes.
 func (e *Engine) forgetConversation(sc *conversation) {
-	if sc.usesSeen {
+	if e.sawUse(sc) {
 		e.usedConversations.add(e.conversationHash(sc.key))
 	}
 	if sc.stored {
@@ -228,6 +230,15 @@ func (e *Engine) forgetConversation(sc *conversation) {
 	if e.last == sc {
 		e.last = nil
 	}
+}
+
+// sawUse reports whether scope sc saw a use, in this engine or before it was last forgotten.
+func (e *Engine) sawUse(sc *conversation) bool {
+	if sc.usesUnknown {
+		sc.usesUnknown = false
+		sc.usesSeen = sc.usesSeen || e.usedConversations.has(e.conversationHash(sc.key))
+	}
+	return sc.usesSeen
 }
 
 // conversationHash is the hash of a scope key in usedScopes (never narrowed by hashMask: a

@@ -229,7 +229,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 		sc.saw(now, ev.Time)
 		ev.Verdict = VerdictResolved
 		r := Resolution{Key: ev.Key, ToolName: ev.ToolName, ResultTime: ev.Time, UseRef: -1, ResultRef: ev.Ref}
-		e.settleUnmatched(&r, sc.usesSeen, false)
+		e.settleUnmatched(&r, e.sawUse(sc), false)
 		ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName), useTime: ev.Start, resultTime: ev.Time}
 		e.firstReport(ent, ev.Source, r.Outcome)
 		e.insertResolved(ent, now)
