@@ -2,8 +2,10 @@
 //
 //   - api.go: the types callers use (Key, Kind, Event, Verdict, Resolution, Config, Clock);
 //     outcome.go the outcomes and reasons; group.go grouped steps;
-//   - store.go: entries, their states and lists, and the scopes; index.go: the call index;
-//     intern.go: the strings calls share;
+//   - store.go: entries, their states and lists, and the scopes; index.go: the call index
+//     of pending calls and held results; resolved.go: the memory of resolved calls (a ring
+//     with its own index, and the batch's prefetch of both); intern.go: the strings calls
+//     share;
 //   - transitions.go: Process and what each event does to a call (with their table), with
 //     refusal.go, companion.go and match.go for refusals, companion results and results
 //     found by Match; reports.go: the further reports of a call (each source's first record
@@ -28,8 +30,10 @@ import (
 // The call index (callIndex) maps a 32-bit hash of the call key to its entry rather than the
 // key itself: a key is three strings (48 bytes of headers) and the entry already knows its key
 // (and keeps the hash in what would be padding), so a slot costs 16 bytes instead of 56. Keys
-// of the same hash are told apart by the entries' keys. No lookup hashes a key twice. See
-// find.
+// of the same hash are told apart by the entries' keys. It holds the pending calls and held
+// results; a resolved call leaves its entry for the ring of resolved calls (resolvedMemory),
+// whose index is of 8-byte slots. No lookup hashes a key twice: Process hashes a batch's keys
+// before applying it (prefetch). See find.
 type Engine struct {
 	mu            sync.Mutex
 	cfg           Config
