@@ -159,4 +159,3 @@ func (m *resolvedMemory) pop() resolvedCall {
 	m.n--
 	return rc
 }
-
