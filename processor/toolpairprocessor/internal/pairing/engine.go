@@ -3,8 +3,8 @@
 //   - api.go: the types callers use (Key, Kind, Event, Verdict, Resolution, Config, Clock);
 //     outcome.go the outcomes and reasons; group.go grouped steps;
 //   - store.go: entries, their states and lists, and the scopes; index.go: the call index
-//     of pending calls and held results; resolved.go: the memory of resolved calls (a ring
-//     with its own index, and the batch's prefetch of both); intern.go: the strings calls
+//     of pending calls and held results; resolved.go: the memory of resolved calls (its ring
+//     and index in resolvedring.go) and the batch's prefetch; intern.go: the strings calls
 //     share;
 //   - transitions.go: Process and what each event does to a call (with their table), with
 //     refusal.go, companion.go and match.go for refusals, companion results and results
