@@ -259,7 +259,8 @@ func (sc *conversation) holdsCalls() bool {
 
 // prefetch hashes the call key of each event of a batch and reads the home slot of each hash
 // in the resolved calls' index, and the slots of the oldest resolved calls that the batch's
-// resolutions may forget, before Process applies the batch. The index of 10^5 resolved calls
+// resolutions may forget (with, for those whose scope goes with them, the slots of the
+// memory of scopes that saw a use), before Process applies the batch. The index of 10^5 resolved calls
 // is megabytes read at random, so nearly each of these reads misses the cache; here they do
 // not depend on one another and the processor overlaps them, where applying the events one
 // after the other would wait for each in turn. The slots stay cached for the apply loop.
@@ -281,8 +282,18 @@ func (e *Engine) prefetch(events []Event) {
 		sum += m.slots[events[i].hash&mask].pos1
 	}
 	if forget := m.n + len(events) - e.cfg.MaxResolved; forget > 0 {
+		used := &e.usedConversations
+		j := 0
 		for i := range min(forget, m.n) {
-			sum += m.slots[m.calls[m.pos(i)].hash&mask].pos1
+			rc := &m.calls[m.pos(i)]
+			sum += m.slots[rc.hash&mask].pos1
+			if sc := rc.scope; rc.next == 0 && sc.entries == nil && len(sc.closings) == 0 && sc.usesSeen {
+				// The scope's newest call, and it holds nothing else but maybe its activity:
+				// likely forgotten with it into the memory of scopes that saw a use, which
+				// then forgets its oldest.
+				sum += uint32(used.touch(scopeHash(rc.scope)) + used.touch(used.oldest(j)))
+				j++
+			}
 		}
 	}
 	e.touched = sum

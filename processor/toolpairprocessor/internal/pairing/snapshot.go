@@ -3,7 +3,6 @@ package pairing
 import (
 	"cmp"
 	"errors"
-	"hash/fnv"
 	"slices"
 	"strings"
 )
@@ -185,12 +184,7 @@ func (e *Engine) Snapshot(held func(any) any) *Snapshot {
 			}
 		}
 	}
-	m := &e.usedConversations
-	if len(m.ring) < m.max {
-		s.UsedConversations = append(s.UsedConversations, m.ring...)
-	} else {
-		s.UsedConversations = append(append(s.UsedConversations, m.ring[m.next:]...), m.ring[:m.next]...)
-	}
+	s.UsedConversations = e.usedConversations.appendOldestFirst(s.UsedConversations)
 	for a := e.acts.head; a != nil; a = a.next {
 		for _, iv := range a.intervals {
 			s.Activity = append(s.Activity, ActivitySnapshot{Key: a.scope.key, Kind: iv.kind, Start: iv.start, End: iv.end, Seen: a.seen})
@@ -383,15 +377,4 @@ func (e *Engine) restoreConversation(k ConversationKey, lastSeen int64) *convers
 	sc := &conversation{key: k, usesSeen: e.usedConversations.has(e.conversationHash(k)), stored: true, lastSeen: lastSeen, load: e.loadOf(k.Tenant)}
 	e.conversations[k] = sc
 	return sc
-}
-
-// stableConversationHash is the hash of a scope key in the memory of forgotten scopes: FNV-1a over
-// the tenant and scope, the same in every process, so that the memory can be stored and read
-// back by another process.
-func stableConversationHash(k ConversationKey) uint64 {
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(k.Tenant))
-	_, _ = h.Write([]byte{0})
-	_, _ = h.Write([]byte(k.Conversation))
-	return h.Sum64()
 }

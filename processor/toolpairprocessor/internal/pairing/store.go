@@ -163,6 +163,8 @@ type conversation struct {
 	// memory of forgotten scopes (Engine.usedConversations) was not asked yet, which a scope
 	// made by its first use never needs (a cold lookup spared for most new scopes).
 	usesSeen, usesUnknown bool
+	// memoryHash is the key's stableConversationHash once computed (scopeHash), else 0.
+	memoryHash uint64
 	// stored: the scope is the one Engine.conversations holds for its key (it is put there once,
 	// when made, and taken out once, by forgetScope), which spares forgetScope a lookup.
 	stored bool
@@ -221,7 +223,7 @@ func (e *Engine) conversationOf(k ConversationKey, now int64) *conversation {
 // usedScopes.
 func (e *Engine) forgetConversation(sc *conversation) {
 	if e.sawUse(sc) {
-		e.usedConversations.add(e.conversationHash(sc.key))
+		e.usedConversations.add(scopeHash(sc))
 	}
 	if sc.stored {
 		delete(e.conversations, sc.key)
@@ -236,9 +238,17 @@ func (e *Engine) forgetConversation(sc *conversation) {
 func (e *Engine) sawUse(sc *conversation) bool {
 	if sc.usesUnknown {
 		sc.usesUnknown = false
-		sc.usesSeen = sc.usesSeen || e.usedConversations.has(e.conversationHash(sc.key))
+		sc.usesSeen = sc.usesSeen || e.usedConversations.has(scopeHash(sc))
 	}
 	return sc.usesSeen
+}
+
+// scopeHash returns the stableConversationHash of sc's key, computed once.
+func scopeHash(sc *conversation) uint64 {
+	if sc.memoryHash == 0 {
+		sc.memoryHash = stableConversationHash(sc.key)
+	}
+	return sc.memoryHash
 }
 
 // conversationHash is the hash of a scope key in usedScopes (never narrowed by hashMask: a
@@ -246,37 +256,6 @@ func (e *Engine) sawUse(sc *conversation) bool {
 // process, so the memory survives a restart (see Snapshot).
 func (e *Engine) conversationHash(k ConversationKey) uint64 {
 	return stableConversationHash(k)
-}
-
-// conversationMemory is a bounded set of scope key hashes: the oldest added is forgotten first once
-// it holds max. The zero value with max 0 holds nothing.
-type conversationMemory struct {
-	max  int
-	set  map[uint64]struct{}
-	ring []uint64 // in order of addition, a ring once full
-	next int      // the oldest, once full
-}
-
-func (m *conversationMemory) has(h uint64) bool {
-	_, ok := m.set[h]
-	return ok
-}
-
-func (m *conversationMemory) add(h uint64) {
-	if m.max <= 0 || m.has(h) {
-		return
-	}
-	if m.set == nil {
-		m.set = make(map[uint64]struct{})
-	}
-	if len(m.ring) < m.max {
-		m.ring = append(m.ring, h)
-	} else {
-		delete(m.set, m.ring[m.next])
-		m.ring[m.next] = h
-		m.next = (m.next + 1) % m.max
-	}
-	m.set[h] = struct{}{}
 }
 
 // attach counts ent among its scope's entries and lists it there, after its pending ones

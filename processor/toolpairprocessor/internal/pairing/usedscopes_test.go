@@ -1,6 +1,8 @@
 package pairing
 
 import (
+	"hash/fnv"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -45,8 +47,51 @@ func TestOrphanAfterResolvedTrim(t *testing.T) {
 	for _, sc := range []string{"s4", "s5", "s6", "s7"} {
 		run(t, e, in(sc, "a", KindUse, 1), in(sc, "a", KindResult, 2))
 	}
-	assert.LessOrEqual(t, len(e.usedConversations.set), 2)
+	assert.LessOrEqual(t, e.usedConversations.len(), 2)
 	out = e.Process([]Event{in("s1", "later", KindResult, 6)}, nil, nil)
 	require.Len(t, out, 1)
 	assert.Equal(t, OutcomeStandalone, out[0].Outcome, "forgotten past the bound")
+}
+
+// TestStableConversationHashIsFNV1a: the memory's hash of a scope key is FNV-1a over the
+// tenant, a zero byte and the scope, as stored states of earlier versions hold it.
+func TestStableConversationHashIsFNV1a(t *testing.T) {
+	for _, k := range []ConversationKey{{}, {Tenant: "claude-code", Conversation: "72b63dad-969f-401e-a1e1-6208a465a3c6"}, {Tenant: "a\x00b", Conversation: "é"}} {
+		h := fnv.New64a()
+		_, _ = h.Write([]byte(k.Tenant))
+		_, _ = h.Write([]byte{0})
+		_, _ = h.Write([]byte(k.Conversation))
+		assert.Equal(t, h.Sum64(), stableConversationHash(k), "%+v", k)
+	}
+}
+
+// TestConversationMemoryAgainstAMap: random additions to a memory of at most 50 hashes, many
+// of them colliding in the table (hashes from a small range) or repeated, keep what a map
+// and a FIFO of the same bound keep, including the hash 0 (which the memory keeps as 1: the
+// model does the same).
+func TestConversationMemoryAgainstAMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	m := conversationMemory{max: 50}
+	want := map[uint64]bool{}
+	var fifo []uint64
+	for range 20_000 {
+		h := max(rng.Uint64N(200)<<(rng.Uint64N(2)*40), 1) // small values share home slots
+		if rng.Uint64N(50) == 0 {
+			h = 0
+		}
+		if !want[max(h, 1)] {
+			if len(fifo) == 50 {
+				delete(want, max(fifo[0], 1))
+				fifo = fifo[1:]
+			}
+			want[max(h, 1)] = true
+			fifo = append(fifo, h)
+		}
+		m.add(h)
+		require.Equal(t, len(fifo), m.len())
+		for _, q := range []uint64{h, rng.Uint64N(200), 0} {
+			require.Equal(t, want[max(q, 1)], m.has(q), "hash %d", q)
+		}
+	}
+	assert.Equal(t, fifo, m.appendOldestFirst(nil))
 }
