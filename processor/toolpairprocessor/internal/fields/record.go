@@ -19,6 +19,10 @@ const tableBits = 10
 // up in overflow.
 const collided = 0xFF
 
+// filter has, at index len(k)&31, bit k[0]&31 set for each registered key k: most keys of a
+// record are told from the registered ones by it, before any hashing.
+var filter [32]uint32
+
 // The registered keys: names by Key; table holds Key+1 at the hash of each registered key
 // (0: none), or collided; overflow maps the keys of collided entries. Written by Register
 // only, during package initialization, and only read after it.
@@ -52,6 +56,7 @@ func Register(key string) Key {
 	}
 	k := Key(len(names))
 	names = append(names, key)
+	filter[len(key)&31] |= 1 << (key[0] & 31)
 	switch h := hashKey(key); table[h] {
 	case 0:
 		table[h] = uint8(k) + 1
@@ -130,10 +135,11 @@ func (r *Record) fill() {
 		return
 	}
 	for k, v := range r.m.All() {
-		if k == "" {
+		// Most keys are not registered: the filter tells most of them, the table entry
+		// (empty, or holding another key) the others.
+		if k == "" || filter[len(k)&31]&(1<<(k[0]&31)) == 0 {
 			continue
 		}
-		// Most keys are not registered: their table entry is empty, or holds another key.
 		switch e := table[hashKey(k)]; e {
 		case 0:
 		case collided:
