@@ -129,7 +129,8 @@ const (
 	LineMayTimeout
 )
 
-// Reset empties f, keeping its storage.
+// Reset empties f, keeping its storage, for the next record: its attribute reader (Attrs)
+// reads no map until asked for the record's.
 func (f *Found) Reset() {
 	f.Items = f.Items[:0]
 	f.Malformed = f.Malformed[:0]
