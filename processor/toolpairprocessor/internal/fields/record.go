@@ -118,9 +118,7 @@ func (r *Record) Reset(m pcommon.Map) {
 
 // Release points r at no map and drops its references into the last one.
 func (r *Record) Release() {
-	if r.filled {
-		clear(r.vals[:len(names)])
-	}
+	clear(r.vals[:len(names)]) // Reset keeps the values of the maps read before
 	r.m, r.filled = pcommon.Map{}, false
 }
 
