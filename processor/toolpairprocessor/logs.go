@@ -91,7 +91,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 				}
 				// b.Found.Line was told before the normalization, which only sets values
 				// to integers: that never makes a line a timeout line.
-				rec := p.tmo.Names.LogLine(lr, b.Found.Line)
+				rec := p.tmo.Names.LogLineIn(lr, b.Found.Line, b.Found.Attrs(lr.Attributes()))
 				if results > 0 {
 					rec.Kind = timeout.KindTool
 				}
@@ -106,7 +106,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 					conv = timeout.FileConversation(lr.Attributes())
 				}
 				if conv == "" {
-					_, conv = p.keys.Of(lr.Attributes(), fallback, lr.TraceID(), nil)
+					_, conv = p.keys.OfIn(b.Found.Attrs(lr.Attributes()), fallback, lr.TraceID(), nil)
 				}
 				b.AddTimeout(lr.Attributes(), rec, pairing.ConversationKey{Tenant: tenant, Conversation: conv})
 			}
@@ -143,7 +143,8 @@ func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos batch.Pos,
 		return "", 0, 0
 	}
 	p.tel.boundItems(ctx, d.Name, &b.Found, p.cfg.MaxCallsPerRecord)
-	convAttr, conv := p.keys.ForCalls(d.OwnConversation, b.Found.Items, lr.Attributes(), fallback, lr.TraceID(), nil)
+	attrs := b.Found.Attrs(lr.Attributes()) // the record's one pass, shared with its dialect
+	convAttr, conv := p.keys.ForCallsIn(d.OwnConversation, b.Found.Items, attrs, fallback, lr.TraceID(), nil)
 	results = b.Found.Results()
 	ref := b.AddRef(pos, lr, results)
 	if results > 0 && p.norm != nil {
@@ -170,7 +171,7 @@ func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos batch.Pos,
 	// A result event that gives its tool's duration shows when the tool started.
 	var start int64
 	if results > 0 {
-		start = claim.LogStart(lr)
+		start = claim.LogStartIn(lr, attrs)
 	}
 	b.Events = b.AppendEvents(b.Events, ref, pairing.Key{Tenant: tenant, Conversation: conv}, d.Source, start, origin)
 	return conv, len(b.Found.Items), results

@@ -87,12 +87,15 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 			spans := ss.Spans()
 			for k := 0; k < spans.Len(); k++ {
 				span := spans.At(k)
+				// A new record: its attributes are read in one pass (b.Found.Attrs) that its
+				// conversation, its dialects and the timeout classifier share.
+				b.Found.Reset()
 				// The span's own conversation (scope_attributes, else its trace), looked up once for
 				// an anchor span that is also a model call.
 				var own string
 				ownDone := false
 				if turn, model := batch.AnchorKind(span); turn || model {
-					_, own = p.keys.Of(span.Attributes(), fallback, span.TraceID(), &b.hex)
+					_, own = p.keys.OfIn(b.Found.Attrs(span.Attributes()), fallback, span.TraceID(), &b.hex)
 					ownDone = true
 					b.Acts = append(b.Acts, batch.AnchorActivity(pairing.ConversationKey{Tenant: tenant, Conversation: own}, span, turn, p.next))
 				}
@@ -100,7 +103,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 				if p.tmo == nil {
 					continue
 				}
-				rec := p.tmo.Names.Span(span)
+				rec := p.tmo.Names.SpanIn(span, b.Found.Attrs(span.Attributes()))
 				if results > 0 {
 					rec.Kind = timeout.KindTool // a dialect found a tool result in it
 				}
@@ -109,7 +112,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 				}
 				if items == 0 {
 					if !ownDone {
-						_, own = p.keys.Of(span.Attributes(), fallback, span.TraceID(), &b.hex)
+						_, own = p.keys.OfIn(b.Found.Attrs(span.Attributes()), fallback, span.TraceID(), &b.hex)
 					}
 					conv = own
 				}
@@ -132,12 +135,12 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 }
 
 // extract reads the tool calls of span, at pos in the batch under resource group rs and scope
-// group ss, with the enabled dialects, and appends their events to b. It returns the conversation of
+// group ss, with the enabled dialects, and appends their events to b; b.Found must be reset
+// for span. It returns the conversation of
 // its calls, the number of items the dialect found (0: the span has no call, or no dialect
 // recognised it; then conversation is "") and how many are results. *resource is the resource of the
 // origins of rs's announcing spans, made at its first use.
 func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos batch.Pos, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, tenant string, fallback callkey.Fallback, resource **synth.Resource) (conv string, items, results int) {
-	b.Found.Reset()
 	d := p.claims.Span(ctx, rs, ss, span, &b.Found)
 	if d == nil {
 		b.Unrecognized++
@@ -148,7 +151,7 @@ func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos batch.P
 		return "", 0, 0
 	}
 	p.tel.boundItems(ctx, d.Name, &b.Found, p.cfg.MaxCallsPerRecord)
-	convAttr, conv := p.keys.ForCalls(d.OwnConversation, b.Found.Items, span.Attributes(), fallback, span.TraceID(), &b.hex)
+	convAttr, conv := p.keys.ForCallsIn(d.OwnConversation, b.Found.Items, b.Found.Attrs(span.Attributes()), fallback, span.TraceID(), &b.hex)
 	results = b.Found.Results()
 	ref := b.AddRef(pos, span, results)
 	if results > 0 && p.norm != nil {

@@ -125,7 +125,7 @@ func (b *Batch[D, R, N, S]) Reset() {
 	b.Events = b.Events[:0]
 	clear(b.Resolutions)
 	b.Resolutions = b.Resolutions[:0]
-	b.Found.Reset()
+	b.Found.Release()
 	clear(b.Acts) // drop anchor payloads and key strings
 	b.Acts = b.Acts[:0]
 	clear(b.Timeouts)

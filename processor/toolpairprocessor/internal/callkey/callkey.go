@@ -65,6 +65,18 @@ func (k *Keyer) in(attrs pcommon.Map) (name, value string, ok bool) {
 	return "", "", false
 }
 
+// inRecord is in of the attributes a reads, in a's one pass for the registered keys.
+func (k *Keyer) inRecord(a *fields.Record) (name, value string, ok bool) {
+	for _, n := range k.ConversationAttrs {
+		if v, found := a.Get(n); found {
+			if s := v.AsString(); s != "" {
+				return n, s, true
+			}
+		}
+	}
+	return "", "", false
+}
+
 // Fallback is the conversation a resource gives its records when they name none themselves
 // (ForResource).
 type Fallback struct {
@@ -85,6 +97,19 @@ func (k *Keyer) Of(attrs pcommon.Map, fb Fallback, traceID pcommon.TraceID, c *T
 	if n, v, ok := k.in(attrs); ok {
 		return n, v
 	}
+	return k.fallback(fb, traceID, c)
+}
+
+// OfIn is Of of a record whose attributes a reads (dialect.Found.Attrs).
+func (k *Keyer) OfIn(a *fields.Record, fb Fallback, traceID pcommon.TraceID, c *TraceHex) (name, value string) {
+	if n, v, ok := k.inRecord(a); ok {
+		return n, v
+	}
+	return k.fallback(fb, traceID, c)
+}
+
+// fallback is the conversation of a record that names none itself (see Of).
+func (k *Keyer) fallback(fb Fallback, traceID pcommon.TraceID, c *TraceHex) (name, value string) {
 	if fb.ok {
 		return fb.name, fb.value
 	}
@@ -108,6 +133,14 @@ func (k *Keyer) ForCalls(own bool, items []dialect.Item, attrs pcommon.Map, fb F
 		return it.ConversationAttr, it.Conversation
 	}
 	return k.Of(attrs, fb, traceID, c)
+}
+
+// ForCallsIn is ForCalls of a record whose attributes a reads (dialect.Found.Attrs).
+func (k *Keyer) ForCallsIn(own bool, items []dialect.Item, a *fields.Record, fb Fallback, traceID pcommon.TraceID, c *TraceHex) (name, value string) {
+	if it := &items[0]; own && it.Conversation != "" {
+		return it.ConversationAttr, it.Conversation
+	}
+	return k.OfIn(a, fb, traceID, c)
 }
 
 // FNV-1a, 64 bits (the constants of hash/fnv), computed inline so that a route costs no

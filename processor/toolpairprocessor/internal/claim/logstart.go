@@ -27,6 +27,15 @@ var durationKeys = func() []string {
 	return keys
 }()
 
+// durationFields are durationKeys registered with package fields, read in a record's one pass.
+var durationFields = func() []fields.Key {
+	keys := make([]fields.Key, len(durationKeys))
+	for i, k := range durationKeys {
+		keys[i] = fields.Register(k)
+	}
+	return keys
+}()
+
 // LogStart is the start of the tool call a result log record reports: its time minus its
 // duration (the first of durationKeys it has, an int or a decimal string, in ms), else 0.
 func LogStart(lr plog.LogRecord) int64 {
@@ -40,6 +49,21 @@ func LogStart(lr plog.LogRecord) int64 {
 	if !ok {
 		return 0
 	}
+	return logStart(lr, v)
+}
+
+// LogStartIn is LogStart of a record whose attributes a reads (dialect.Found.Attrs).
+func LogStartIn(lr plog.LogRecord, a *fields.Record) int64 {
+	for _, k := range durationFields {
+		if v, ok := a.Value(k); ok {
+			return logStart(lr, v)
+		}
+	}
+	return 0
+}
+
+// logStart is LogStart of a record whose duration field has value v.
+func logStart(lr plog.LogRecord, v pcommon.Value) int64 {
 	var ms int64
 	switch v.Type() {
 	case pcommon.ValueTypeInt:

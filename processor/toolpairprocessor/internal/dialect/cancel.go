@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
@@ -70,13 +71,33 @@ func Cancelled(attrs pcommon.Map, code ptrace.StatusCode, message string) bool {
 			status, seen = v, seen|4
 		}
 	}
-	if seen&1 != 0 && errorType.Type() == pcommon.ValueTypeStr && cancelErrorTypes[errorType.Str()] {
+	return cancelled(errorType, seen&1 != 0, failureKind, seen&2 != 0, status, seen&4 != 0, code, message)
+}
+
+// Keys of the cancellation markers, read in a record's one pass (fields.Record).
+var (
+	keyErrorType   = fields.Register(attrErrorType)
+	keyFailureKind = fields.Register(attrFailureKind)
+	keyStatus      = fields.Register(attrStatus)
+)
+
+// CancelledIn is Cancelled of the attributes a reads, in a's one pass.
+func CancelledIn(a *fields.Record, code ptrace.StatusCode, message string) bool {
+	errorType, errorTypeOK := a.Value(keyErrorType)
+	failureKind, failureKindOK := a.Value(keyFailureKind)
+	status, statusOK := a.Value(keyStatus)
+	return cancelled(errorType, errorTypeOK, failureKind, failureKindOK, status, statusOK, code, message)
+}
+
+// cancelled is Cancelled of the values of the three attributes (ok: it occurs) and a status.
+func cancelled(errorType pcommon.Value, errorTypeOK bool, failureKind pcommon.Value, failureKindOK bool, status pcommon.Value, statusOK bool, code ptrace.StatusCode, message string) bool {
+	if errorTypeOK && errorType.Type() == pcommon.ValueTypeStr && cancelErrorTypes[errorType.Str()] {
 		return true
 	}
-	if seen&2 != 0 && failureKind.Type() == pcommon.ValueTypeStr && failureKind.Str() == statusCancelled {
+	if failureKindOK && failureKind.Type() == pcommon.ValueTypeStr && failureKind.Str() == statusCancelled {
 		return true
 	}
-	if seen&4 != 0 && status.Type() == pcommon.ValueTypeStr && status.Str() == statusCancelled {
+	if statusOK && status.Type() == pcommon.ValueTypeStr && status.Str() == statusCancelled {
 		return true
 	}
 	return code == ptrace.StatusCodeError && AbortMessage(message) && !timeoutMessage.MatchString(message)
@@ -134,6 +155,15 @@ func wordByte(c byte) bool {
 func ResultKind(span ptrace.Span) pairing.Kind {
 	st := span.Status()
 	if Cancelled(span.Attributes(), st.Code(), st.Message()) {
+		return pairing.KindAbort
+	}
+	return pairing.KindResult
+}
+
+// ResultKindIn is ResultKind of a span whose attributes a reads (Found.Attrs).
+func ResultKindIn(span ptrace.Span, a *fields.Record) pairing.Kind {
+	st := span.Status()
+	if CancelledIn(a, st.Code(), st.Message()) {
 		return pairing.KindAbort
 	}
 	return pairing.KindResult

@@ -59,6 +59,25 @@ type Found struct {
 	// text holds the bytes of strings the dialects make for their items (see Text); behind a
 	// pointer so that copies of a Found hand out the same block's bytes once, not twice.
 	text *[]byte
+	// attrs reads the attributes of the record being read (see Attrs).
+	attrs fields.Record
+}
+
+// Attrs returns the reader of attribute map m, the attributes of the record being read (see
+// fields.Record): the dialects that read a record, and the processor after them, share its
+// one pass over m. It reads m until Reset, or Attrs of another map (so ask for it again
+// rather than keep it across a dialect's reading); m must get no new key meanwhile.
+func (f *Found) Attrs(m pcommon.Map) *fields.Record {
+	if f.attrs.Map() != m {
+		f.attrs.Reset(m)
+	}
+	return &f.attrs
+}
+
+// Release resets f and drops its references into the last record read (end of a batch).
+func (f *Found) Release() {
+	f.Reset()
+	f.attrs.Release()
 }
 
 // textChunk is the size of the blocks Text hands out its bytes from.
@@ -110,11 +129,13 @@ const (
 	LineMayTimeout
 )
 
-// Reset empties f, keeping its storage.
+// Reset empties f, keeping its storage, for the next record: its attribute reader (Attrs)
+// reads no map until asked for the record's.
 func (f *Found) Reset() {
 	f.Items = f.Items[:0]
 	f.Malformed = f.Malformed[:0]
 	f.Line = LineUnread
+	f.attrs.Reset(pcommon.Map{})
 }
 
 // Add appends an item.

@@ -5,7 +5,8 @@
 // the first, where an SDK's attribute collection would have kept the last.
 //
 // Every field the processor reads from a pcommon.Map (record and resource attributes, map
-// bodies, nested maps) goes through Get. It costs what pcommon.Map.Get costs for a key that
+// bodies, nested maps) goes through Get, or through a Record, which reads the registered
+// keys of a record's attributes the same way in one pass shared by the record's readers. It costs what pcommon.Map.Get costs for a key that
 // is absent, and one more scan of the whole map for a key that is present.
 package fields
 

@@ -101,7 +101,7 @@ func (s *routeScratch) routeOf(tenant, conv string) string {
 func (r *Router) ProcessTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
 	s := r.pool.Get().(*routeScratch)
 	defer func() {
-		s.found.Reset()
+		s.found.Release() // no reference into td stays in the pool
 		s.hex, s.memo, s.routes = callkey.TraceHex{}, routeMemo{}, s.routes[:0]
 		r.pool.Put(s)
 	}()
@@ -200,7 +200,7 @@ func splitByRoute(rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, routes []string
 // ID.
 func (r *Router) ProcessLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
 	s := r.pool.Get().(*routeScratch)
-	defer func() { s.found.Reset(); s.memo = routeMemo{}; r.pool.Put(s) }()
+	defer func() { s.found.Release(); s.memo = routeMemo{}; r.pool.Put(s) }()
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
 		rl := rls.At(i)

@@ -269,7 +269,12 @@ func str(v pcommon.Value) string {
 // and end.
 func (n *Names) Span(s ptrace.Span) Record {
 	sc := scanAttrs(s.Attributes())
-	r := Record{Kind: n.spanKind(s.Name(), &sc), Start: int64(s.StartTimestamp()), End: int64(s.EndTimestamp())}
+	return n.span(s, &sc)
+}
+
+// span is Span of a span whose attributes scanned to sc.
+func (n *Names) span(s ptrace.Span, sc *scan) Record {
+	r := Record{Kind: n.spanKind(s.Name(), sc), Start: int64(s.StartTimestamp()), End: int64(s.EndTimestamp())}
 	st := s.Status()
 	r.Timeout = sc.timedOut() || (st.Code() == ptrace.StatusCodeError && Message(st.Message()))
 	if !r.Timeout {
@@ -363,7 +368,8 @@ func (n *Names) logKind(lr plog.LogRecord, attr string) Kind {
 	if k := n.eventKind(attr); k != KindOther {
 		return k
 	}
-	if b := lr.Body(); b.Type() == pcommon.ValueTypeStr && len(b.Str()) <= 128 && !strings.ContainsAny(b.Str(), " {") {
+	// Two byte searches: strings.ContainsAny builds a set of the bytes on every call.
+	if b := lr.Body(); b.Type() == pcommon.ValueTypeStr && len(b.Str()) <= 128 && strings.IndexByte(b.Str(), ' ') < 0 && strings.IndexByte(b.Str(), '{') < 0 {
 		return n.eventKinds.kindOnce(b.Str())
 	}
 	return KindOther
@@ -379,6 +385,11 @@ func (n *Names) Log(lr plog.LogRecord) Record { return n.LogLine(lr, dialect.Lin
 // record read is the same as Log's whenever the dialect tells the truth.
 func (n *Names) LogLine(lr plog.LogRecord, line dialect.Line) Record {
 	sc := scanAttrs(lr.Attributes())
+	return n.logLine(lr, line, &sc)
+}
+
+// logLine is LogLine of a record whose attributes scanned to sc.
+func (n *Names) logLine(lr plog.LogRecord, line dialect.Line, sc *scan) Record {
 	r := Record{Kind: n.logKind(lr, sc.eventName), End: dialect.LogTime(lr), Timeout: sc.timedOut()}
 	if r.Kind != KindOther && sc.hasDur {
 		if ms, err := intValue(sc.durationMs); err == nil && ms >= 0 && r.End > ms*1e6 {

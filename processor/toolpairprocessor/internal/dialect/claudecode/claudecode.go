@@ -59,6 +59,14 @@ func eventName(lr plog.LogRecord) string {
 	return ""
 }
 
+// Keys of the fields of Claude Code's events, read in the record's one pass (fields.Record).
+var (
+	keyEventName = fields.Register("event.name")
+	keyToolUseID = fields.Register(attrToolUseID)
+	keyToolName  = fields.Register("tool_name")
+	keyDecision  = fields.Register("decision")
+)
+
 // ExtractLog appends to f the tool call a Claude Code log record announces, refuses or
 // resolves, and reports whether the record is a Claude Code tool event.
 func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
@@ -67,27 +75,28 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 	if name == "" {
 		// The event.name attribute alone is too generic to claim a record; require the
 		// Claude Code tool_use_id with it.
-		if v, ok := fields.Get(attrs, "event.name"); ok {
-			if _, hasID := fields.Get(attrs, "tool_use_id"); hasID {
-				name = v.AsString()
-			}
+		a := f.Attrs(attrs)
+		if v, ok := a.Value(keyEventName); ok && a.Has(keyToolUseID) {
+			name = v.AsString()
 		}
 	}
 	if name != eventDecision && name != eventResult {
 		return false
 	}
-	// The fields of the call in one pass over the record's attributes.
-	id, idOK, tool, toolOK, decision, decisionOK := fields.Get3(attrs, "tool_use_id", "tool_name", "decision")
+	// The fields of the call, from the record's one pass over its attributes.
+	a := f.Attrs(attrs)
+	id, idOK := a.Value(keyToolUseID)
+	tool, toolOK := a.Value(keyToolName)
 	var kind pairing.Kind
 	switch name {
 	case eventDecision:
 		kind = pairing.KindUse
-		if decisionOK && decision.AsString() == "reject" {
+		if decision, ok := a.Value(keyDecision); ok && decision.AsString() == "reject" {
 			kind = pairing.KindReject
 		}
 	case eventResult:
 		kind = pairing.KindResult
-		if dialect.Cancelled(attrs, ptrace.StatusCodeUnset, "") {
+		if dialect.CancelledIn(a, ptrace.StatusCodeUnset, "") {
 			kind = pairing.KindAbort
 		}
 	}

@@ -9,6 +9,12 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
+// Keys of the fields that tell a Codex tool span, read in the span's one pass (fields.Record).
+var (
+	fieldToolName = fields.Register("tool_name")
+	fieldCallID   = fields.Register("call_id")
+)
+
 // ExtractSpan appends to f the tool_result a Codex tool span is, and reports whether the span
 // is one. Codex (0.169, trace_exporter in [otel]) names the span that dispatches a tool call
 // after the tool ("exec_command") and gives it the attributes
@@ -26,11 +32,14 @@ import (
 // skipped and reported as malformed.
 func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 	attrs := span.Attributes()
-	tool, ok := fields.Get(attrs, "tool_name")
+	// From the span's one pass over its attributes (fields.Record), shared with the other
+	// dialects: most spans are not Codex's.
+	a := f.Attrs(attrs)
+	tool, ok := a.Value(fieldToolName)
 	if !ok || tool.Type() != pcommon.ValueTypeStr || tool.Str() == "" || tool.Str() != span.Name() {
 		return false
 	}
-	if _, ok := fields.Get(attrs, "call_id"); !ok {
+	if !a.Has(fieldCallID) {
 		return false
 	}
 	id, ok := f.CallID(attrs, "call_id")

@@ -70,6 +70,15 @@ var (
 	}
 )
 
+// Keys of the fields of GenAI spans, read in the span's one pass (fields.Record).
+var (
+	fieldOperation      = fields.Register(keyOperation)
+	fieldOutputMessages = fields.Register(keyOutputMessages)
+	fieldInputMessages  = fields.Register(keyInputMessages)
+	fieldToolName       = fields.Register(keyToolName)
+	fieldToolCallID     = fields.Register(keyToolCallID)
+)
+
 // SpanKind says what role a span plays for pairing.
 type SpanKind uint8
 
@@ -103,13 +112,13 @@ func extractSpan(span ptrace.Span, f *dialect.Found, matching bool) SpanKind {
 	attrs := span.Attributes()
 	kind := ModelCall
 	step := ""
-	// The fields of a chat span in one pass over its attributes; an execute_tool span's are
-	// read again by extractExecuteTool, for its call ID.
-	op, opOK, out, outOK, in, inOK := fields.Get3(attrs, keyOperation, keyOutputMessages, keyInputMessages)
-	if opOK {
+	// The fields of the span, from its one pass over its attributes (shared with the
+	// dialects tried before, and the processor after).
+	a := f.Attrs(attrs)
+	if op, opOK := a.Value(fieldOperation); opOK {
 		switch op := op.AsString(); {
 		case op == opExecuteTool:
-			extractExecuteTool(span, f)
+			extractExecuteTool(span, a, f)
 			return ExecuteTool
 		case op == opInvokeAgent:
 			kind = InvokeAgent
@@ -124,7 +133,7 @@ func extractSpan(span ptrace.Span, f *dialect.Found, matching bool) SpanKind {
 		}
 	}
 	found := step != ""
-	if outOK {
+	if out, outOK := a.Value(fieldOutputMessages); outOK {
 		found = true
 		end := int64(span.EndTimestamp())
 		err := messages.ScanValue(out, func(p messages.Part) {
@@ -143,7 +152,7 @@ func extractSpan(span ptrace.Span, f *dialect.Found, matching bool) SpanKind {
 		})
 		f.SkipHistory(err)
 	}
-	if inOK {
+	if in, inOK := a.Value(fieldInputMessages); inOK {
 		found = true
 		start := int64(span.StartTimestamp())
 		err := messages.ScanValue(in, func(p messages.Part) {
@@ -223,8 +232,11 @@ func partMatch(p messages.Part) uint64 {
 	return h
 }
 
-func extractExecuteTool(span ptrace.Span, f *dialect.Found) {
-	tool, toolOK, callID, callIDOK := fields.Get2(span.Attributes(), keyToolName, keyToolCallID)
+// extractExecuteTool appends to f the result an execute_tool span whose attributes a reads
+// resolves.
+func extractExecuteTool(span ptrace.Span, a *fields.Record, f *dialect.Found) {
+	tool, toolOK := a.Value(fieldToolName)
+	callID, callIDOK := a.Value(fieldToolCallID)
 	name := ""
 	if toolOK {
 		name = tool.AsString()
@@ -236,6 +248,6 @@ func extractExecuteTool(span ptrace.Span, f *dialect.Found) {
 		return
 	}
 	if id, ok := f.ValueCallID(callID); ok {
-		f.Add(dialect.ResultKind(span), id, name, int64(span.EndTimestamp()))
+		f.Add(dialect.ResultKindIn(span, a), id, name, int64(span.EndTimestamp()))
 	}
 }

@@ -65,12 +65,16 @@ var (
 	inputs = dialect.FlatLayout{Messages: "llm.input_messages.", ResultID: "message.tool_call_id"}
 )
 
+// fieldSpanKind is keySpanKind, read in the span's one pass (fields.Record).
+var fieldSpanKind = fields.Register(keySpanKind)
+
 // ExtractSpan appends to f the tool calls that span announces or resolves and reports whether
 // it is an OpenInference span of a kind this dialect reads (LLM, TOOL, or a root AGENT or
 // CHAIN). It never modifies the span.
 func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
-	attrs := span.Attributes()
-	v, ok := fields.Get(attrs, keySpanKind)
+	// From the span's one pass over its attributes (fields.Record), shared with the other
+	// dialects: most spans are not OpenInference's.
+	v, ok := f.Attrs(span.Attributes()).Value(fieldSpanKind)
 	if !ok || v.Type() != pcommon.ValueTypeStr {
 		return false
 	}

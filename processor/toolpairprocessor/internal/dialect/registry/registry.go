@@ -16,6 +16,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/openinference"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/openllmetry"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/transcript"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 )
 
 // builtin lists the built-in dialects in trial order. Spans: the vendor dialects before
@@ -34,6 +35,17 @@ var builtin = []*dialect.Entry{
 	&genaievents.Entry,
 	&transcript.Entry,
 }
+
+// conversationKeys registers the default scope attributes (ConversationAttributes) with
+// package fields, so that a record's conversation is read in its one pass over its attributes
+// (fields.Record).
+var conversationKeys = func() []fields.Key {
+	var keys []fields.Key
+	for _, a := range ConversationAttributes() {
+		keys = append(keys, fields.Register(a))
+	}
+	return keys
+}()
 
 // Entries returns the built-in dialects in trial order. The entries are shared: callers must
 // not change them.

@@ -1,0 +1,160 @@
+package timeout
+
+import (
+	"math/bits"
+	"slices"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
+)
+
+// action is what scan.read does with the value of one key, decided once per registered key
+// (actionOf) so that scanRecord compares no key: do is one of the act constants, bit the
+// key's bit in scan.timeouts (-1: none).
+type action struct {
+	do  uint8
+	bit int8
+}
+
+// What an action does, after the cases of scan.read and scan.readDialectKey.
+const (
+	actNone      uint8 = iota
+	actErrorType       // a timeout when ErrorType says so
+	actStatus          // a timeout status code (statusValue)
+	actMessage         // a timeout message (messageValue)
+	actOperation       // scan.op
+	actCallID          // scan.callID
+	actEventName       // scan.eventName
+	actKind            // scan.openInference (roleKind)
+	actToolKind        // scan.traceloopTool (roleToolKind)
+	actModel           // scan.llmRequest (roleModel)
+	actDuration        // scan.durationMs (roleDuration)
+)
+
+// actionOf is the action of scan.read for key k (TestActionsMatchRead).
+func actionOf(k string) action {
+	a := action{bit: int8(slices.Index(timeoutKeys, k))}
+	switch k {
+	case keyErrorType, keyExceptionType:
+		a.do = actErrorType
+	case keyHTTPStatus, keyHTTPStatusOld:
+		a.do = actStatus
+	case keyErrorMessage, keyExceptionMessage:
+		a.do = actMessage
+	case keyOperation:
+		a.do = actOperation
+	case keyToolCallID:
+		a.do = actCallID
+	case keyEventName:
+		a.do = actEventName
+	default:
+		a.do = [...]uint8{actNone, actKind, actToolKind, actModel, actCallID, actStatus, actMessage, actDuration}[dialectKeys[k]]
+	}
+	return a
+}
+
+// apply notes what value v of a key of action a says (as scan.read would).
+func (sc *scan) apply(a action, v pcommon.Value) {
+	switch a.do {
+	case actErrorType:
+		sc.setBit(a.bit, ErrorType(str(v)))
+	case actStatus:
+		sc.setBit(a.bit, statusValue(v))
+	case actMessage:
+		sc.setBit(a.bit, messageValue(v))
+	case actOperation:
+		sc.op = str(v)
+	case actCallID:
+		sc.callID = true
+	case actEventName:
+		if v.Type() == pcommon.ValueTypeStr {
+			sc.eventName = v.Str()
+		}
+	case actKind:
+		sc.openInference = str(v)
+	case actToolKind:
+		sc.traceloopTool = toolKinds[str(v)]
+	case actModel:
+		sc.llmRequest = true
+	case actDuration:
+		sc.durationMs, sc.hasDur = v, true
+	}
+}
+
+// setBit is setTimeout of the key of bit i in scan.timeouts (none when i < 0).
+func (sc *scan) setBit(i int8, timedOut bool) {
+	switch {
+	case i < 0:
+	case timedOut:
+		sc.timeouts |= 1 << i
+	default:
+		sc.timeouts &^= 1 << i
+	}
+}
+
+// readMask has the bit of each key scanAttrs reads (scannedKeys and dialectKeys) registered
+// with package fields, laid out as fields.Record.Seen lays out its keys, and actions the
+// action of each: scanRecord reads them from the record's one pass over its attributes.
+var readMask, actions = func() (m [fields.MaxKeys / 64]uint64, acts [fields.MaxKeys]action) {
+	add := func(k string) {
+		if k == "" {
+			return
+		}
+		f := fields.Register(k)
+		m[f>>6] |= 1 << (f & 63)
+		acts[f] = actionOf(k)
+	}
+	for _, k := range scannedKeys {
+		add(k)
+	}
+	for k := range dialectKeys {
+		add(k)
+	}
+	return m, acts
+}()
+
+// recordExact reports whether scanRecord reads what scanAttrs reads: each key's last
+// occurrence decides what scan notes of it, except where several keys share a role whose
+// value the last of them gives (a kind, a tool kind, a duration), which one pass over the
+// map in order alone tells; scanRecord then scans the map.
+var recordExact = func() bool {
+	n := map[uint8]int{}
+	for _, role := range dialectKeys {
+		n[role]++
+	}
+	return n[roleKind] <= 1 && n[roleToolKind] <= 1 && n[roleDuration] <= 1
+}()
+
+// scanRecord is scanAttrs of the attributes a reads, from a's one pass.
+func scanRecord(a *fields.Record) scan {
+	if !recordExact {
+		return scanAttrs(a.Map())
+	}
+	var sc scan
+	seen := a.Seen()
+	for w := range seen {
+		for b := seen[w] & readMask[w]; b != 0; b &= b - 1 {
+			k := fields.Key(w<<6 | bits.TrailingZeros64(b))
+			v, _ := a.Value(k)
+			sc.apply(actions[k], v)
+		}
+	}
+	return sc
+}
+
+// LogLineIn is LogLine of a log record whose attributes a reads (dialect.Found.Attrs): the
+// classifier shares the record's one pass over its attributes with its dialect.
+func (n *Names) LogLineIn(lr plog.LogRecord, line dialect.Line, a *fields.Record) Record {
+	sc := scanRecord(a)
+	return n.logLine(lr, line, &sc)
+}
+
+// SpanIn is Span of a span whose attributes a reads (dialect.Found.Attrs).
+func (n *Names) SpanIn(s ptrace.Span, a *fields.Record) Record {
+	sc := scanRecord(a)
+	return n.span(s, &sc)
+}
