@@ -5,9 +5,23 @@ package pairing
 
 import "hash/maphash"
 
-// hash returns the index hash of a call key: 32 bits of its maphash.
+// hash returns the index hash of a call key: 32 bits of the maphash of its call ID mixed
+// with that of its scope (see keyHash).
 func (e *Engine) hash(k Key) uint64 {
-	return uint64(uint32(maphash.Comparable(e.seed, k))) & e.hashMask
+	return e.keyHash(k.CallID, e.scopeKeyHash(k.ConversationKey()))
+}
+
+// scopeKeyHash returns the maphash of a scope key, the part of a call's index hash that the
+// calls of one scope share (a batch's events come in runs of one scope: prefetch hashes it
+// once a run).
+func (e *Engine) scopeKeyHash(k ConversationKey) uint64 {
+	return maphash.Comparable(e.seed, k)
+}
+
+// keyHash returns the index hash of the call callID of the scope whose scopeKeyHash is sh.
+func (e *Engine) keyHash(callID string, sh uint64) uint64 {
+	h := maphash.String(e.seed, callID) ^ sh*0x9E3779B97F4A7C15
+	return uint64(uint32(h^h>>32)) & e.hashMask
 }
 
 // lookup returns the entry of call key k, or nil.

@@ -269,10 +269,17 @@ func (e *Engine) prefetch(events []Event) {
 	if m.keyed == 0 {
 		return
 	}
+	var last ConversationKey
+	var sh uint64
 	for i := range events {
-		if ev := &events[i]; ev.Key.CallID != "" {
-			ev.hash, ev.hashed = uint32(e.hash(ev.Key)), true
+		ev := &events[i]
+		if ev.Key.CallID == "" {
+			continue
 		}
+		if k := ev.Key.ConversationKey(); i == 0 || k != last {
+			last, sh = k, e.scopeKeyHash(k)
+		}
+		ev.hash, ev.hashed = uint32(e.keyHash(ev.Key.CallID, sh)), true
 	}
 	// The reads in a loop of their own: a few instructions each, so that many are in flight
 	// at once.
