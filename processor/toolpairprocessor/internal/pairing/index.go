@@ -68,12 +68,3 @@ func (e *Engine) insertHashed(ent *entry, l *fifo, h uint64) {
 		l.pushBack(ent)
 	}
 }
-
-// drop removes an entry, already out of its list, from the index.
-func (e *Engine) drop(ent *entry) {
-	e.index.remove(ent)
-	ent.payload = nil
-	if ent.scope != nil {
-		e.detach(ent)
-	}
-}

@@ -293,19 +293,6 @@ func unlinkConversation(ent *entry) {
 	ent.sprev, ent.snext = nil, nil
 }
 
-// detach takes ent out of its scope's entries and refs, forgetting the scope at zero refs.
-func (e *Engine) detach(ent *entry) {
-	sc := ent.scope
-	if ent.sprev == nil && sc.entries != ent {
-		return
-	}
-	unlinkConversation(ent)
-	sc.refs--
-	if sc.refs <= 0 {
-		e.forgetConversation(sc)
-	}
-}
-
 // linkConversation puts a pending entry at the front of its scope's entries, attaching it first
 // when it is new.
 func (e *Engine) linkConversation(ent *entry) {
