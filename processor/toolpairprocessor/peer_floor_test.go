@@ -234,53 +234,55 @@ func TestFloorPairsPeerWorkloads(t *testing.T) {
 		assert.Equal(t, int64(25), d.Int(), "the benchload tool time")
 		return v.Str() == "paired"
 	}
+	logAttrs := func(ld plog.Logs) (out []pcommon.Map) {
+		forEachLog(ld, func(_ pcommon.Resource, lr plog.LogRecord) { out = append(out, lr.Attributes()) })
+		return out
+	}
+	spanAttrs := func(td ptrace.Traces) (out []pcommon.Map) {
+		forEachSpan(td, func(_ pcommon.Resource, s ptrace.Span) { out = append(out, s.Attributes()) })
+		return out
+	}
+	// Each workload feeds a new batch and a copy of it to a floor, and returns the attributes
+	// of both batches' records.
+	workloads := map[string]func(f peerFloor, gen *benchload.Generator) (first, again []pcommon.Map){
+		"claude_code_logs": func(f peerFloor, gen *benchload.Generator) (first, again []pcommon.Map) {
+			ld, cp := gen.ClaudeCodeLogs(peerCallsPerBatch), plog.NewLogs()
+			ld.CopyTo(cp)
+			f.consumeLogs(ld)
+			f.consumeLogs(cp)
+			return logAttrs(ld), logAttrs(cp)
+		},
+		"genai_spans": func(f peerFloor, gen *benchload.Generator) (first, again []pcommon.Map) {
+			td, cp := gen.GenAISpans(peerCallsPerBatch), ptrace.NewTraces()
+			td.CopyTo(cp)
+			f.consumeTraces(td)
+			f.consumeTraces(cp)
+			return spanAttrs(td), spanAttrs(cp)
+		},
+	}
 	for name, newFloor := range map[string]func() peerFloor{
 		"floor":      func() peerFloor { return newFloorPairer() },
 		"spec_floor": func() peerFloor { return newSpecFloor() },
 	} {
-		t.Run(name+"/claude_code_logs", func(t *testing.T) {
-			f := newFloor()
-			gen := benchload.NewGenerator("", time.Now())
-			for batch := 1; batch <= 2; batch++ {
-				ld := gen.ClaudeCodeLogs(peerCallsPerBatch)
-				again := plog.NewLogs()
-				ld.CopyTo(again)
-				f.consumeLogs(ld)
-				n := 0
-				forEachLog(ld, func(_ pcommon.Resource, lr plog.LogRecord) {
-					if paired(lr.Attributes()) {
-						n++
+		for wname, feed := range workloads {
+			t.Run(name+"/"+wname, func(t *testing.T) {
+				f := newFloor()
+				gen := benchload.NewGenerator("", time.Now())
+				for batch := 1; batch <= 2; batch++ {
+					first, again := feed(f, gen)
+					n := 0
+					for _, a := range first {
+						if paired(a) {
+							n++
+						}
 					}
-				})
-				require.Equal(t, peerCallsPerBatch, n, "batch %d", batch)
-				f.consumeLogs(again)
-				forEachLog(again, func(_ pcommon.Resource, lr plog.LogRecord) {
-					assert.False(t, paired(lr.Attributes()), "a repeated batch pairs nothing")
-				})
-			}
-			assert.Zero(t, f.pendingCalls())
-		})
-		t.Run(name+"/genai_spans", func(t *testing.T) {
-			f := newFloor()
-			gen := benchload.NewGenerator("", time.Now())
-			for batch := 1; batch <= 2; batch++ {
-				td := gen.GenAISpans(peerCallsPerBatch)
-				again := ptrace.NewTraces()
-				td.CopyTo(again)
-				f.consumeTraces(td)
-				n := 0
-				forEachSpan(td, func(_ pcommon.Resource, s ptrace.Span) {
-					if paired(s.Attributes()) {
-						n++
+					require.Equal(t, peerCallsPerBatch, n, "batch %d", batch)
+					for _, a := range again {
+						assert.False(t, paired(a), "a repeated batch pairs nothing")
 					}
-				})
-				require.Equal(t, peerCallsPerBatch, n, "batch %d", batch)
-				f.consumeTraces(again)
-				forEachSpan(again, func(_ pcommon.Resource, s ptrace.Span) {
-					assert.False(t, paired(s.Attributes()), "a repeated batch pairs nothing")
-				})
-			}
-			assert.Zero(t, f.pendingCalls())
-		})
+				}
+				assert.Zero(t, f.pendingCalls())
+			})
+		}
 	}
 }

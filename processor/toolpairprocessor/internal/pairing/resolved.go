@@ -33,31 +33,18 @@ type resolvedCall struct {
 // or named in one of the engine's side tables (reports, held reports, each signal's uses,
 // companions), which are keyed by entry.
 func (e *Engine) keepsEntry(ent *entry) bool {
-	if ent.has(flagMatch) {
-		return true
+	return ent.has(flagMatch) || inTable(e.reported, ent) || inTable(e.heldReports, ent) ||
+		inTable(e.signalUses, ent) || inTable(e.companions, ent)
+}
+
+// inTable reports whether m has ent; most calls are in no table, whose length spares the
+// lookup.
+func inTable[V any](m map[*entry]V, ent *entry) bool {
+	if len(m) == 0 {
+		return false
 	}
-	// Most calls are in none of the tables: their lengths spare the lookups.
-	if len(e.reported) > 0 {
-		if _, ok := e.reported[ent]; ok {
-			return true
-		}
-	}
-	if len(e.heldReports) > 0 {
-		if _, ok := e.heldReports[ent]; ok {
-			return true
-		}
-	}
-	if len(e.signalUses) > 0 {
-		if _, ok := e.signalUses[ent]; ok {
-			return true
-		}
-	}
-	if len(e.companions) > 0 {
-		if _, ok := e.companions[ent]; ok {
-			return true
-		}
-	}
-	return false
+	_, ok := m[ent]
+	return ok
 }
 
 // insertResolved remembers ent, a call resolved at once (in no list, not indexed, not in its
