@@ -73,9 +73,8 @@ func (e *Engine) reject(ev *Event, now int64, out []Resolution) []Resolution {
 	e.stats.UsesSeen++
 	e.stats.Rejected++
 	ev.Verdict = VerdictResolved
-	sc := e.conversationOf(ev.Key.ConversationKey(), now)
+	sc := e.conversationOfUse(ev.Key.ConversationKey(), now)
 	sc.saw(now, ev.Time)
-	sc.usesSeen = true
 	ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName), useTime: ev.Time, resultTime: ev.Time, flags: flagRejected}
 	e.insertResolved(ent, now)
 	own(ev, ent)
@@ -104,9 +103,8 @@ func (e *Engine) refuse(ev *Event, now int64, hold func(*Event) any, out []Resol
 	if ent == nil {
 		// The refusal came before the call's use: the use is seen through it.
 		e.stats.UsesSeen++
-		sc := e.conversationOf(ev.Key.ConversationKey(), now)
+		sc := e.conversationOfUse(ev.Key.ConversationKey(), now)
 		sc.saw(now, ev.Time)
-		sc.usesSeen = true
 		ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), useTime: ev.Time, resultTime: ev.Time, source: ev.Source, flags: flagRejected}
 		e.insertResolved(ent, now)
 		own(ev, ent)

@@ -254,6 +254,11 @@ func (sc *conversation) holdsCalls() bool {
 func (e *Engine) prefetch(events []Event) {
 	m := &e.resolved
 	if m.keyed == 0 {
+		// Nothing to read ahead; a hash an event may carry from an earlier Process (of this
+		// engine or another, whose seed differs) must not be taken for its key's.
+		for i := range events {
+			events[i].hashed = false
+		}
 		return
 	}
 	var last ConversationKey
@@ -261,6 +266,7 @@ func (e *Engine) prefetch(events []Event) {
 	for i := range events {
 		ev := &events[i]
 		if ev.Key.CallID == "" {
+			ev.hashed = false
 			continue
 		}
 		if k := ev.Key.ConversationKey(); i == 0 || k != last {

@@ -204,6 +204,21 @@ func (sc *conversation) saw(now, t int64) {
 }
 
 func (e *Engine) conversationOf(k ConversationKey, now int64) *conversation {
+	return e.conversationFor(k, now, false)
+}
+
+// conversationOfUse is conversationOf for a use (or a refusal, which stands for one): the
+// scope saw a use, so a scope it makes need not ask the memory of forgotten scopes.
+func (e *Engine) conversationOfUse(k ConversationKey, now int64) *conversation {
+	sc := e.conversationFor(k, now, true)
+	sc.usesSeen = true
+	return sc
+}
+
+// conversationFor returns the scope of key k, made when missing. A scope made for anything
+// but a use asks the memory of forgotten scopes at once: the memory may forget the scope's
+// hash (other scopes forgotten after it) before a result of the scope needs the answer.
+func (e *Engine) conversationFor(k ConversationKey, now int64, use bool) *conversation {
 	if s := e.last; s != nil && s.key == k {
 		s.lastSeen = now
 		return s
@@ -213,6 +228,11 @@ func (e *Engine) conversationOf(k ConversationKey, now int64) *conversation {
 		k = ConversationKey{Tenant: e.tenant(k.Tenant), Conversation: strings.Clone(k.Conversation)}
 		s = &conversation{key: k, usesUnknown: true, stored: true, load: e.loadOf(k.Tenant)}
 		e.conversations[k] = s
+		if use {
+			s.usesSeen = true
+		} else {
+			e.sawUse(s)
+		}
 	}
 	e.last = s
 	s.lastSeen = now

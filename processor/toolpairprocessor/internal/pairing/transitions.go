@@ -164,9 +164,8 @@ func (e *Engine) use(ev *Event, now int64, out []Resolution) []Resolution {
 	e.stats.UsesSeen++
 	// Make room before looking the scope up: an eviction may forget the scope.
 	out = e.makeRoom(now, out, ev.Key.Tenant)
-	sc := e.conversationOf(ev.Key.ConversationKey(), now)
+	sc := e.conversationOfUse(ev.Key.ConversationKey(), now)
 	sc.saw(now, ev.Time)
-	sc.usesSeen = true
 	ent = &entry{
 		scope:    sc,
 		callID:   strings.Clone(ev.Key.CallID),
