@@ -252,27 +252,26 @@ func (sc *conversation) holdsCalls() bool {
 // not depend on one another and the processor overlaps them, where applying the events one
 // after the other would wait for each in turn. The slots stay cached for the apply loop.
 func (e *Engine) prefetch(events []Event) {
-	m := &e.resolved
-	if m.keyed == 0 {
-		// Nothing to read ahead; a hash an event may carry from an earlier Process (of this
-		// engine or another, whose seed differs) must not be taken for its key's.
-		for i := range events {
-			events[i].hashed = false
-		}
-		return
-	}
+	// Every event is hashed here (or marked unhashed): a hash an event may carry from an
+	// earlier Process (of this engine or another, whose seed differs) is never taken for its
+	// key's.
 	var last ConversationKey
 	var sh uint64
+	have := false
 	for i := range events {
 		ev := &events[i]
 		if ev.Key.CallID == "" {
 			ev.hashed = false
 			continue
 		}
-		if k := ev.Key.ConversationKey(); i == 0 || k != last {
-			last, sh = k, e.scopeKeyHash(k)
+		if k := ev.Key.ConversationKey(); !have || k != last {
+			last, sh, have = k, e.scopeKeyHash(k), true
 		}
 		ev.hash, ev.hashed = uint32(e.keyHash(ev.Key.CallID, sh)), true
+	}
+	m := &e.resolved
+	if m.keyed == 0 {
+		return // nothing to read ahead
 	}
 	// The reads in a loop of their own: a few instructions each, so that many are in flight
 	// at once.
