@@ -77,13 +77,15 @@ func (m *resolvedMemory) push(rc resolvedCall, relink func()) uint32 {
 	return p
 }
 
-// grow doubles the ring (or makes the first one), up to limit when there is one, the oldest
-// call at position 0, and builds the index again, with at least twice the ring's slots. The
-// caller links the scopes' chains again (Engine.relinkResolved).
+// grow doubles the ring (or makes the first one), up to limit when there is one and it holds
+// fewer, the oldest call at position 0, and builds the index again, with at least twice the
+// ring's slots. The caller links the scopes' chains again (Engine.relinkResolved).
 func (m *resolvedMemory) grow() {
 	size := max(2*len(m.calls), minResolvedCalls)
-	if m.limit > 0 {
-		size = max(min(size, m.limit), m.n+1)
+	if m.limit > 0 && m.n < m.limit {
+		// Past the limit (a restore of more resolved calls than the bound, trimmed once
+		// restored) the ring doubles as below it.
+		size = min(size, m.limit)
 	}
 	calls := make([]resolvedCall, size)
 	for i := range m.n {
