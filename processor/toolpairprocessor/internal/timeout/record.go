@@ -88,21 +88,7 @@ var timeoutKeys = func() []string {
 // timedOut reports whether the last occurrence of any timeout key says the record timed out.
 func (sc *scan) timedOut() bool { return sc.timeouts != 0 }
 
-// setTimeout notes what the occurrence of key k says, replacing what an earlier one said.
-func (sc *scan) setTimeout(k string, timedOut bool) {
-	for i, tk := range timeoutKeys {
-		if tk == k {
-			if timedOut {
-				sc.timeouts |= 1 << i
-			} else {
-				sc.timeouts &^= 1 << i
-			}
-			return
-		}
-	}
-}
-
-// scannedKeys are the attribute keys scanAttrs reads by name: those scan.read has a case for
+// scannedKeys are the attribute keys scanAttrs reads by name: those actionOf has a case for
 // (TestScannedKeysMatchRead checks that the two lists agree). It also reads the keys of
 // dialectKeys, in the switch's default case.
 var scannedKeys = []string{
@@ -192,46 +178,10 @@ func scanAttrs(attrs pcommon.Map) scan {
 	return sc
 }
 
-// read notes what attribute k, v says.
+// read notes what attribute k, v says: the action of its key (actionOf), which scanRecord
+// applies from a record's one pass.
 func (sc *scan) read(k string, v pcommon.Value) {
-	switch k {
-	case keyErrorType, keyExceptionType:
-		sc.setTimeout(k, ErrorType(str(v)))
-	case keyHTTPStatus, keyHTTPStatusOld:
-		sc.setTimeout(k, statusValue(v))
-	case keyErrorMessage, keyExceptionMessage:
-		sc.setTimeout(k, messageValue(v))
-	case keyOperation:
-		sc.op = str(v)
-	case keyToolCallID:
-		sc.callID = true
-	case keyEventName:
-		if v.Type() == pcommon.ValueTypeStr {
-			sc.eventName = v.Str()
-		}
-	default:
-		sc.readDialectKey(k, v)
-	}
-}
-
-// readDialectKey notes what attribute k, v says when k is a dialect key (dialectKeys).
-func (sc *scan) readDialectKey(k string, v pcommon.Value) {
-	switch dialectKeys[k] {
-	case roleKind:
-		sc.openInference = str(v)
-	case roleToolKind:
-		sc.traceloopTool = toolKinds[str(v)]
-	case roleModel:
-		sc.llmRequest = true
-	case roleCallID:
-		sc.callID = true
-	case roleStatus:
-		sc.setTimeout(k, statusValue(v))
-	case roleError:
-		sc.setTimeout(k, messageValue(v))
-	case roleDuration:
-		sc.durationMs, sc.hasDur = v, true
-	}
+	sc.apply(actionOf(k), v)
 }
 
 // statusValue is StatusCode of a string or integer value (an integer without formatting it).

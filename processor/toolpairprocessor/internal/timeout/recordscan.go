@@ -12,15 +12,15 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 )
 
-// action is what scan.read does with the value of one key, decided once per registered key
-// (actionOf) so that scanRecord compares no key: do is one of the act constants, bit the
+// action is what a scan does with the value of one key (scan.apply), decided once per
+// registered key (actionOf) so that scanRecord compares no key: do is one of the act constants, bit the
 // key's bit in scan.timeouts (-1: none).
 type action struct {
 	do  uint8
 	bit int8
 }
 
-// What an action does, after the cases of scan.read and scan.readDialectKey.
+// What an action does.
 const (
 	actNone      uint8 = iota
 	actErrorType       // a timeout when ErrorType says so
@@ -35,7 +35,7 @@ const (
 	actDuration        // scan.durationMs (roleDuration)
 )
 
-// actionOf is the action of scan.read for key k (TestActionsMatchRead).
+// actionOf is the action for key k: the timeout keys', then the dialect keys' roles.
 func actionOf(k string) action {
 	a := action{bit: int8(slices.Index(timeoutKeys, k))}
 	switch k {
@@ -85,7 +85,7 @@ func (sc *scan) apply(a action, v pcommon.Value) {
 	}
 }
 
-// setBit is setTimeout of the key of bit i in scan.timeouts (none when i < 0).
+// setBit notes whether the key of bit i in scan.timeouts (none when i < 0) says timeout.
 func (sc *scan) setBit(i int8, timedOut bool) {
 	switch {
 	case i < 0:

@@ -20,22 +20,6 @@ var actionValues = func() []pcommon.Value {
 	return append(vs, pcommon.NewValueInt(408), pcommon.NewValueInt(200), pcommon.NewValueInt(12), pcommon.NewValueBool(true))
 }()
 
-// TestActionsMatchRead: for every key scanAttrs reads, the action scanRecord applies notes
-// what scan.read notes, whatever the value, over what an earlier key noted.
-func TestActionsMatchRead(t *testing.T) {
-	keys := append(slices.Clone(scannedKeys), slices.Collect(maps.Keys(dialectKeys))...)
-	for _, k := range keys {
-		for _, v := range actionValues {
-			for _, before := range []scan{{}, {timeouts: 0xFFFF, op: "x", callID: true}} {
-				read, applied := before, before
-				read.read(k, v)
-				applied.apply(actionOf(k), v)
-				assert.Equal(t, read, applied, "key %s value %v", k, v.AsRaw())
-			}
-		}
-	}
-}
-
 // TestScanRecordMatchesScanAttrs: scanRecord of a record's one pass reads what scanAttrs
 // reads.
 func TestScanRecordMatchesScanAttrs(t *testing.T) {
