@@ -67,6 +67,7 @@ func finishBatch[D, R, N any, S batch.Signal[D, R, N]](ctx context.Context, s *s
 	if err := s.record(ctx, b.Resolutions, added); err != nil {
 		s.logger.Error("toolpair: the outcomes and new calls of a batch leave without being stored", zap.Error(err))
 	}
+	b.ReadAhead(b.Resolutions)
 	s.applier.Apply(b.Resolutions, out, b, s.clock.Now())
 	b.WriteMarks()
 	removed := b.RemoveMarked()

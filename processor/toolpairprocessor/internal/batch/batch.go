@@ -88,6 +88,7 @@ type Batch[D, R, N any, S Signal[D, R, N]] struct {
 	Data        D
 	Next        N
 	refs        []Ref[D, R] // in batch order
+	touched     int         // what ReadAhead read, kept so that its reads are not optimized away
 	Events      []pairing.Event
 	Resolutions []pairing.Resolution
 	Found       dialect.Found
@@ -340,3 +341,22 @@ func (b *Batch[D, R, N, S]) PosOf(ref int32) Pos { return b.refs[ref].pos }
 
 // Len returns the number of records left in the batch.
 func (b *Batch[D, R, N, S]) Len() int { return b.sig.Count(b.Data) }
+
+// ReadAhead reads the attributes of the result records res will mark, in a loop of loads
+// alone, so that their cache misses overlap before MarkResult scans them one by one.
+func (b *Batch[D, R, N, S]) ReadAhead(res []pairing.Resolution) {
+	n := 0
+	for i := range res {
+		if ref := res[i].ResultRef; ref >= 0 {
+			n += b.sig.Attributes(b.refs[ref].rec).Len()
+		}
+	}
+	for i := range res {
+		if ref := res[i].ResultRef; ref >= 0 {
+			for k := range b.sig.Attributes(b.refs[ref].rec).All() {
+				n += len(k)
+			}
+		}
+	}
+	b.touched = n
+}
