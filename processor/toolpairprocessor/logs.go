@@ -2,7 +2,6 @@ package toolpairprocessor
 
 import (
 	"context"
-	"sync"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
@@ -25,7 +24,7 @@ type logsProcessor struct {
 	*shared
 	ref  *componentRef // this pipeline's reference to shared
 	next consumer.Logs
-	pool sync.Pool // *logBatch
+	pool batch.Pool[logBatch]
 	// resources makes the resources of the batches' origins, one copy for as long as the
 	// batches' resources stay the same.
 	resources synth.ResourceCache
@@ -40,7 +39,7 @@ func newLogsProcessor(ref *componentRef, next consumer.Logs) *logsProcessor {
 		shared: s,
 		ref:    ref,
 		next:   next,
-		pool:   sync.Pool{New: func() any { return &logBatch{} }},
+		pool:   batch.Pool[logBatch]{New: func() *logBatch { return &logBatch{} }},
 	}
 }
 
@@ -69,7 +68,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 		p.tel.unrecognized(ctx, synth.Logs, ld.LogRecordCount())
 		return ld, nil
 	}
-	b := p.pool.Get().(*logBatch)
+	b := p.pool.Get()
 	defer func() { b.reset(); p.pool.Put(b) }()
 	b.Data, b.Next = ld, p.next
 
@@ -158,15 +157,14 @@ func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos batch.Pos,
 		if *resource == nil {
 			*resource = p.resources.Get(rl.Resource())
 		}
-		origin = &synth.Origin{
-			Next:             p.next,
+		origin = b.Origin(synth.Origin{
 			Signal:           synth.Logs,
 			Resource:         *resource,
 			ConversationAttr: convAttr,
 			Conversation:     conv,
 			TraceID:          lr.TraceID(),
 			SpanID:           lr.SpanID(),
-		}
+		})
 	}
 	// A result event that gives its tool's duration shows when the tool started.
 	var start int64

@@ -2,7 +2,6 @@ package toolpairprocessor
 
 import (
 	"context"
-	"sync"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
@@ -21,7 +20,7 @@ type tracesProcessor struct {
 	*shared
 	ref  *componentRef // this pipeline's reference to shared
 	next consumer.Traces
-	pool sync.Pool // *spanBatch
+	pool batch.Pool[spanBatch]
 	// resources makes the resources of the batches' origins, one copy for as long as the
 	// batches' resources stay the same.
 	resources synth.ResourceCache
@@ -36,7 +35,7 @@ func newTracesProcessor(ref *componentRef, next consumer.Traces) *tracesProcesso
 		shared: s,
 		ref:    ref,
 		next:   next,
-		pool:   sync.Pool{New: func() any { return &spanBatch{} }},
+		pool:   batch.Pool[spanBatch]{New: func() *spanBatch { return &spanBatch{} }},
 	}
 }
 
@@ -71,7 +70,7 @@ func (b *spanBatch) reset() {
 // timeout spans, writes the outcomes on result spans, removes the spans that are held or
 // dropped, and appends synthetic spans and released results.
 func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
-	b := p.pool.Get().(*spanBatch)
+	b := p.pool.Get()
 	defer func() { b.reset(); p.pool.Put(b) }()
 	b.Data, b.Next = td, p.next
 
@@ -164,8 +163,7 @@ func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos batch.P
 		if *resource == nil {
 			*resource = p.resources.Get(rs.Resource())
 		}
-		origin = &synth.Origin{
-			Next:             p.next,
+		origin = b.Origin(synth.Origin{
 			Signal:           synth.Traces,
 			Resource:         *resource,
 			ConversationAttr: convAttr,
@@ -173,7 +171,7 @@ func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos batch.P
 			TraceID:          span.TraceID(),
 			SpanID:           span.SpanID(),
 			ParentSpanID:     span.ParentSpanID(),
-		}
+		})
 	}
 	// A result span is the tool's own operation: its start is a time the call shows.
 	key, start := pairing.Key{Tenant: tenant, Conversation: conv}, int64(span.StartTimestamp())

@@ -104,6 +104,8 @@ type Batch[D, R, N any, S Signal[D, R, N]] struct {
 	Timeouts []timeout.Pending
 	// unrecognized counts the records no dialect recognised.
 	Unrecognized int
+	// origin is the origin made last for a record of the batch (Origin).
+	origin *synth.Origin
 }
 
 // Reset abandons the held records not filled (a step that failed before fillHeld must
@@ -132,6 +134,24 @@ func (b *Batch[D, R, N, S]) Reset() {
 	clear(b.Timeouts)
 	b.Timeouts = b.Timeouts[:0]
 	b.Unrecognized = 0
+	b.origin = nil
+}
+
+// Origin returns the origin of an announcing record of b, o with Next set to the batch's
+// pipeline: the one made for the batch's previous announcing record when the two are equal,
+// else a new one. Claude Code's events carry no trace or span ID, so the uses of a session's
+// run of events share one origin instead of allocating one each; origins are never changed
+// once made (synth.MergeOrigins copies), so any number of calls can share one.
+func (b *Batch[D, R, N, S]) Origin(o synth.Origin) *synth.Origin {
+	o.Next = b.Next
+	if l := b.origin; l != nil && l.Resource == o.Resource && l.Signal == o.Signal &&
+		l.ConversationAttr == o.ConversationAttr && l.Conversation == o.Conversation &&
+		l.TraceID == o.TraceID && l.SpanID == o.SpanID && l.ParentSpanID == o.ParentSpanID && l.Also == o.Also {
+		return l // Next is the batch's in both
+	}
+	b.origin = new(synth.Origin)
+	*b.origin = o // a copy: o itself stays on the caller's stack when shared
+	return b.origin
 }
 
 // AddRef records the record r at pos, whose items are in b.Found, and returns its Ref.
