@@ -18,6 +18,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/custom"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/registry"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/normalize"
 )
 
 // knownDialects lists every dialect name the configuration accepts: the built-in dialects
@@ -186,8 +187,8 @@ func createDefaultConfig() component.Config {
 		},
 		DurationNormalization: DurationNormalizationConfig{
 			Enabled:   true,
-			Canonical: "durationMs",
-			Mirrors:   []string{"metadata.durationMs", "details.durationMs", "details.metadata.durationMs"},
+			Canonical: normalize.DefaultCanonical,
+			Mirrors:   slices.Clone(normalize.DefaultMirrors),
 		},
 		CheckpointInterval: 5 * time.Second,
 		CustomDialects:     []custom.Config{},

@@ -147,7 +147,7 @@ func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos batch.Pos,
 	results = b.Found.Results()
 	ref := b.AddRef(pos, lr, results)
 	if results > 0 && p.norm != nil {
-		p.norm.Apply(lr.Attributes())
+		p.norm.ApplyIn(attrs)
 		if lr.Body().Type() == pcommon.ValueTypeMap {
 			p.norm.Apply(lr.Body().Map())
 		}

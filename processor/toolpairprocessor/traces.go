@@ -156,7 +156,7 @@ func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos batch.P
 	if results > 0 && p.norm != nil {
 		// Before a result can be held, so what leaves is normalized; the engine reads no
 		// duration field.
-		p.norm.Apply(span.Attributes())
+		p.norm.ApplyIn(b.Found.Attrs(span.Attributes()))
 	}
 	var origin *synth.Origin
 	if b.Announces() {

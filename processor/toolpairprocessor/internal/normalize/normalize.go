@@ -23,6 +23,22 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 )
 
+// The default paths (OpenClaw's fields; the processor's default configuration): their flat
+// keys and first segments are registered with package fields, so that ApplyIn reads them from
+// a record's one pass over its attributes instead of scanning the attributes for each.
+const DefaultCanonical = "durationMs"
+
+// DefaultMirrors are the default mirror paths (see DefaultCanonical).
+var DefaultMirrors = []string{"metadata.durationMs", "details.durationMs", "details.metadata.durationMs"}
+
+func init() {
+	for _, p := range append([]string{DefaultCanonical}, DefaultMirrors...) {
+		fields.Register(p)
+		head, _, _ := strings.Cut(p, ".")
+		fields.Register(head)
+	}
+}
+
 // Normalizer applies one canonical field and its mirrors.
 type Normalizer struct {
 	canonical string
@@ -36,7 +52,28 @@ func New(canonical string, mirrors []string) *Normalizer {
 
 // Apply normalizes m and reports whether it changed anything.
 func (n *Normalizer) Apply(m pcommon.Map) bool {
-	v, ok := lookup(m, n.canonical)
+	return n.apply(mapGetter{m})
+}
+
+// ApplyIn is Apply on the attribute map a reads (dialect.Found.Attrs): the registered keys
+// of the paths come from a's one pass, the others from fields.Get as in Apply. Only values are
+// set, so a stays valid.
+func (n *Normalizer) ApplyIn(a *fields.Record) bool {
+	return n.apply(a)
+}
+
+// getter reads the top-level keys of a map: fields.Record or mapGetter.
+type getter interface {
+	Get(key string) (pcommon.Value, bool)
+}
+
+// mapGetter reads a map with fields.Get.
+type mapGetter struct{ m pcommon.Map }
+
+func (g mapGetter) Get(key string) (pcommon.Value, bool) { return fields.Get(g.m, key) }
+
+func (n *Normalizer) apply(top getter) bool {
+	v, ok := lookup(top, n.canonical)
 	if !ok {
 		return false
 	}
@@ -46,7 +83,7 @@ func (n *Normalizer) Apply(m pcommon.Map) bool {
 	}
 	changed := false
 	for _, p := range n.mirrors {
-		if mv, ok := lookup(m, p); ok {
+		if mv, ok := lookup(top, p); ok {
 			if mv.Type() != pcommon.ValueTypeInt || mv.Int() != ms {
 				mv.SetInt(ms)
 				changed = true
@@ -56,28 +93,32 @@ func (n *Normalizer) Apply(m pcommon.Map) bool {
 	return changed
 }
 
-// lookup finds path in m: the flat key first, then nested maps.
-func lookup(m pcommon.Map, path string) (pcommon.Value, bool) {
-	if v, ok := fields.Get(m, path); ok {
+// lookup finds path in the map top reads: the flat key first, then nested maps.
+func lookup(top getter, path string) (pcommon.Value, bool) {
+	if v, ok := top.Get(path); ok {
 		return v, true
 	}
-	cur := m
+	head, rest, nested := strings.Cut(path, ".")
+	if !nested {
+		return pcommon.Value{}, false // the flat key was the whole path
+	}
+	v, ok := top.Get(head)
 	for {
-		head, rest, nested := strings.Cut(path, ".")
-		v, ok := fields.Get(cur, head)
 		if !ok {
 			return pcommon.Value{}, false
-		}
-		if !nested {
-			return v, true
 		}
 		if v.Type() != pcommon.ValueTypeMap {
 			return pcommon.Value{}, false
 		}
-		if fv, ok := fields.Get(v.Map(), rest); ok { // a flat dotted key inside the nested map
+		cur := v.Map()
+		if fv, ok := fields.Get(cur, rest); ok { // a flat dotted key inside the nested map
 			return fv, true
 		}
-		cur, path = v.Map(), rest
+		head, rest, nested = strings.Cut(rest, ".")
+		v, ok = fields.Get(cur, head)
+		if !nested {
+			return v, ok
+		}
 	}
 }
 

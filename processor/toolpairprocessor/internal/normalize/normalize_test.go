@@ -1,14 +1,34 @@
 package normalize
 
 import (
+	"slices"
 	"testing"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/stretchr/testify/assert"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
 
+// checkBoth applies n to a map made of in with Apply, and to another with ApplyIn (the
+// registered default paths read from a record's one pass, the others with fields.Get): both
+// must leave want and report changed.
+func checkBoth(t *testing.T, n *Normalizer, in, want map[string]any, changed bool) {
+	t.Helper()
+	m := pcommon.NewMap()
+	assert.NoError(t, m.FromRaw(in))
+	assert.Equal(t, changed, n.Apply(m), "Apply")
+	assert.Equal(t, want, m.AsRaw(), "Apply")
+
+	m = pcommon.NewMap()
+	assert.NoError(t, m.FromRaw(in))
+	var r fields.Record
+	r.Reset(m)
+	assert.Equal(t, changed, n.ApplyIn(&r), "ApplyIn")
+	assert.Equal(t, want, m.AsRaw(), "ApplyIn")
+}
+
 func TestApply(t *testing.T) {
-	mirrors := []string{"metadata.durationMs", "details.durationMs", "details.metadata.durationMs"}
+	mirrors := slices.Clone(DefaultMirrors)
 	tests := []struct {
 		name    string
 		in      map[string]any
@@ -61,10 +81,7 @@ func TestApply(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := pcommon.NewMap()
-			assert.NoError(t, m.FromRaw(tt.in))
-			assert.Equal(t, tt.changed, New("durationMs", mirrors).Apply(m))
-			assert.Equal(t, tt.want, m.AsRaw())
+			checkBoth(t, New(DefaultCanonical, mirrors), tt.in, tt.want, tt.changed)
 		})
 	}
 }
@@ -132,10 +149,7 @@ func TestClaudeCodeTranscriptShapes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := pcommon.NewMap()
-			assert.NoError(t, m.FromRaw(tt.in))
-			assert.Equal(t, tt.changed, New(tt.canonical, tt.mirrors).Apply(m))
-			assert.Equal(t, tt.want, m.AsRaw())
+			checkBoth(t, New(tt.canonical, tt.mirrors), tt.in, tt.want, tt.changed)
 		})
 	}
 }
