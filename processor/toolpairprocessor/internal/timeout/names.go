@@ -16,14 +16,14 @@ const maxCachedNames = 256
 // compaction pattern matches it, else the kind of a known name (modelSpanNames, modelEvents,
 // ...), else KindTool when it starts with one of toolPrefixes, else KindOther.
 //
-// Known names and exact compaction patterns are one map lookup, skipped when no known name
-// has the name's length. Names the compaction regular expressions must be run on are matched
+// Known names and exact compaction patterns are one lookup in a nameTable, skipped when no
+// known name has the name's length. Names the compaction regular expressions must be run on are matched
 // once and their verdict kept in a copy-on-write map (read with one atomic load), up to
 // maxCachedNames names.
 type nameKinds struct {
 	// exact maps the known names and the exact compaction names to their kind, a compaction
 	// pattern winning over a known kind.
-	exact map[string]Kind
+	exact *nameTable
 	// lens has bit l set when a name of exact has length l (bit 63: 63 or longer).
 	lens uint64
 	// res are the compaction patterns that are not exact.
@@ -32,28 +32,34 @@ type nameKinds struct {
 	toolPrefixes []string
 
 	mu    sync.Mutex // serialises writers of cache
-	cache atomic.Pointer[map[string]Kind]
+	cache atomic.Pointer[nameCache]
+}
+
+// nameCache is a version of nameKinds' cache: the verdicts as a map (to make the next version
+// from) and as a table (to look them up).
+type nameCache struct {
+	names map[string]Kind
+	table *nameTable
 }
 
 // newNameKinds builds the verdicts of the known names (known) and the compaction patterns p.
 func newNameKinds(p patterns, known map[string]Kind, toolPrefixes []string) *nameKinds {
-	k := &nameKinds{
-		exact:        make(map[string]Kind, len(known)+len(p.exact)),
-		res:          p.res,
-		toolPrefixes: toolPrefixes,
-	}
+	k := &nameKinds{res: p.res, toolPrefixes: toolPrefixes}
+	exact := make(map[string]Kind, len(known)+len(p.exact))
 	for name, kind := range known {
-		k.exact[name] = kind
+		exact[name] = kind
 	}
 	for name := range p.exact {
-		k.exact[name] = KindCompaction
+		exact[name] = KindCompaction
 	}
-	for name := range k.exact {
+	for name := range exact {
 		if k.matchRes(name) {
-			k.exact[name] = KindCompaction
+			exact[name] = KindCompaction
 		}
 		k.lens |= lenBit(len(name))
 	}
+	delete(exact, "") // never looked up
+	k.exact = newNameTable(exact)
 	return k
 }
 
@@ -73,7 +79,7 @@ func (k *nameKinds) lookup(name string, keep bool) Kind {
 		return KindOther
 	}
 	if k.lens&lenBit(len(name)) != 0 {
-		if kind, ok := k.exact[name]; ok {
+		if kind, ok := k.exact.get(name); ok {
 			return kind
 		}
 	}
@@ -81,11 +87,11 @@ func (k *nameKinds) lookup(name string, keep bool) Kind {
 		return k.rest(name)
 	}
 	full := false
-	if m := k.cache.Load(); m != nil {
-		if kind, ok := (*m)[name]; ok {
+	if c := k.cache.Load(); c != nil {
+		if kind, ok := c.table.get(name); ok {
 			return kind
 		}
-		full = len(*m) >= maxCachedNames
+		full = c.table.n >= maxCachedNames
 	}
 	kind := KindCompaction
 	if !k.matchRes(name) {
@@ -122,8 +128,8 @@ func (k *nameKinds) remember(name string, kind Kind) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	var old map[string]Kind
-	if m := k.cache.Load(); m != nil {
-		old = *m
+	if c := k.cache.Load(); c != nil {
+		old = c.names
 	}
 	if len(old) >= maxCachedNames {
 		return
@@ -136,13 +142,13 @@ func (k *nameKinds) remember(name string, kind Kind) {
 		m[n] = v
 	}
 	m[strings.Clone(name)] = kind
-	k.cache.Store(&m)
+	k.cache.Store(&nameCache{names: m, table: newNameTable(m)})
 }
 
 // cached is the number of names whose verdict is kept, for tests.
 func (k *nameKinds) cached() int {
-	if m := k.cache.Load(); m != nil {
-		return len(*m)
+	if c := k.cache.Load(); c != nil {
+		return len(c.names)
 	}
 	return 0
 }
