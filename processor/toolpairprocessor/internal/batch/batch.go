@@ -144,9 +144,10 @@ func (b *Batch[D, R, N, S]) Reset() {
 // once made (synth.MergeOrigins copies), so any number of calls can share one.
 func (b *Batch[D, R, N, S]) Origin(o synth.Origin) *synth.Origin {
 	o.Next = b.Next
-	if l := b.origin; l != nil && l.Resource == o.Resource && l.Signal == o.Signal &&
-		l.ConversationAttr == o.ConversationAttr && l.Conversation == o.Conversation &&
-		l.TraceID == o.TraceID && l.SpanID == o.SpanID && l.ParentSpanID == o.ParentSpanID && l.Also == o.Also {
+	// The IDs first: spans differ there, and comparing them reads no other memory.
+	if l := b.origin; l != nil && l.SpanID == o.SpanID && l.TraceID == o.TraceID && l.ParentSpanID == o.ParentSpanID &&
+		l.Resource == o.Resource && l.Signal == o.Signal && l.Also == o.Also &&
+		l.ConversationAttr == o.ConversationAttr && l.Conversation == o.Conversation {
 		return l // Next is the batch's in both
 	}
 	b.origin = new(synth.Origin)
