@@ -326,7 +326,7 @@ func (cfg *Config) dialectEnabled(name string) bool {
 
 // keyer returns the call keyer of the configuration (scope_attributes, tenant_attributes).
 func (cfg *Config) keyer() callkey.Keyer {
-	return callkey.Keyer{ConversationAttrs: cfg.ConversationAttributes, TenantAttrs: cfg.TenantAttributes}
+	return callkey.New(cfg.ConversationAttributes, cfg.TenantAttributes)
 }
 
 // stateFingerprint is the fingerprint of the configuration that gives stored call keys their

@@ -27,6 +27,28 @@ type Keyer struct {
 	// TenantAttrs are resource attributes whose values join service.name in the tenant
 	// (config key tenant_attributes).
 	TenantAttrs []string
+
+	// convKeys are ConversationAttrs resolved among the keys a record's one pass reads
+	// (New); a Keyer built without New reads them by name.
+	convKeys []convKey
+}
+
+// convKey is a conversation attribute as a registered key of package fields, when it is one.
+type convKey struct {
+	key        fields.Key
+	registered bool
+}
+
+// New returns the Keyer of the configured conversation and tenant attributes, their
+// conversation attributes resolved once among the keys a record's one pass reads
+// (fields.Record): inRecord then reads them without hashing their names for every record.
+func New(conversationAttrs, tenantAttrs []string) Keyer {
+	k := Keyer{ConversationAttrs: conversationAttrs, TenantAttrs: tenantAttrs}
+	k.convKeys = make([]convKey, len(conversationAttrs))
+	for i, n := range conversationAttrs {
+		k.convKeys[i].key, k.convKeys[i].registered = fields.Lookup(n)
+	}
+	return k
 }
 
 // Tenant returns service.name followed by the values of the tenant attributes, separated by
@@ -67,8 +89,16 @@ func (k *Keyer) in(attrs pcommon.Map) (name, value string, ok bool) {
 
 // inRecord is in of the attributes a reads, in a's one pass for the registered keys.
 func (k *Keyer) inRecord(a *fields.Record) (name, value string, ok bool) {
-	for _, n := range k.ConversationAttrs {
-		if v, found := a.Get(n); found {
+	resolved := len(k.convKeys) == len(k.ConversationAttrs)
+	for i, n := range k.ConversationAttrs {
+		var v pcommon.Value
+		var found bool
+		if resolved && k.convKeys[i].registered {
+			v, found = a.Value(k.convKeys[i].key)
+		} else {
+			v, found = a.Get(n)
+		}
+		if found {
 			if s := v.AsString(); s != "" {
 				return n, s, true
 			}

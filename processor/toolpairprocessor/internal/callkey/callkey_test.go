@@ -7,14 +7,22 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
+
+// session.id is read from a record's one pass in this package's tests, gen_ai.conversation.id
+// by name: a Keyer made by New reads each its way (in the processor both are registered).
+var _ = fields.Register("session.id")
 
 // TestForCalls: the one rule spans, log records and route mode key calls by. A dialect's
 // item conversation counts only when the dialect declares it gives one (own), whatever the
 // signal; else the record's conversation attribute, its resource's, its trace ID, or nothing.
+// The same from the record's attributes (ForCalls) and from its one pass (ForCallsIn), with
+// a Keyer made by New and one made without.
 func TestForCalls(t *testing.T) {
-	k := Keyer{ConversationAttrs: []string{"gen_ai.conversation.id", "session.id"}}
+	convAttrs := []string{"gen_ai.conversation.id", "session.id"}
+	keyers := map[string]Keyer{"literal": {ConversationAttrs: convAttrs}, "New": New(convAttrs, nil)}
 	tid := pcommon.TraceID{0xab, 1}
 	withConv := []dialect.Item{{Kind: pairing.KindUse, CallID: "c1", Conversation: "sess-1", ConversationAttr: "acme.session_id"}, {Kind: pairing.KindUse, CallID: "c2", Conversation: "other"}}
 	noConv := []dialect.Item{{Kind: pairing.KindUse, CallID: "c1"}}
@@ -42,10 +50,17 @@ func TestForCalls(t *testing.T) {
 			for n, v := range tt.record {
 				attrs.PutStr(n, v)
 			}
-			for _, c := range []*TraceHex{nil, {}} {
-				name, value := k.ForCalls(tt.own, tt.items, attrs, tt.fb, tt.traceID, c)
-				assert.Equal(t, tt.wantAttr, name)
-				assert.Equal(t, tt.wantValue, value)
+			var rec fields.Record
+			rec.Reset(attrs)
+			for kn, k := range keyers {
+				for _, c := range []*TraceHex{nil, {}} {
+					name, value := k.ForCalls(tt.own, tt.items, attrs, tt.fb, tt.traceID, c)
+					assert.Equal(t, tt.wantAttr, name, kn)
+					assert.Equal(t, tt.wantValue, value, kn)
+					name, value = k.ForCallsIn(tt.own, tt.items, &rec, tt.fb, tt.traceID, c)
+					assert.Equal(t, tt.wantAttr, name, kn+" in")
+					assert.Equal(t, tt.wantValue, value, kn+" in")
+				}
 			}
 		})
 	}

@@ -76,6 +76,10 @@ func Register(key string) Key {
 // Name returns the key k was registered for.
 func (k Key) Name() string { return names[k] }
 
+// Lookup returns the Key of key when it is registered: a reader that asks for the same key
+// of every record resolves it once and reads it with Record.Value.
+func Lookup(key string) (Key, bool) { return lookup(key) }
+
 // lookup returns the Key of a registered key.
 func lookup(key string) (Key, bool) {
 	if key == "" {
