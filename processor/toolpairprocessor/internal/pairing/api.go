@@ -168,7 +168,7 @@ type Event struct {
 	Verdict Verdict
 
 	// hash is Key's index hash when hashed, computed by Process before it applies the batch
-	// (see prefetch).
+	// (see hashEvents).
 	hash   uint32
 	hashed bool
 }

@@ -4,8 +4,8 @@
 //     outcome.go the outcomes and reasons; group.go grouped steps;
 //   - store.go: entries, their states and lists, and the scopes; index.go: the call index
 //     of pending calls and held results; resolved.go: the memory of resolved calls (its ring
-//     and index in resolvedring.go) and the batch's prefetch; intern.go: the strings calls
-//     share;
+//     and index in resolvedring.go) and the reading ahead of a batch (hashEvents,
+//     readAhead); intern.go: the strings calls share;
 //   - transitions.go: Process and what each event does to a call (with their table), with
 //     refusal.go, companion.go and match.go for refusals, companion results and results
 //     found by Match; reports.go: the further reports of a call (each source's first record
@@ -33,7 +33,7 @@ import (
 // of the same hash are told apart by the entries' keys. It holds the pending calls and held
 // results; a resolved call leaves its entry for the ring of resolved calls (resolvedMemory),
 // whose index is of 8-byte slots. No lookup hashes a key twice: Process hashes a batch's keys
-// before applying it (prefetch). See find.
+// before applying it (hashEvents). See find.
 type Engine struct {
 	mu            sync.Mutex
 	cfg           Config
@@ -89,7 +89,7 @@ type Engine struct {
 	matchOf map[*entry]*matchNode
 	// acts lists the scopes' activities, least recently observed first (see activity.go).
 	acts actList
-	// touched keeps what prefetch read, so that the compiler keeps the reads.
+	// touched keeps what readAhead read, so that the compiler keeps the reads.
 	touched uint32
 }
 

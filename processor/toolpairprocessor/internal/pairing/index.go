@@ -12,7 +12,7 @@ func (e *Engine) hash(k Key) uint64 {
 }
 
 // scopeKeyHash returns the maphash of a scope key, the part of a call's index hash that the
-// calls of one scope share (a batch's events come in runs of one scope: prefetch hashes it
+// calls of one scope share (a batch's events come in runs of one scope: hashEvents hashes it
 // once a run).
 func (e *Engine) scopeKeyHash(k ConversationKey) uint64 {
 	return maphash.Comparable(e.seed, k)

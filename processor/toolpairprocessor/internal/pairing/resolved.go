@@ -244,17 +244,15 @@ func (sc *conversation) holdsCalls() bool {
 	return sc.entries != nil || sc.resolvedFirst != 0
 }
 
-// prefetch hashes the call key of each event of a batch and reads the home slot of each hash
-// in the resolved calls' index, and the slots of the oldest resolved calls that the batch's
-// resolutions may forget (with, for those whose scope goes with them, the slots of the
-// memory of scopes that saw a use), before Process applies the batch. The index of 10^5 resolved calls
-// is megabytes read at random, so nearly each of these reads misses the cache; here they do
-// not depend on one another and the processor overlaps them, where applying the events one
-// after the other would wait for each in turn. The slots stay cached for the apply loop.
-func (e *Engine) prefetch(events []Event) {
-	// Every event is hashed here (or marked unhashed): a hash an event may carry from an
-	// earlier Process (of this engine or another, whose seed differs) is never taken for its
-	// key's.
+// prefetchChunk is the number of events whose cache misses readAhead overlaps at a time: the
+// lines they touch (a few hundred) stay cached until the apply loop reaches them, which those
+// of a whole batch of thousands did not.
+const prefetchChunk = 64
+
+// hashEvents hashes the call key of each event of a batch (or marks it unhashed), the scope
+// part once per run of events of one scope. A hash an event may carry from an earlier Process
+// (of this engine or another, whose seed differs) is never taken for its key's.
+func (e *Engine) hashEvents(events []Event) {
 	var last ConversationKey
 	var sh uint64
 	have := false
@@ -269,6 +267,16 @@ func (e *Engine) prefetch(events []Event) {
 		}
 		ev.hash, ev.hashed = uint32(e.keyHash(ev.Key.CallID, sh)), true
 	}
+}
+
+// readAhead reads, before Process applies chunk (a run of at most prefetchChunk hashed
+// events), the home slot of each event's hash in the resolved calls' index, and the slots of
+// the oldest resolved calls its resolutions may forget (with, for those whose scope goes with
+// them, the slots of the memory of scopes that saw a use). The index of 10^5 resolved calls is
+// megabytes read at random, so nearly each of these reads misses the cache; here they do not
+// depend on one another and the processor overlaps them, where applying the events one after
+// the other would wait for each in turn.
+func (e *Engine) readAhead(chunk []Event) {
 	m := &e.resolved
 	if m.keyed == 0 {
 		return // nothing to read ahead
@@ -277,10 +285,10 @@ func (e *Engine) prefetch(events []Event) {
 	// at once.
 	mask := uint32(len(m.slots) - 1)
 	var sum uint32
-	for i := range events {
-		sum += m.slots[events[i].hash&mask].pos1
+	for i := range chunk {
+		sum += m.slots[chunk[i].hash&mask].pos1
 	}
-	if forget := m.n + len(events) - e.cfg.MaxResolved; forget > 0 {
+	if forget := m.n + len(chunk) - e.cfg.MaxResolved; forget > 0 {
 		used := &e.usedConversations
 		j := 0
 		for i := range min(forget, m.n) {
@@ -295,5 +303,5 @@ func (e *Engine) prefetch(events []Event) {
 			}
 		}
 	}
-	e.touched = sum
+	e.touched += sum
 }

@@ -54,8 +54,11 @@ func (e *Engine) Process(events []Event, hold func(*Event) any, out []Resolution
 	defer e.mu.Unlock()
 	now := e.cfg.Clock.Now().UnixNano()
 	from := len(out)
-	e.prefetch(events)
+	e.hashEvents(events)
 	for i := range events {
+		if i%prefetchChunk == 0 {
+			e.readAhead(events[i:min(i+prefetchChunk, len(events))])
+		}
 		ev := &events[i]
 		if ev.Key.CallID == "" && ev.Kind != KindBoundary && ev.Kind != KindSessionEnd && ev.Kind != KindMatch {
 			ev.Verdict = VerdictNone

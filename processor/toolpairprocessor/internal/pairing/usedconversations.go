@@ -6,7 +6,7 @@ package pairing
 // conversationMemory is a bounded set of scope key hashes (stableConversationHash): once it
 // holds max, each hash added forgets the oldest. The hashes are kept in a ring, in order of
 // addition, and in an open-addressing table of 8-byte slots (0: free; a hash of 0 is kept as
-// 1), at most half full, whose probes Process can start early (prefetch): at the default
+// 1), at most half full, whose probes Process can start early (readAhead): at the default
 // bound it is 2 MiB read at random, and a new scope's lookup and a forgotten scope's
 // addition would each wait for a cache miss. It holds no pointer. The zero value with max 0
 // holds nothing.
@@ -112,7 +112,7 @@ func (m *conversationMemory) remove(h uint64) {
 	m.slots[i] = 0
 }
 
-// touch reads the home slot of h and returns it, for prefetch.
+// touch reads the home slot of h and returns it, for readAhead.
 func (m *conversationMemory) touch(h uint64) uint64 {
 	if len(m.slots) == 0 {
 		return 0
