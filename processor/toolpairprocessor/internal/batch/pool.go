@@ -19,6 +19,7 @@ type Pool[T any] struct {
 
 	mu   sync.Mutex
 	free []*T
+	keep int // GOMAXPROCS when the first scratch was put back
 }
 
 // Get returns a free scratch, or a new one.
@@ -35,11 +36,14 @@ func (p *Pool[T]) Get() *T {
 	return p.New()
 }
 
-// Put returns x, reset by the caller, for a later Get; past GOMAXPROCS free scratches it is
-// dropped.
+// Put returns x, reset by the caller, for a later Get; past GOMAXPROCS free scratches (as it
+// was at the first Put) it is dropped.
 func (p *Pool[T]) Put(x *T) {
 	p.mu.Lock()
-	if len(p.free) < runtime.GOMAXPROCS(0) {
+	if p.keep == 0 {
+		p.keep = runtime.GOMAXPROCS(0) // read once: it takes the scheduler's lock
+	}
+	if len(p.free) < p.keep {
 		p.free = append(p.free, x)
 	}
 	p.mu.Unlock()

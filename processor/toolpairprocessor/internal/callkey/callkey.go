@@ -28,13 +28,15 @@ type Keyer struct {
 	// (config key tenant_attributes).
 	TenantAttrs []string
 
-	// convKeys are ConversationAttrs resolved among the keys a record's one pass reads
-	// (New); a Keyer built without New reads them by name.
+	// convKeys are ConversationAttrs as New saw them, each with its key among those a
+	// record's one pass reads; a Keyer built without New reads ConversationAttrs by name.
 	convKeys []convKey
 }
 
-// convKey is a conversation attribute as a registered key of package fields, when it is one.
+// convKey is a conversation attribute, with its registered key of package fields when it is
+// one.
 type convKey struct {
+	name       string
 	key        fields.Key
 	registered bool
 }
@@ -46,6 +48,7 @@ func New(conversationAttrs, tenantAttrs []string) Keyer {
 	k := Keyer{ConversationAttrs: conversationAttrs, TenantAttrs: tenantAttrs}
 	k.convKeys = make([]convKey, len(conversationAttrs))
 	for i, n := range conversationAttrs {
+		k.convKeys[i].name = n
 		k.convKeys[i].key, k.convKeys[i].registered = fields.Lookup(n)
 	}
 	return k
@@ -89,11 +92,12 @@ func (k *Keyer) in(attrs pcommon.Map) (name, value string, ok bool) {
 
 // inRecord is in of the attributes a reads, in a's one pass for the registered keys.
 func (k *Keyer) inRecord(a *fields.Record) (name, value string, ok bool) {
-	resolved := len(k.convKeys) == len(k.ConversationAttrs)
 	for i, n := range k.ConversationAttrs {
 		var v pcommon.Value
 		var found bool
-		if resolved && k.convKeys[i].registered {
+		// The resolved key only for the attribute New resolved (the same string: a Keyer
+		// whose attributes changed since reads the others by name).
+		if i < len(k.convKeys) && k.convKeys[i].registered && k.convKeys[i].name == n {
 			v, found = a.Value(k.convKeys[i].key)
 		} else {
 			v, found = a.Get(n)

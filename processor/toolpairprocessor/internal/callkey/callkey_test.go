@@ -22,7 +22,9 @@ var _ = fields.Register("session.id")
 // a Keyer made by New and one made without.
 func TestForCalls(t *testing.T) {
 	convAttrs := []string{"gen_ai.conversation.id", "session.id"}
-	keyers := map[string]Keyer{"literal": {ConversationAttrs: convAttrs}, "New": New(convAttrs, nil)}
+	changed := New([]string{"session.id", "gen_ai.conversation.id"}, nil)
+	changed.ConversationAttrs = convAttrs // changed after New: read by name where they differ
+	keyers := map[string]Keyer{"literal": {ConversationAttrs: convAttrs}, "New": New(convAttrs, nil), "changed after New": changed}
 	tid := pcommon.TraceID{0xab, 1}
 	withConv := []dialect.Item{{Kind: pairing.KindUse, CallID: "c1", Conversation: "sess-1", ConversationAttr: "acme.session_id"}, {Kind: pairing.KindUse, CallID: "c2", Conversation: "other"}}
 	noConv := []dialect.Item{{Kind: pairing.KindUse, CallID: "c1"}}

@@ -74,8 +74,12 @@ func (f *Found) Attrs(m pcommon.Map) *fields.Record {
 	return &f.attrs
 }
 
-// Release resets f and drops its references into the last record read (end of a batch).
+// Release resets f and drops its references into the batch's records (end of a batch): the
+// strings of the items and malformed fields it found, and the last record read. A pooled
+// scratch then keeps none of a batch's data until its next batch.
 func (f *Found) Release() {
+	clear(f.Items[:cap(f.Items)])
+	clear(f.Malformed[:cap(f.Malformed)])
 	f.Reset()
 	f.attrs.Release()
 }

@@ -40,3 +40,24 @@ func pad(i int) string {
 	}
 	return s
 }
+
+// TestNameTableSpreadsLookAlikes: names that differ only in a few digits (span names with a
+// number in them) get home slots of their own: no lookup of a missing look-alike walks more
+// than a short run.
+func TestNameTableSpreadsLookAlikes(t *testing.T) {
+	names := map[string]Kind{}
+	for i := range maxCachedNames {
+		names["op."+pad(i)+".x"] = KindOther
+	}
+	table := newNameTable(names)
+	longest := 0
+	for i := range 10 * maxCachedNames {
+		name := "op." + pad(maxCachedNames+i) + ".x"
+		probes := 0
+		for j := nameHash(name) & table.mask; table.slots[j].name != ""; j = (j + 1) & table.mask {
+			probes++
+		}
+		longest = max(longest, probes)
+	}
+	assert.Less(t, longest, 24, "the longest run a missing name walks")
+}
