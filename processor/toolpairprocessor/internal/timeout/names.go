@@ -78,8 +78,10 @@ func (k *nameKinds) lookup(name string, keep bool) Kind {
 	if name == "" {
 		return KindOther
 	}
+	h, hashed := uint32(0), false // one hash for both tables
 	if k.lens&lenBit(len(name)) != 0 {
-		if kind, ok := k.exact.get(name); ok {
+		h, hashed = nameHash(name), true
+		if kind, ok := k.exact.get(name, h); ok {
 			return kind
 		}
 	}
@@ -88,7 +90,10 @@ func (k *nameKinds) lookup(name string, keep bool) Kind {
 	}
 	full := false
 	if c := k.cache.Load(); c != nil {
-		if kind, ok := c.table.get(name); ok {
+		if !hashed {
+			h = nameHash(name)
+		}
+		if kind, ok := c.table.get(name, h); ok {
 			return kind
 		}
 		full = c.table.n >= maxCachedNames

@@ -36,9 +36,10 @@ func newNameTable(names map[string]Kind) *nameTable {
 	return t
 }
 
-// get returns the kind of name (not empty), and whether the table has it.
-func (t *nameTable) get(name string) (Kind, bool) {
-	for i := nameHash(name) & t.mask; ; i = (i + 1) & t.mask {
+// get returns the kind of name (not empty), whose nameHash is h, and whether the table has
+// it.
+func (t *nameTable) get(name string, h uint32) (Kind, bool) {
+	for i := h & t.mask; ; i = (i + 1) & t.mask {
 		s := &t.slots[i]
 		if s.name == "" {
 			return KindOther, false

@@ -22,13 +22,13 @@ func TestNameTableAgreesWithMap(t *testing.T) {
 		for i := range n + 50 {
 			name := "op." + pad(i) + ".x"
 			want, wantOK := names[name]
-			got, ok := table.get(name)
+			got, ok := table.get(name, nameHash(name))
 			assert.Equal(t, wantOK, ok, name)
 			if wantOK {
 				assert.Equal(t, want, got, name)
 			}
 		}
-		_, ok := table.get("claude_code.tool_result")
+		_, ok := table.get("claude_code.tool_result", nameHash("claude_code.tool_result"))
 		assert.False(t, ok)
 	}
 }
