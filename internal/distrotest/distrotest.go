@@ -8,11 +8,13 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -73,13 +75,40 @@ func requireFile(t testing.TB, env, fallback, how string) string {
 	return abs
 }
 
-// FreePort returns a TCP port on 127.0.0.1 that was free when asked.
+// FreePort picks its ports in [portLow, portHigh): below Linux's default ephemeral range
+// (32768-60999), from which the kernel gives ports to outgoing connections and to listeners
+// on port 0. A port from the ephemeral range could be taken by any process's connection
+// between FreePort and the bind of the binary the test passes it to.
+const portLow, portHigh = 20000, 32000
+
+// FreePort returns a TCP port on 127.0.0.1 that is free and reserved for the test until it
+// ends: a lock (flock) on a file named after the port, in the temporary directory, keeps the
+// other test processes of the repository (go test runs packages in parallel) from picking it.
+// The binary the test starts binds it later; nothing else on the machine takes it meanwhile
+// unless it binds that very port.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	dir := filepath.Join(os.TempDir(), "otelcol-agent-test-ports")
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	for range 1000 {
+		port := portLow + rand.IntN(portHigh-portLow)
+		f, err := os.OpenFile(filepath.Join(dir, strconv.Itoa(port)), os.O_CREATE|os.O_RDWR, 0o600)
+		require.NoError(t, err)
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+			f.Close() // another test holds it
+			continue
+		}
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			f.Close() // in use outside the tests
+			continue
+		}
+		l.Close()
+		t.Cleanup(func() { f.Close() }) // releases the lock
+		return port
+	}
+	t.Fatalf("no free port in [%d, %d)", portLow, portHigh)
+	return 0
 }
 
 // Process is a binary started by a test. Its combined output is kept and logged when the test
