@@ -10,6 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// scopeEvent is an event of call id in scope of tenant svc at ms milliseconds (its Ref too).
+func scopeEvent(scope, id string, kind Kind, ms int64) Event {
+	return Event{Kind: kind, Key: Key{Tenant: "svc", Conversation: scope, CallID: id}, Time: ms * int64(time.Millisecond), Ref: int32(ms)}
+}
+
 // TestOrphanAfterResolvedTrim: once MaxResolved has forgotten every resolved call of a scope
 // (and so the scope's state), a result without its use in that scope is still an orphan
 // (specification section 2: a scope where at least one use has been seen), held or not; a scope
@@ -19,25 +24,22 @@ func TestOrphanAfterResolvedTrim(t *testing.T) {
 	clk := newFakeClock()
 	e, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, MaxResolved: 2, Clock: clk})
 	require.NoError(t, err)
-	in := func(scope, id string, kind Kind, ms int64) Event {
-		return Event{Kind: kind, Key: Key{Tenant: "svc", Conversation: scope, CallID: id}, Time: ms * int64(time.Millisecond), Ref: int32(ms)}
-	}
 	// Scope s1 sees a call, paired; then two pairs in s2 and s3 trim s1's call (and s1) away.
 	for _, sc := range []string{"s1", "s2", "s3"} {
-		run(t, e, in(sc, "a", KindUse, 1), in(sc, "a", KindResult, 2))
+		run(t, e, scopeEvent(sc, "a", KindUse, 1), scopeEvent(sc, "a", KindResult, 2))
 	}
 	require.NotContains(t, e.conversations, ConversationKey{Tenant: "svc", Conversation: "s1"}, "s1's state is forgotten")
 	// Settled at once (hold nil), and held then released after orphan_grace.
-	out := e.Process([]Event{in("s1", "late", KindResult, 3)}, nil, nil)
+	out := e.Process([]Event{scopeEvent("s1", "late", KindResult, 3)}, nil, nil)
 	require.Len(t, out, 1)
 	assert.Equal(t, OutcomeOrphan, out[0].Outcome)
-	run(t, e, in("s1", "held", KindResult, 4))
+	run(t, e, scopeEvent("s1", "held", KindResult, 4))
 	clk.Advance(testGrace)
 	out = e.Tick(nil)
 	require.Len(t, out, 1)
 	assert.Equal(t, OutcomeOrphan, out[0].Outcome)
 	// A scope that never saw a use.
-	out = e.Process([]Event{in("s9", "x", KindResult, 5)}, nil, nil)
+	out = e.Process([]Event{scopeEvent("s9", "x", KindResult, 5)}, nil, nil)
 	require.Len(t, out, 1)
 	assert.Equal(t, OutcomeStandalone, out[0].Outcome)
 	require.NoError(t, e.Stats().CheckConservation())
@@ -45,10 +47,10 @@ func TestOrphanAfterResolvedTrim(t *testing.T) {
 	// The memory holds at most MaxResolved scopes: after s4 and s5 are forgotten too, s1
 	// (the oldest remembered) is not.
 	for _, sc := range []string{"s4", "s5", "s6", "s7"} {
-		run(t, e, in(sc, "a", KindUse, 1), in(sc, "a", KindResult, 2))
+		run(t, e, scopeEvent(sc, "a", KindUse, 1), scopeEvent(sc, "a", KindResult, 2))
 	}
 	assert.LessOrEqual(t, e.usedConversations.len(), 2)
-	out = e.Process([]Event{in("s1", "later", KindResult, 6)}, nil, nil)
+	out = e.Process([]Event{scopeEvent("s1", "later", KindResult, 6)}, nil, nil)
 	require.Len(t, out, 1)
 	assert.Equal(t, OutcomeStandalone, out[0].Outcome, "forgotten past the bound")
 }
@@ -104,15 +106,12 @@ func TestOrphanWhenMemoryMovesOnWhileHeld(t *testing.T) {
 	clk := newFakeClock()
 	e, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, MaxResolved: 1, Clock: clk})
 	require.NoError(t, err)
-	in := func(scope, id string, kind Kind, ms int64) Event {
-		return Event{Kind: kind, Key: Key{Tenant: "svc", Conversation: scope, CallID: id}, Time: ms * int64(time.Millisecond), Ref: int32(ms)}
-	}
-	run(t, e, in("s1", "a", KindUse, 1), in("s1", "a", KindResult, 2))
-	run(t, e, in("s2", "a", KindUse, 1), in("s2", "a", KindResult, 2)) // forgets s1: remembered
+	run(t, e, scopeEvent("s1", "a", KindUse, 1), scopeEvent("s1", "a", KindResult, 2))
+	run(t, e, scopeEvent("s2", "a", KindUse, 1), scopeEvent("s2", "a", KindResult, 2)) // forgets s1: remembered
 	require.NotContains(t, e.conversations, ConversationKey{Tenant: "svc", Conversation: "s1"})
-	run(t, e, in("s1", "held", KindResult, 3)) // s1 made again, by a held result
+	run(t, e, scopeEvent("s1", "held", KindResult, 3)) // s1 made again, by a held result
 	// s2 is forgotten in turn; the memory (bound 1) now forgets s1.
-	run(t, e, in("s3", "a", KindUse, 1), in("s3", "a", KindResult, 2))
+	run(t, e, scopeEvent("s3", "a", KindUse, 1), scopeEvent("s3", "a", KindResult, 2))
 	clk.Advance(testGrace)
 	out := e.Tick(nil)
 	require.Len(t, out, 1)
