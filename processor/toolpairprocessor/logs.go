@@ -90,9 +90,11 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 				}
 				// b.Found.Line was told before the normalization, which only sets values
 				// to integers: that never makes a line a timeout line.
-				rec := p.tmo.Names.LogLineIn(lr, b.Found.Line, b.Found.Attrs(lr.Attributes()))
-				if results > 0 {
-					rec.Kind = timeout.KindTool
+				var rec timeout.Record
+				if results > 0 { // a tool result: the classifier needs it only as a timeout
+					rec = p.tmo.Names.ResultLogIn(lr, b.Found.Line, b.Found.Attrs(lr.Attributes()))
+				} else {
+					rec = p.tmo.Names.LogLineIn(lr, b.Found.Line, b.Found.Attrs(lr.Attributes()))
 				}
 				if !timeout.Relevant(rec) {
 					continue

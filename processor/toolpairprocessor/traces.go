@@ -102,9 +102,11 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 				if p.tmo == nil {
 					continue
 				}
-				rec := p.tmo.Names.SpanIn(span, b.Found.Attrs(span.Attributes()))
-				if results > 0 {
-					rec.Kind = timeout.KindTool // a dialect found a tool result in it
+				var rec timeout.Record
+				if results > 0 { // a dialect found a tool result in it: needed only as a timeout
+					rec = p.tmo.Names.ResultSpanIn(span, b.Found.Attrs(span.Attributes()))
+				} else {
+					rec = p.tmo.Names.SpanIn(span, b.Found.Attrs(span.Attributes()))
 				}
 				if !timeout.Relevant(rec) {
 					continue

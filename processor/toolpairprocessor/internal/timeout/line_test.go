@@ -41,6 +41,7 @@ func requireSameRecord(t *testing.T, n *Names, lr plog.LogRecord) (Record, diale
 	if got := n.LogLine(lr, line); got != want {
 		t.Fatalf("facts %d: %+v, without them %+v: %.300s", line, got, want, lr.Body().AsString())
 	}
+	requireResultAgrees(t, want, resultOfLog(n, lr, line))
 	if want.Timeout && want.Transcript && line == dialect.LineNoTimeout {
 		t.Fatalf("a timeout line told LineNoTimeout: %.300s", lr.Body().AsString())
 	}

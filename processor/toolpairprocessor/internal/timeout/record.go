@@ -224,19 +224,24 @@ func (n *Names) Span(s ptrace.Span) Record {
 
 // span is Span of a span whose attributes scanned to sc.
 func (n *Names) span(s ptrace.Span, sc *scan) Record {
-	r := Record{Kind: n.spanKind(s.Name(), sc), Start: int64(s.StartTimestamp()), End: int64(s.EndTimestamp())}
-	st := s.Status()
-	r.Timeout = sc.timedOut() || (st.Code() == ptrace.StatusCodeError && Message(st.Message()))
-	if !r.Timeout {
-		evs := s.Events()
-		for i := 0; i < evs.Len() && !r.Timeout; i++ {
-			if e := evs.At(i); e.Name() == eventException {
-				sc := scanAttrs(e.Attributes())
-				r.Timeout = sc.timedOut()
+	return Record{Kind: n.spanKind(s.Name(), sc), Start: int64(s.StartTimestamp()), End: int64(s.EndTimestamp()), Timeout: spanTimedOut(s, sc)}
+}
+
+// spanTimedOut reports whether span s, whose attributes scanned to sc, says it timed out: in
+// its attributes, its error status's message, or an exception event's attributes.
+func spanTimedOut(s ptrace.Span, sc *scan) bool {
+	if st := s.Status(); sc.timedOut() || (st.Code() == ptrace.StatusCodeError && Message(st.Message())) {
+		return true
+	}
+	evs := s.Events()
+	for i := 0; i < evs.Len(); i++ {
+		if e := evs.At(i); e.Name() == eventException {
+			if sc := scanAttrs(e.Attributes()); sc.timedOut() {
+				return true
 			}
 		}
 	}
-	return r
+	return false
 }
 
 // builtin are the operation names of the built-in dialects (dialect.Entry.Operations), and

@@ -117,6 +117,16 @@ var readMask, actions = func() (m [fields.MaxKeys / 64]uint64, acts [fields.MaxK
 	return m, acts
 }()
 
+// timeoutMask has the bit of each of timeoutKeys, laid out as readMask: the keys whose value
+// may say a record timed out, all that scanTimeouts reads.
+var timeoutMask = func() (m [fields.MaxKeys / 64]uint64) {
+	for _, k := range timeoutKeys {
+		f := fields.Register(k)
+		m[f>>6] |= 1 << (f & 63)
+	}
+	return m
+}()
+
 // recordExact reports whether scanRecord reads what scanAttrs reads: each key's last
 // occurrence decides what scan notes of it, except where several keys share a role whose
 // value the last of them gives (a kind, a tool kind, a duration), which one pass over the
@@ -144,6 +154,53 @@ func scanRecord(a *fields.Record) scan {
 		}
 	}
 	return sc
+}
+
+// scanTimeouts is scanRecord of the timeout keys alone: only sc.timedOut is told. Each of
+// them decides its own bit by its last occurrence, so one pass in order is never needed.
+func scanTimeouts(a *fields.Record) scan {
+	var sc scan
+	seen := a.Seen()
+	for w := range seen {
+		for b := seen[w] & timeoutMask[w]; b != 0; b &= b - 1 {
+			k := fields.Key(w<<6 | bits.TrailingZeros64(b))
+			v, _ := a.Value(k)
+			sc.apply(actions[k], v)
+		}
+	}
+	return sc
+}
+
+// ResultLogIn is LogLineIn of a log record in which a dialect found a tool result: the
+// record's kind is then KindTool whatever its names say, so the classifier needs it (Relevant)
+// only when it is a timeout. Of a record that says no timeout (in its attributes or as a
+// transcript line), Kind alone is set; its names, times and duration are not read.
+func (n *Names) ResultLogIn(lr plog.LogRecord, line dialect.Line, a *fields.Record) Record {
+	if sc := scanTimeouts(a); !sc.timedOut() {
+		if line == dialect.LineNoTimeout {
+			return Record{Kind: KindTool}
+		}
+		t, ok := TranscriptLine(lr.Body())
+		if !ok || !t.Timeout {
+			return Record{Kind: KindTool}
+		}
+	}
+	r := n.LogLineIn(lr, line, a)
+	r.Kind = KindTool
+	return r
+}
+
+// ResultSpanIn is SpanIn of a span in which a dialect found a tool result, read only as far
+// as ResultLogIn reads a log record: of a span that says no timeout (attributes, status,
+// exception events), Kind alone is set, KindTool.
+func (n *Names) ResultSpanIn(s ptrace.Span, a *fields.Record) Record {
+	sc := scanTimeouts(a)
+	if !spanTimedOut(s, &sc) {
+		return Record{Kind: KindTool}
+	}
+	r := n.SpanIn(s, a)
+	r.Kind = KindTool
+	return r
 }
 
 // LogLineIn is LogLine of a log record whose attributes a reads (dialect.Found.Attrs): the

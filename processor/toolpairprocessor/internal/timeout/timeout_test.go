@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
@@ -292,6 +293,7 @@ func TestSpan(t *testing.T) {
 				e.Attributes().PutStr("exception.message", tt.exception.msg)
 			}
 			r := n.Span(s)
+			requireResultAgrees(t, r, resultOfSpan(n, s))
 			assert.Equal(t, tt.timeout, r.Timeout)
 			assert.Equal(t, tt.kind.String(), r.Kind.String())
 			assert.Equal(t, int64(1_000), r.Start)
@@ -384,6 +386,7 @@ func TestLog(t *testing.T) {
 			}
 			require.NoError(t, lr.Attributes().FromRaw(tt.attrs))
 			r := n.Log(lr)
+			requireResultAgrees(t, r, resultOfLog(n, lr, dialect.LineUnread))
 			assert.Equal(t, tt.timeout, r.Timeout)
 			assert.Equal(t, tt.kind.String(), r.Kind.String())
 			assert.Equal(t, at, r.End)
