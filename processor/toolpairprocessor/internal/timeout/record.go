@@ -224,13 +224,13 @@ func (n *Names) Span(s ptrace.Span) Record {
 
 // span is Span of a span whose attributes scanned to sc.
 func (n *Names) span(s ptrace.Span, sc *scan) Record {
-	return Record{Kind: n.spanKind(s.Name(), sc), Start: int64(s.StartTimestamp()), End: int64(s.EndTimestamp()), Timeout: spanTimedOut(s, sc)}
+	return Record{Kind: n.spanKind(s.Name(), sc), Start: int64(s.StartTimestamp()), End: int64(s.EndTimestamp()), Timeout: spanTimedOut(s, sc.timedOut())}
 }
 
-// spanTimedOut reports whether span s, whose attributes scanned to sc, says it timed out: in
-// its attributes, its error status's message, or an exception event's attributes.
-func spanTimedOut(s ptrace.Span, sc *scan) bool {
-	if st := s.Status(); sc.timedOut() || (st.Code() == ptrace.StatusCodeError && Message(st.Message())) {
+// spanTimedOut reports whether span s says it timed out: in its attributes (attrs, as its scan
+// told), its error status's message, or an exception event's attributes.
+func spanTimedOut(s ptrace.Span, attrs bool) bool {
+	if st := s.Status(); attrs || (st.Code() == ptrace.StatusCodeError && Message(st.Message())) {
 		return true
 	}
 	evs := s.Events()

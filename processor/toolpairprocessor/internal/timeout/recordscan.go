@@ -118,7 +118,7 @@ var readMask, actions = func() (m [fields.MaxKeys / 64]uint64, acts [fields.MaxK
 }()
 
 // timeoutMask has the bit of each of timeoutKeys, laid out as readMask: the keys whose value
-// may say a record timed out, all that scanTimeouts reads.
+// may say a record timed out, all that timedOutIn reads.
 var timeoutMask = func() (m [fields.MaxKeys / 64]uint64) {
 	for _, k := range timeoutKeys {
 		f := fields.Register(k)
@@ -139,12 +139,14 @@ var recordExact = func() bool {
 	return n[roleKind] <= 1 && n[roleToolKind] <= 1 && n[roleDuration] <= 1
 }()
 
-// scanRecord is scanAttrs of the attributes a reads, from a's one pass.
-func scanRecord(a *fields.Record) scan {
+// scanRecord sets sc to scanAttrs of the attributes a reads, from a's one pass (sc is the
+// caller's: a scan is too large to return by value on every record).
+func scanRecord(a *fields.Record, sc *scan) {
 	if !recordExact {
-		return scanAttrs(a.Map())
+		*sc = scanAttrs(a.Map())
+		return
 	}
-	var sc scan
+	*sc = scan{}
 	seen := a.Seen()
 	for w := range seen {
 		for b := seen[w] & readMask[w]; b != 0; b &= b - 1 {
@@ -153,12 +155,11 @@ func scanRecord(a *fields.Record) scan {
 			sc.apply(actions[k], v)
 		}
 	}
-	return sc
 }
 
-// scanTimeouts is scanRecord of the timeout keys alone: only sc.timedOut is told. Each of
-// them decides its own bit by its last occurrence, so one pass in order is never needed.
-func scanTimeouts(a *fields.Record) scan {
+// timedOutIn is scanRecord's timedOut of the attributes a reads, from the timeout keys alone:
+// each decides its own bit by its last occurrence, so one pass in order is never needed.
+func timedOutIn(a *fields.Record) bool {
 	var sc scan
 	seen := a.Seen()
 	for w := range seen {
@@ -168,7 +169,7 @@ func scanTimeouts(a *fields.Record) scan {
 			sc.apply(actions[k], v)
 		}
 	}
-	return sc
+	return sc.timedOut()
 }
 
 // ResultLogIn is LogLineIn of a log record in which a dialect found a tool result: the
@@ -176,7 +177,7 @@ func scanTimeouts(a *fields.Record) scan {
 // only when it is a timeout. Of a record that says no timeout (in its attributes or as a
 // transcript line), Kind alone is set; its names, times and duration are not read.
 func (n *Names) ResultLogIn(lr plog.LogRecord, line dialect.Line, a *fields.Record) Record {
-	if sc := scanTimeouts(a); !sc.timedOut() {
+	if !timedOutIn(a) {
 		if line == dialect.LineNoTimeout {
 			return Record{Kind: KindTool}
 		}
@@ -194,8 +195,7 @@ func (n *Names) ResultLogIn(lr plog.LogRecord, line dialect.Line, a *fields.Reco
 // as ResultLogIn reads a log record: of a span that says no timeout (attributes, status,
 // exception events), Kind alone is set, KindTool.
 func (n *Names) ResultSpanIn(s ptrace.Span, a *fields.Record) Record {
-	sc := scanTimeouts(a)
-	if !spanTimedOut(s, &sc) {
+	if !spanTimedOut(s, timedOutIn(a)) {
 		return Record{Kind: KindTool}
 	}
 	r := n.SpanIn(s, a)
@@ -206,12 +206,14 @@ func (n *Names) ResultSpanIn(s ptrace.Span, a *fields.Record) Record {
 // LogLineIn is LogLine of a log record whose attributes a reads (dialect.Found.Attrs): the
 // classifier shares the record's one pass over its attributes with its dialect.
 func (n *Names) LogLineIn(lr plog.LogRecord, line dialect.Line, a *fields.Record) Record {
-	sc := scanRecord(a)
+	var sc scan
+	scanRecord(a, &sc)
 	return n.logLine(lr, line, &sc)
 }
 
 // SpanIn is Span of a span whose attributes a reads (dialect.Found.Attrs).
 func (n *Names) SpanIn(s ptrace.Span, a *fields.Record) Record {
-	sc := scanRecord(a)
+	var sc scan
+	scanRecord(a, &sc)
 	return n.span(s, &sc)
 }

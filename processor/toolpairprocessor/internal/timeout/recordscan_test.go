@@ -34,7 +34,10 @@ func TestScanRecordMatchesScanAttrs(t *testing.T) {
 			actionValues[(i+j)%len(actionValues)].CopyTo(m.PutEmpty(keys[(i+1)%len(keys)]))
 			var a fields.Record
 			a.Reset(m)
-			assert.Equal(t, scanAttrs(m), scanRecord(&a), "key %s value %v", k, v.AsRaw())
+			var sc scan
+			scanRecord(&a, &sc)
+			assert.Equal(t, scanAttrs(m), sc, "key %s value %v", k, v.AsRaw())
+			assert.Equal(t, sc.timedOut(), timedOutIn(&a), "key %s value %v", k, v.AsRaw())
 		}
 	}
 }
