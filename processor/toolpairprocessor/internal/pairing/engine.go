@@ -55,10 +55,12 @@ type Engine struct {
 	resolved resolvedMemory
 	seq      uint64
 	stats    Stats
-	// loads counts the pending uses and waiting results of each tenant holding any; heavy is
-	// the one last seen holding the most (tenants.go).
+	// loads counts the pending uses and waiting results of each tenant holding any, and of
+	// idle, the last tenant to hold none, if it has held none since; heavy is the one last
+	// seen holding the most (tenants.go).
 	loads map[string]*tenantLoad
 	heavy *tenantLoad
+	idle  *tenantLoad
 	// heldBytes is the HeldSize of the records held (waiting results, companions, further
 	// reports): added when the hold callback returns one, taken off when a resolution
 	// releases it (heldbytes.go).

@@ -44,6 +44,9 @@ func (e *Engine) countLoad(ent *entry, delta int) {
 			}
 			ent.scope.load = t
 		}
+		if e.idle == t {
+			e.idle = nil
+		}
 		t.n++
 		t.q = append(t.q, ent)
 		if e.heavy == nil || t.n > e.heavy.n {
@@ -56,11 +59,17 @@ func (e *Engine) countLoad(ent *entry, delta int) {
 	case t.n == 0:
 		clear(t.q)
 		t.q, t.head = t.q[:0], 0
-		delete(e.loads, t.name)
-		t.stored = false
 		if e.heavy == t {
 			e.heavy = nil
 		}
+		// The last tenant to empty stays stored: one whose calls are paired one at a time
+		// empties at every result, and would leave the map and enter it again every call.
+		// Any other empty tenant leaves it.
+		if i := e.idle; i != nil && i != t {
+			delete(e.loads, i.name)
+			i.stored = false
+		}
+		e.idle = t
 	case len(t.q)-t.head > 2*t.n+32:
 		t.compact()
 	}
@@ -103,7 +112,7 @@ func (e *Engine) oldestOf(t *tenantLoad) *entry {
 // kept while it holds at least the average; otherwise every load is looked at.
 func (e *Engine) heaviest() *tenantLoad {
 	total := e.pending.n + e.waiting.n
-	if t := e.heavy; t != nil && t.stored && t.n > 0 && t.n*len(e.loads) >= total {
+	if t := e.heavy; t != nil && t.stored && t.n > 0 && t.n*e.holding() >= total {
 		return t
 	}
 	e.heavy = nil
@@ -113,4 +122,12 @@ func (e *Engine) heaviest() *tenantLoad {
 		}
 	}
 	return e.heavy
+}
+
+// holding is the number of tenants holding entries: the loads stored, but the idle one.
+func (e *Engine) holding() int {
+	if e.idle != nil {
+		return len(e.loads) - 1
+	}
+	return len(e.loads)
 }

@@ -100,3 +100,33 @@ func TestTenantLoadAcrossIdleConversations(t *testing.T) {
 	assert.Equal(t, "n1", out[0].Key.CallID, "its oldest, in the other conversation")
 	assert.Len(t, e.loads, 1)
 }
+
+// TestTenantLoadKeptWhileIdle: a tenant whose calls are paired one at a time keeps one load
+// across its calls (it is not dropped and made again at every result), and at most one
+// tenant holding nothing keeps its load: the last to empty.
+func TestTenantLoadKeptWhileIdle(t *testing.T) {
+	clk := newFakeClock()
+	e, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, MaxPendingPerTenant: 2, Clock: clk})
+	require.NoError(t, err)
+	var first *tenantLoad
+	for i := range 5 {
+		id := fmt.Sprintf("a%d", i)
+		require.Len(t, run(t, e, tenantUse("a", id, int64(2*i)), tenantResult("a", id, int64(2*i+1))), 1)
+		require.Len(t, e.loads, 1)
+		if first == nil {
+			first = e.loads["a"]
+		}
+		assert.Same(t, first, e.loads["a"], "call %d", i)
+		assert.Zero(t, e.loads["a"].n)
+	}
+	require.Len(t, run(t, e, tenantUse("b", "b1", 20), tenantResult("b", "b1", 21)), 1)
+	assert.Len(t, e.loads, 1, "a left when b emptied")
+	assert.Contains(t, e.loads, "b")
+	// The idle load counts again once it holds; it is not one of the tenants holding.
+	run(t, e, tenantUse("a", "a9", 30))
+	assert.Equal(t, 1, e.holding())
+	assert.Equal(t, 1, e.loads["a"].n)
+	out := run(t, e, tenantUse("a", "a10", 31), tenantUse("a", "a11", 32))
+	require.Len(t, out, 1, "tenant a at its bound of 2 evicts its own")
+	assert.Equal(t, "a9", out[0].Key.CallID)
+}
