@@ -147,29 +147,27 @@ func scanRecord(a *fields.Record, sc *scan) {
 		return
 	}
 	*sc = scan{}
-	seen := a.Seen()
-	for w := range seen {
-		for b := seen[w] & readMask[w]; b != 0; b &= b - 1 {
-			k := fields.Key(w<<6 | bits.TrailingZeros64(b))
-			v, _ := a.Value(k)
-			sc.apply(actions[k], v)
-		}
-	}
+	applyKeys(a, &readMask, sc)
 }
 
 // timedOutIn is scanRecord's timedOut of the attributes a reads, from the timeout keys alone:
 // each decides its own bit by its last occurrence, so one pass in order is never needed.
 func timedOutIn(a *fields.Record) bool {
 	var sc scan
+	applyKeys(a, &timeoutMask, &sc)
+	return sc.timedOut()
+}
+
+// applyKeys applies to sc the action of each key of mask that occurs in a, with its value.
+func applyKeys(a *fields.Record, mask *[fields.MaxKeys / 64]uint64, sc *scan) {
 	seen := a.Seen()
 	for w := range seen {
-		for b := seen[w] & timeoutMask[w]; b != 0; b &= b - 1 {
+		for b := seen[w] & mask[w]; b != 0; b &= b - 1 {
 			k := fields.Key(w<<6 | bits.TrailingZeros64(b))
 			v, _ := a.Value(k)
 			sc.apply(actions[k], v)
 		}
 	}
-	return sc.timedOut()
 }
 
 // ResultLogIn is LogLineIn of a log record in which a dialect found a tool result: the
