@@ -19,14 +19,14 @@ type tenantLoad struct {
 	stored bool
 }
 
-// loadOf returns the load of tenant, made when the engine holds none.
+// loadOf returns the load of tenant: the stored one, else a new one that is stored only
+// when an entry is first counted in (countLoad), so that a tenant whose records leave nothing
+// pending (a rejection, an orphan) stores no load.
 func (e *Engine) loadOf(tenant string) *tenantLoad {
-	t := e.loads[tenant]
-	if t == nil {
-		t = &tenantLoad{name: tenant, stored: true}
-		e.loads[tenant] = t
+	if t := e.loads[tenant]; t != nil {
+		return t
 	}
-	return t
+	return &tenantLoad{name: tenant}
 }
 
 // countLoad counts ent in (delta 1) or out of (-1) its tenant's load.
@@ -124,7 +124,8 @@ func (e *Engine) heaviest() *tenantLoad {
 	return e.heavy
 }
 
-// holding is the number of tenants holding entries: the loads stored, but the idle one.
+// holding is the number of tenants holding entries: the loads stored (a load is stored when
+// an entry is counted in), but the idle one.
 func (e *Engine) holding() int {
 	if e.idle != nil {
 		return len(e.loads) - 1

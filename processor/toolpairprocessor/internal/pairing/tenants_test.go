@@ -130,3 +130,20 @@ func TestTenantLoadKeptWhileIdle(t *testing.T) {
 	require.Len(t, out, 1, "tenant a at its bound of 2 evicts its own")
 	assert.Equal(t, "a9", out[0].Key.CallID)
 }
+
+// TestTenantLoadStoredOnlyWhenHolding: tenants whose records leave nothing pending (here a
+// rejection each) store no load, so a stream of such tenants does not grow the engine.
+func TestTenantLoadStoredOnlyWhenHolding(t *testing.T) {
+	clk := newFakeClock()
+	e, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, MaxPendingPerTenant: 2, Clock: clk})
+	require.NoError(t, err)
+	for i := range 50 {
+		ev := tenantUse(fmt.Sprintf("t%d", i), "r", int64(i))
+		ev.Kind = KindReject
+		run(t, e, ev)
+	}
+	assert.Empty(t, e.loads)
+	run(t, e, tenantUse("a", "a1", 100))
+	assert.Len(t, e.loads, 1)
+	assert.Equal(t, 1, e.holding())
+}

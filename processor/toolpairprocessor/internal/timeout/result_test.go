@@ -3,6 +3,7 @@ package timeout
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
@@ -37,4 +38,18 @@ func resultOfSpan(n *Names, s ptrace.Span) Record {
 	var a fields.Record
 	a.Reset(s.Attributes())
 	return n.ResultSpanIn(s, &a)
+}
+
+// TestResultLogInReadsAttributesWhateverTheLine: a record whose dialect found its line no
+// timeout (dialect.LineNoTimeout) but whose attributes say timeout is a timeout for both
+// readers.
+func TestResultLogInReadsAttributesWhateverTheLine(t *testing.T) {
+	n := defaultNames(t)
+	for _, line := range []dialect.Line{dialect.LineNoTimeout, dialect.LineUnread} {
+		lr := lineRecord(`{"type":"assistant","message":{"content":"ok"}}`)
+		lr.Attributes().PutStr("error.type", "timeout")
+		full := n.LogLine(lr, line)
+		require.True(t, full.Timeout, "line %d", line)
+		requireResultAgrees(t, full, resultOfLog(n, lr, line))
+	}
 }
