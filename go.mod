@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/buger/jsonparser v1.6.1
+	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/open-telemetry/opentelemetry-collector-contrib/connector/servicegraphconnector v0.158.0
 	github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage v0.158.0
 	github.com/open-telemetry/opentelemetry-collector-contrib/pkg/batchpersignal v0.158.0
@@ -17,6 +18,7 @@ require (
 	go.opentelemetry.io/collector/connector v0.158.0
 	go.opentelemetry.io/collector/connector/connectortest v0.158.0
 	go.opentelemetry.io/collector/consumer v1.64.0
+	go.opentelemetry.io/collector/consumer/consumererror v0.158.0
 	go.opentelemetry.io/collector/consumer/consumertest v0.158.0
 	go.opentelemetry.io/collector/extension/xextension v0.158.0
 	go.opentelemetry.io/collector/pdata v1.64.0
@@ -39,7 +41,6 @@ require (
 	github.com/alecthomas/participle/v2 v2.1.4 // indirect
 	github.com/antchfx/xmlquery v1.5.1 // indirect
 	github.com/antchfx/xpath v1.3.8 // indirect
-	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/elastic/go-grok v0.3.1 // indirect
 	github.com/elastic/lunes v0.2.2 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect

@@ -78,6 +78,10 @@ type Config struct {
 	// (each estimated from its names, attributes and body with its resource and scope); past
 	// it the oldest held result leaves as it would at orphan_grace (specification section 6).
 	MaxHeldBytes int64 `mapstructure:"max_held_bytes"`
+	// MaxUnsentBytes bounds the bytes (OTLP protobuf) of the records the processor sent on
+	// its own that a next consumer refused, kept to be sent again; past it the oldest are
+	// given up and counted (specification section 9).
+	MaxUnsentBytes int64 `mapstructure:"max_unsent_bytes"`
 	// Dialects: which source formats are recognised.
 	Dialects []string `mapstructure:"dialects"`
 	// Orphans: mark or drop orphan results.
@@ -174,6 +178,7 @@ func createDefaultConfig() component.Config {
 		MaxPendingCalls:        100_000,
 		MaxCallsPerRecord:      1024,
 		MaxHeldBytes:           256 << 20,
+		MaxUnsentBytes:         64 << 20,
 		Dialects:               slices.Clone(knownDialects),
 		Orphans:                DispositionMark,
 		Duplicates:             DispositionDrop,
@@ -215,6 +220,9 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.MaxHeldBytes < 1 {
 		errs = append(errs, fmt.Errorf("max_held_bytes must be at least 1, got %d", cfg.MaxHeldBytes))
+	}
+	if cfg.MaxUnsentBytes < 1 {
+		errs = append(errs, fmt.Errorf("max_unsent_bytes must be at least 1, got %d", cfg.MaxUnsentBytes))
 	}
 	if cfg.MaxCallsPerRecord < 1 {
 		errs = append(errs, fmt.Errorf("max_calls_per_record must be at least 1, got %d", cfg.MaxCallsPerRecord))

@@ -35,6 +35,7 @@ func TestLoadConfig(t *testing.T) {
 				MaxPendingCallsPerTenant: 200,
 				MaxCallsPerRecord:        64,
 				MaxHeldBytes:             1 << 20,
+				MaxUnsentBytes:           64 << 20,
 				Dialects:                 []string{"genai"},
 				Orphans:                  DispositionDrop,
 				Duplicates:               DispositionMark,

@@ -3,9 +3,12 @@ package toolpairprocessor
 import (
 	"context"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/batch"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/delivery"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/outbox"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 	"go.uber.org/zap"
 )
 
@@ -21,11 +24,20 @@ func (s *shared) emit(ctx context.Context, res []pairing.Resolution, trigger sen
 	return s.send(ctx, &out, trigger)
 }
 
-// send delivers the records of out bound for other pipelines than the current batch's, and
-// counts those a next consumer refused (otelcol_processor_toolpair_send_failed), by what
-// triggered the send. It is never called with a lock held.
+// send delivers the records of out (those the processor adds to the pipelines on its own:
+// synthetic records, released results, records for another pipeline), and counts those a next
+// consumer refused (otelcol_processor_toolpair_send_failed), by what triggered the send, and
+// keeps them in the outbox to be sent again: no sender sends them again. It is never called
+// with a lock held.
 func (s *shared) send(ctx context.Context, out *batch.Output, trigger sendTrigger) error {
-	return out.Send(ctx, func(ctx context.Context, sig synth.Signal, n int) { s.tel.sendFailed(ctx, sig, trigger, n) })
+	return out.Send(ctx, func(ctx context.Context, r batch.Refused) {
+		s.tel.sendFailed(ctx, r.Signal(), trigger, r.Records)
+		if r.ToLogs != nil {
+			s.outbox.Add(ctx, outbox.NewLogs(r.ToLogs, r.Logs), r.Err)
+		} else {
+			s.outbox.Add(ctx, outbox.NewTraces(r.ToTraces, r.Traces), r.Err)
+		}
+	})
 }
 
 // pairBatch hands a batch to the engine and classifies its timeout records. The activity goes
@@ -64,16 +76,19 @@ func finishBatch[D, R, N any, S batch.Signal[D, R, N]](ctx context.Context, s *s
 	if s.store != nil {
 		added = s.engine.Added(b.Events, b.Acts)
 	}
+	b.ReadAhead(b.Resolutions)
+	now := s.clock.Now()
+	s.applier.Apply(b.Resolutions, out, b, now)
+	b.WriteMarks()
+	b.Remember(s.delivered, now.UnixNano())
+	// Before anything leaves the processor (Apply only gathers what goes out).
 	if err := s.record(ctx, b.Resolutions, added); err != nil {
 		s.logger.Error("toolpair: the outcomes and new calls of a batch leave without being stored", zap.Error(err))
 	}
-	b.ReadAhead(b.Resolutions)
-	s.applier.Apply(b.Resolutions, out, b, s.clock.Now())
-	b.WriteMarks()
 	removed := b.RemoveMarked()
 	if out.Others() {
 		if err := s.send(ctx, out, triggerRouted); err != nil {
-			s.logger.Warn("toolpair: sending records to other pipelines failed", zap.Error(err))
+			s.logger.Warn("toolpair: records the processor added to the pipelines were refused; they are kept and sent again", zap.Error(err))
 		}
 	}
 	return removed && b.Len() == 0
@@ -86,4 +101,34 @@ func (s *shared) record(ctx context.Context, res []pairing.Resolution, added *pa
 		return nil
 	}
 	return s.store.RecordBatch(ctx, res, added)
+}
+
+// groupIDs caches the hashes of the resource and scope groups a batch's records are under, the
+// parts of their identities (delivery.Span, delivery.Log) they share: each made at its first
+// use, once per group.
+type groupIDs struct {
+	res, scp         uint64
+	haveRes, haveScp bool
+}
+
+// next forgets the scope's hash (a new scope group), and with res the resource's.
+func (c *groupIDs) next(res bool) {
+	c.haveScp = false
+	if res {
+		c.haveRes = false
+	}
+}
+
+func (c *groupIDs) resource(r pcommon.Resource) uint64 {
+	if !c.haveRes {
+		c.res, c.haveRes = delivery.Resource(r), true
+	}
+	return c.res
+}
+
+func (c *groupIDs) scope(s pcommon.InstrumentationScope) uint64 {
+	if !c.haveScp {
+		c.scp, c.haveScp = delivery.Scope(s), true
+	}
+	return c.scp
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
@@ -86,6 +87,9 @@ func logRecordsOf(lines [][]byte, path string) []plog.Logs {
 		lr := rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
 		lr.Body().SetStr(string(l))
 		lr.Attributes().PutStr("log.file.path", path)
+		// As the filelog receiver does: the time the line was read, so that a line repeated
+		// later in the file is another record, not the same one delivered again.
+		lr.SetObservedTimestamp(pcommon.Timestamp(1_900_000_000_000_000_000 + int64(i)))
 		out[i] = ld
 	}
 	return out

@@ -12,6 +12,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/batch"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/callkey"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/claim"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/delivery"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/timeout"
@@ -72,6 +73,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 	defer func() { b.reset(); p.pool.Put(b) }()
 	b.Data, b.Next = ld, p.next
 
+	var ids groupIDs
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
 		rl := rls.At(i)
@@ -81,12 +83,13 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 		sls := rl.ScopeLogs()
 		for j := 0; j < sls.Len(); j++ {
 			sl := sls.At(j)
+			ids.next(j == 0)
 			lrs := sl.LogRecords()
 			for k := 0; k < lrs.Len(); k++ {
 				lr := lrs.At(k)
-				itemConv, _, results := p.extract(ctx, b, batch.Pos{Res: i, Scope: j, Rec: k}, rl, sl, lr, tenant, fallback, &resource)
-				if p.tmo == nil {
-					continue
+				itemConv, _, results, again := p.extract(ctx, b, batch.Pos{Res: i, Scope: j, Rec: k}, rl, sl, lr, tenant, fallback, &resource, &ids)
+				if p.tmo == nil || again {
+					continue // a record delivered again has its classification already
 				}
 				// b.Found.Line was told before the normalization, which only sets values
 				// to integers: that never makes a line a timeout line.
@@ -115,10 +118,18 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 	}
 	p.tel.unrecognized(ctx, synth.Logs, b.Unrecognized)
 	pairBatch(ctx, p.shared, &b.Batch)
+	p.tel.redelivered(ctx, synth.Logs, b.Redelivered)
 	if len(b.Events) == 0 {
+		if b.Redelivered > 0 && b.RemoveMarked() && b.Len() == 0 {
+			// Every record was delivered before and held or dropped then.
+			return ld, processorhelper.ErrSkipProcessingData
+		}
 		return ld, nil
 	}
-	out := batch.Output{CurLogs: p.next, Logs: ld}
+	// The records the processor adds (synthetic records, released results) go in deliveries
+	// of their own: should the next consumer refuse this batch, its sender sends only its own
+	// records again, and a refused delivery of the processor's is kept and sent again.
+	var out batch.Output
 	if finishBatch(ctx, p.shared, &b.Batch, &out) {
 		// Every record of the batch is held or dropped: nothing to forward.
 		return ld, processorhelper.ErrSkipProcessingData
@@ -132,27 +143,40 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 // calls, the number of items the dialect found (0: the record has no call, or no dialect
 // recognised it; then conversation is "") and how many are results. *resource is the resource of the
 // origins of rl's announcing records, made at its first use.
-func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos batch.Pos, rl plog.ResourceLogs, sl plog.ScopeLogs, lr plog.LogRecord, tenant string, fallback callkey.Fallback, resource **synth.Resource) (conv string, items, results int) {
+func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos batch.Pos, rl plog.ResourceLogs, sl plog.ScopeLogs, lr plog.LogRecord, tenant string, fallback callkey.Fallback, resource **synth.Resource, ids *groupIDs) (conv string, items, results int, again bool) {
 	b.Found.Reset()
 	d := p.claims.Log(ctx, rl, sl, lr, &b.Found)
 	if d == nil {
 		b.Unrecognized++
-		return "", 0, 0
+		return "", 0, 0, false
 	}
 	p.tel.malformed(ctx, d.Name, b.Found.Malformed)
 	if len(b.Found.Items) == 0 {
-		return "", 0, 0
+		return "", 0, 0, false
 	}
 	p.tel.boundItems(ctx, d.Name, &b.Found, p.cfg.MaxCallsPerRecord)
 	attrs := b.Found.Attrs(lr.Attributes()) // the record's one pass, shared with its dialect
 	convAttr, conv := p.keys.ForCallsIn(d.OwnConversation, b.Found.Items, attrs, fallback, lr.TraceID(), nil)
 	results = b.Found.Results()
 	ref := b.AddRef(pos, lr, results)
+	// The record's identity as its sender sent it, before the normalization changes it.
+	var id delivery.ID
+	if b.Answers(ref) > 0 {
+		id = delivery.Log(ids.resource(rl.Resource()), ids.scope(sl.Scope()), lr)
+	}
 	if results > 0 && p.norm != nil {
 		p.norm.ApplyIn(attrs)
 		if lr.Body().Type() == pcommon.ValueTypeMap {
 			p.norm.Apply(lr.Body().Map())
 		}
+	}
+	if id != 0 {
+		if d, ok := p.delivered.Lookup(id); ok {
+			// Delivered again: what its first delivery got, without the engine.
+			b.Again(ref, d)
+			return conv, 0, results, true
+		}
+		b.Remembers(ref, id, b.Found.Matches())
 	}
 	var origin *synth.Origin
 	if b.Announces() {
@@ -174,5 +198,5 @@ func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos batch.Pos,
 		start = claim.LogStartIn(lr, attrs)
 	}
 	b.Events = b.AppendEvents(b.Events, ref, pairing.Key{Tenant: tenant, Conversation: conv}, d.Source, start, origin)
-	return conv, len(b.Found.Items), results
+	return conv, len(b.Found.Items), results, false
 }

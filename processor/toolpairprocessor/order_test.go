@@ -64,8 +64,8 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
-// delivery is one batch of an order: one signal's records.
-type delivery struct {
+// orderBatch is one batch of an order: one signal's records.
+type orderBatch struct {
 	td ptrace.Traces
 	ld plog.Logs
 }
@@ -107,24 +107,24 @@ func mergeLogs(parts []plog.Logs) plog.Logs {
 // orderOf returns the deliveries of one order of a capture's records: "traces_first",
 // "logs_first", or an interleaving drawn from rng (each signal's records keep their order;
 // consecutive records of one signal go in batches of 1 to 8).
-func orderOf(t *testing.T, dir, order string, rng *rand.Rand) []delivery {
+func orderOf(t *testing.T, dir, order string, rng *rand.Rand) []orderBatch {
 	spans, logs := recordsOf(t, dir)
 	switch order {
 	case "traces_first":
-		return []delivery{{td: mergeSpans(spans)}, {ld: mergeLogs(logs)}}
+		return []orderBatch{{td: mergeSpans(spans)}, {ld: mergeLogs(logs)}}
 	case "logs_first":
-		return []delivery{{ld: mergeLogs(logs)}, {td: mergeSpans(spans)}}
+		return []orderBatch{{ld: mergeLogs(logs)}, {td: mergeSpans(spans)}}
 	}
-	var out []delivery
+	var out []orderBatch
 	for len(spans)+len(logs) > 0 {
 		n := 1 + rng.IntN(8)
 		if len(logs) == 0 || (len(spans) > 0 && rng.IntN(2) == 0) {
 			n = min(n, len(spans))
-			out = append(out, delivery{td: mergeSpans(spans[:n])})
+			out = append(out, orderBatch{td: mergeSpans(spans[:n])})
 			spans = spans[n:]
 		} else {
 			n = min(n, len(logs))
-			out = append(out, delivery{ld: mergeLogs(logs[:n])})
+			out = append(out, orderBatch{ld: mergeLogs(logs[:n])})
 			logs = logs[n:]
 		}
 	}
@@ -142,7 +142,7 @@ type orderResult struct {
 
 // runOrder sends the deliveries through one component, lets every deadline pass, and reads
 // what came out.
-func runOrder(t *testing.T, ds []delivery) orderResult {
+func runOrder(t *testing.T, ds []orderBatch) orderResult {
 	b := newRig(t)
 	ctx := context.Background()
 	for _, d := range ds {

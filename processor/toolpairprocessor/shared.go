@@ -13,7 +13,9 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/batch"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/callkey"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/claim"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/delivery"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/normalize"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/outbox"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/sharedcomponent"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/statestore"
@@ -43,9 +45,15 @@ type shared struct {
 	tmo    *timeout.Classifier // nil when timeout_classification is disabled
 	// applier turns outcomes into records.
 	applier batch.Applier
-	claims  *claim.Set
-	logger  *zap.Logger
-	id      component.ID
+	// delivered remembers what each result record's delivery got, so that a record delivered
+	// again gets the same (specification section 2).
+	delivered *delivery.Memory
+	// outbox keeps what the processor sent on its own and a next consumer refused, and sends
+	// it again (specification section 9).
+	outbox *outbox.Outbox
+	claims *claim.Set
+	logger *zap.Logger
+	id     component.ID
 	// nextTraces and nextLogs are the next consumers of the component's first traces and
 	// logs pipelines, where restored calls and held records of each signal go (nil when the
 	// component has no pipeline of that signal). Set before start.
@@ -114,6 +122,11 @@ func newShared(cfg *Config, id component.ID, set component.TelemetrySettings, cl
 		keys:   cfg.keyer(),
 		logger: set.Logger,
 		id:     id,
+		// A record is remembered as long as a resolved call is (pairing_timeout, the engine's
+		// ResolvedRetention, plus the orphan_grace a result may have waited), for at most twice
+		// as many records as the calls the engine holds (a call's result record and one further
+		// report, typically).
+		delivered: delivery.New(int64(cfg.PairingTimeout+cfg.OrphanGrace), 2*cfg.MaxPendingCalls),
 	}
 	// undo runs, last acquired first, the releases of what was acquired, should a later step
 	// fail.
@@ -143,6 +156,16 @@ func newShared(cfg *Config, id component.ID, set component.TelemetrySettings, cl
 		Engine:         engine,
 		AnchorGrace:    int64(cfg.OrphanGrace),
 		Synthetic:      s.tel.synthetic,
+		Delivered:      s.delivered,
+	}
+	s.outbox = outbox.New(outbox.Options{
+		MaxBytes:   cfg.MaxUnsentBytes,
+		MinBackoff: unsentMinBackoff,
+		MaxBackoff: unsentMaxBackoff,
+		Telemetry:  s.tel,
+	})
+	if err = s.tel.observeUnsent(s.outbox); err != nil {
+		return nil, err
 	}
 	if tc := cfg.TimeoutClassification; tc.Enabled {
 		if s.tmo, err = timeout.NewClassifier(tc.CompactionSpanNames, tc.CompactionEventNames, s.tel.timeout); err != nil {
@@ -154,6 +177,13 @@ func newShared(cfg *Config, id component.ID, set component.TelemetrySettings, cl
 
 // newTelemetryFn creates the component's telemetry; a variable so that tests can observe it.
 var newTelemetryFn = newTelemetry
+
+// unsentMinBackoff and unsentMaxBackoff pace the sending again of refused records: the first
+// retry a tick after unsentMinBackoff, each refusal doubling the wait up to unsentMaxBackoff.
+const (
+	unsentMinBackoff = 100 * time.Millisecond
+	unsentMaxBackoff = 5 * time.Second
+)
 
 // tickInterval is how often pending calls and waiting results are checked for expiry: a
 // tenth of the shorter time limit, between 10ms and 1s.
@@ -254,8 +284,14 @@ func (s *shared) run(stop, done, ready chan struct{}, every time.Duration) {
 	}
 }
 
-// tick expires what is due and sends the outcomes into the pipelines.
+// tick expires what is due and sends the outcomes into the pipelines, then sends again what
+// was refused before (oldest first) and forgets the deliveries past their retention.
 func (s *shared) tick(ctx context.Context) {
+	now := s.clock.Now()
+	defer func() {
+		s.outbox.Flush(ctx, time.Now())
+		s.delivered.Expire(now.UnixNano())
+	}()
 	res := s.engine.Tick(nil)
 	if len(res) == 0 {
 		return
@@ -318,6 +354,9 @@ func (s *shared) drain(ctx context.Context) (stopped bool, err error) {
 	}
 	if s.store == nil {
 		err = errors.Join(err, s.emit(ctx, s.engine.Shutdown(nil), triggerShutdown))
+		// Without storage, what was refused before has one last try, then it is lost.
+		s.outbox.FlushNow(ctx)
+		s.outbox.GiveUp(ctx)
 	}
 	return stopped, err
 }

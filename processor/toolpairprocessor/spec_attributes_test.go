@@ -314,7 +314,7 @@ func TestContractS3Dispositions(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRig(t, withConfig(tt.mutate))
 			r.spans(ctChat(1, 1, 0, 0, 100, "c1"), ctTool(1, 2, 0, "c1", 110, 150), ctTool(1, 3, 0, "ghost", 110, 150))
-			r.spans(ctTool(1, 2, 0, "c1", 110, 150))
+			r.spans(ctTool(1, 4, 0, "c1", 110, 160)) // another record of the call's result
 			r.advance(31 * time.Second)
 			m := r.marks(nil)
 			assert.Equal(t, tt.wantOrphan, m["ghost"])

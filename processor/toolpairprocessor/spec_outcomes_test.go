@@ -125,19 +125,21 @@ func TestContractS2Outcomes(t *testing.T) {
 		{name: "rejected: the result of a refused call is kept, marked duplicate, whether it comes after the refusal", run: func(r *rig) {
 			r.logRecords(ctCodexDecision("call_d", "denied", 100))
 			r.logRecords(ctCodexResult("call_d", 110))
-			r.logRecords(ctCodexResult("call_d", 110)) // an export retry: dropped
+			// An export retry: delivered again, it gets what its first delivery got.
+			r.logRecords(ctCodexResult("call_d", 110))
 			r.spans(ctCodexToolSpan("call_d", 100, 110, false))
 			r.advance(31 * time.Second)
-			assert.Len(t, r.outLogs(), 2)
-		}, want: map[string][]string{"call_d": {"log:duplicate", "span:duplicate"}}},
+			assert.Len(t, r.outLogs(), 3)
+		}, want: map[string][]string{"call_d": {"log:duplicate", "log:duplicate", "span:duplicate"}}},
 		{name: "rejected: ... or before it", run: func(r *rig) {
 			r.logRecords(ctCodexResult("call_d", 110))
 			r.spans(ctCodexToolSpan("call_d", 100, 110, false))
 			r.logRecords(ctCodexDecision("call_d", "denied", 100))
-			r.logRecords(ctCodexResult("call_d", 110)) // an export retry: dropped
+			// An export retry: delivered again, it gets what its first delivery got.
+			r.logRecords(ctCodexResult("call_d", 110))
 			r.advance(31 * time.Second)
-			assert.Len(t, r.outLogs(), 2)
-		}, want: map[string][]string{"call_d": {"log:duplicate", "span:duplicate"}}},
+			assert.Len(t, r.outLogs(), 3)
+		}, want: map[string][]string{"call_d": {"log:duplicate", "log:duplicate", "span:duplicate"}}},
 		{name: "orphan: no use within orphan_grace, in a scope where uses are visible", run: func(r *rig) {
 			r.spans(ctChat(1, 1, 0, 0, 100, "c1"), ctTool(1, 2, 0, "c1", 110, 150), ctTool(1, 3, 0, "ghost", 110, 160))
 			r.advance(29 * time.Second)
@@ -148,19 +150,39 @@ func TestContractS2Outcomes(t *testing.T) {
 			r.spans(ctChat(1, 1, 0, 0, 100), ctTool(1, 2, 0, "c1", 110, 150))
 			r.advance(31 * time.Second)
 		}, want: map[string][]string{"c1": {"span:standalone"}}},
-		{name: "duplicate: a second result of a paired call (marked)", mutate: mark, run: func(r *rig) {
+		{name: "duplicate: a second, different result of a paired call (marked)", mutate: mark, run: func(r *rig) {
+			r.spans(ctChat(1, 1, 0, 0, 100, "c1"), ctTool(1, 2, 0, "c1", 110, 150))
+			r.spans(ctTool(1, 4, 0, "c1", 110, 160))
+		}, want: map[string][]string{"c1": {"span:duplicate", "span:paired"}}},
+		{name: "delivered again: an exact copy of a paired result gets what its first delivery got, never duplicate", run: func(r *rig) {
 			r.spans(ctChat(1, 1, 0, 0, 100, "c1"), ctTool(1, 2, 0, "c1", 110, 150))
 			r.spans(ctTool(1, 2, 0, "c1", 110, 150))
-		}, want: map[string][]string{"c1": {"span:duplicate", "span:paired"}}},
+			assert.Equal(t, int64(1), r.sum("otelcol_processor_toolpair_redeliveries", map[string]string{"otel.signal": "traces"}))
+		}, want: map[string][]string{"c1": {"span:paired", "span:paired"}}},
+		{name: "delivered again: a batch holding the use and its result, sent twice, pairs both copies", run: func(r *rig) {
+			r.spans(ctChat(1, 1, 0, 0, 100, "c1"), ctTool(1, 2, 0, "c1", 110, 150))
+			r.spans(ctChat(1, 1, 0, 0, 100, "c1"), ctTool(1, 2, 0, "c1", 110, 150))
+		}, want: map[string][]string{"c1": {"span:paired", "span:paired"}}},
+		{name: "delivered again: a copy of a held result while it is held is the held one, which leaves once", mutate: mark, run: func(r *rig) {
+			r.spans(ctChat(1, 1, 0, 0, 100, "other"), ctTool(1, 3, 0, "other", 100, 200))
+			r.spans(ctTool(1, 2, 0, "c1", 110, 150))
+			r.spans(ctTool(1, 2, 0, "c1", 110, 150))
+			r.advance(31 * time.Second)
+		}, want: map[string][]string{"c1": {"span:orphan"}, "other": {"span:paired"}}},
+		{name: "delivered again: a copy of a held result after its use released it gets the released one's outcome", run: func(r *rig) {
+			r.spans(ctTool(1, 2, 0, "c1", 110, 150))
+			r.spans(ctChat(1, 1, 0, 0, 100, "c1"))
+			r.spans(ctTool(1, 2, 0, "c1", 110, 150))
+		}, want: map[string][]string{"c1": {"span:paired", "span:paired"}}},
 		{name: "duplicate: a result after the call was interrupted and synthesized", mutate: mark, run: func(r *rig) {
 			r.spans(ctChat(1, 1, 0, 0, 100, "c1"))
 			r.advance(10 * time.Minute)
 			r.spans(ctTool(1, 2, 0, "c1", 110, 150))
 		}, want: map[string][]string{"c1": {"span:duplicate", "span:interrupted/expired+synthetic"}}},
-		{name: "a second copy of a held result: the first resolves the call, the second is a duplicate", mutate: mark, run: func(r *rig) {
+		{name: "a second, different record of a held result: the first resolves the call, the second is a duplicate", mutate: mark, run: func(r *rig) {
 			r.spans(ctChat(1, 1, 0, 0, 100, "other"), ctTool(1, 3, 0, "other", 100, 200))
 			r.spans(ctTool(1, 2, 0, "c1", 110, 150))
-			r.spans(ctTool(1, 2, 0, "c1", 110, 150))
+			r.spans(ctTool(1, 4, 0, "c1", 110, 160))
 			r.advance(31 * time.Second)
 		}, want: map[string][]string{"c1": {"span:duplicate", "span:orphan"}, "other": {"span:paired"}}},
 		{name: "a use arriving after its result was released standalone is a repeat, never interrupted (README)", run: func(r *rig) {

@@ -23,7 +23,8 @@ func TestContractS7Telemetry(t *testing.T) {
 		ctSpan{trace: 1, id: 8, name: "chat bad", start: 0, end: 1, attrs: map[string]any{"gen_ai.operation.name": "chat", "gen_ai.output.messages": `[{"parts":[{"type":"tool_call","id":null}]}]`}},
 	)
 	r.logRecords(ctClaudeDecision("toolu_r", "reject", 100), ctLog{time: 5, body: "hello"})
-	r.spans(ctTool(1, 2, 7, "p1", 100, 200)) // a duplicate
+	r.spans(ctTool(1, 9, 7, "p1", 100, 210)) // a duplicate: another record of p1's result
+	r.spans(ctTool(1, 9, 7, "p1", 100, 210)) // that record delivered again: not counted again
 	const m = "otelcol_processor_toolpair_"
 	assert.Equal(t, int64(2), r.sum(m+"pending_calls", nil), "n1 (closing waits orphan_grace) and e1")
 	assert.Equal(t, int64(1), r.sum(m+"waiting_results", nil), "w1")
@@ -55,4 +56,5 @@ func TestContractS7Telemetry(t *testing.T) {
 	assert.Equal(t, int64(1), r.sum(m+"records_unrecognized", map[string]string{"otel.signal": "logs"}))
 	assert.Equal(t, int64(1), r.sum(m+"malformed", map[string]string{"toolpair.dialect": "genai", "reason": "null_call_id"}))
 	assert.Equal(t, int64(2), r.sum(m+"synthetic_records", map[string]string{"otel.signal": "traces"}))
+	assert.Equal(t, int64(1), r.sum(m+"redeliveries", map[string]string{"otel.signal": "traces"}), "outside both balances")
 }

@@ -9,9 +9,11 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+	"go.uber.org/zap"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/outbox"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/statefile"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/statestore"
@@ -41,13 +43,15 @@ const (
 	triggerExpiry sendTrigger = iota
 	// triggerShutdown: the flush at a pipeline's shutdown.
 	triggerShutdown
-	// triggerRouted: a pipeline call sending records to another pipeline of the component
-	// (a synthetic record of the other signal, a held result released into its own pipeline).
+	// triggerRouted: a pipeline call sending the records the processor adds to the pipelines
+	// (a synthetic record, a held result released by its use), in deliveries of their own.
 	triggerRouted
+	// triggerResend: the outbox sending again what a next consumer refused before.
+	triggerResend
 	numTriggers
 )
 
-var triggerNames = [numTriggers]string{triggerExpiry: "expiry", triggerShutdown: "shutdown", triggerRouted: "routed"}
+var triggerNames = [numTriggers]string{triggerExpiry: "expiry", triggerShutdown: "shutdown", triggerRouted: "routed", triggerResend: "resend"}
 
 // telemetry records the processor's own metrics (specification section 7, documented in
 // documentation.md). The counts of uses, results and outcomes and the pending and waiting
@@ -56,6 +60,7 @@ var triggerNames = [numTriggers]string{triggerExpiry: "expiry", triggerShutdown:
 // not allocate them.
 type telemetry struct {
 	tb            *metadata.TelemetryBuilder
+	logger        *zap.Logger
 	signals       map[synth.Signal]metric.AddOption
 	phases        map[timeout.Phase]metric.AddOption
 	malformedOpts sync.Map // malformedKey -> metric.AddOption
@@ -136,6 +141,7 @@ func newTelemetry(set component.TelemetrySettings, engine *pairing.Engine) (*tel
 	}
 	t := &telemetry{
 		tb:     tb,
+		logger: set.Logger,
 		phases: phases,
 		signals: map[synth.Signal]metric.AddOption{
 			synth.Traces: metric.WithAttributeSet(attribute.NewSet(attribute.String(telAttrSignal, "traces"))),
@@ -159,6 +165,48 @@ func (t *telemetry) sendFailed(ctx context.Context, s synth.Signal, trigger send
 		i = 1
 	}
 	t.tb.ProcessorToolpairSendFailed.Add(ctx, int64(n), t.sendFailedOpts[i][trigger])
+}
+
+// observeUnsent reports the records ob keeps to send again (the unsent gauge).
+func (t *telemetry) observeUnsent(ob *outbox.Outbox) error {
+	return t.tb.RegisterProcessorToolpairUnsentCallback(func(_ context.Context, o metric.Int64Observer) error {
+		o.Observe(int64(ob.Len()))
+		return nil
+	})
+}
+
+// redelivered counts n result records of signal s delivered again (delivery.Memory).
+func (t *telemetry) redelivered(ctx context.Context, s synth.Signal, n int) {
+	if n > 0 {
+		t.tb.ProcessorToolpairRedeliveries.Add(ctx, int64(n), t.signals[s])
+	}
+}
+
+func signalOf(logs bool) synth.Signal {
+	if logs {
+		return synth.Logs
+	}
+	return synth.Traces
+}
+
+// Resent implements outbox.Telemetry.
+func (t *telemetry) Resent(ctx context.Context, logs bool, n int) {
+	t.tb.ProcessorToolpairResent.Add(ctx, int64(n), t.signals[signalOf(logs)])
+}
+
+// Refused implements outbox.Telemetry: a send again refused once more counts in send_failed.
+func (t *telemetry) Refused(ctx context.Context, logs bool, n int, _ error) {
+	t.sendFailed(ctx, signalOf(logs), triggerResend, n)
+}
+
+// GivenUp implements outbox.Telemetry.
+func (t *telemetry) GivenUp(ctx context.Context, logs bool, n int, why outbox.Reason, err error) {
+	sig := "traces"
+	if logs {
+		sig = "logs"
+	}
+	t.tb.ProcessorToolpairGivenUp.Add(ctx, int64(n), metric.WithAttributes(attribute.String(telAttrSignal, sig), attribute.String(telAttrWhy, string(why))))
+	t.logger.Warn("toolpair: records the processor could not send are given up", zap.String("otel.signal", sig), zap.String("reason", string(why)), zap.Int("records", n), zap.Error(err))
 }
 
 // unrecognized counts records that are not tool records.

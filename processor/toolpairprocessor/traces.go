@@ -10,6 +10,7 @@ import (
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/batch"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/callkey"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/delivery"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/timeout"
@@ -74,6 +75,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 	defer func() { b.reset(); p.pool.Put(b) }()
 	b.Data, b.Next = td, p.next
 
+	var ids groupIDs
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
 		rs := rss.At(i)
@@ -83,6 +85,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 		sss := rs.ScopeSpans()
 		for j := 0; j < sss.Len(); j++ {
 			ss := sss.At(j)
+			ids.next(j == 0)
 			spans := ss.Spans()
 			for k := 0; k < spans.Len(); k++ {
 				span := spans.At(k)
@@ -98,9 +101,9 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 					ownDone = true
 					b.Acts = append(b.Acts, batch.AnchorActivity(pairing.ConversationKey{Tenant: tenant, Conversation: own}, span, turn, p.next))
 				}
-				conv, items, results := p.extract(ctx, b, batch.Pos{Res: i, Scope: j, Rec: k}, rs, ss, span, tenant, fallback, &resource)
-				if p.tmo == nil {
-					continue
+				conv, items, results, again := p.extract(ctx, b, batch.Pos{Res: i, Scope: j, Rec: k}, rs, ss, span, tenant, fallback, &resource, &ids)
+				if p.tmo == nil || again {
+					continue // a span delivered again has its classification already
 				}
 				var rec timeout.Record
 				if results > 0 { // a dialect found a tool result in it: needed only as a timeout
@@ -124,10 +127,18 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 	b.Events = append(b.Events, b.late...)
 	p.tel.unrecognized(ctx, synth.Traces, b.Unrecognized)
 	pairBatch(ctx, p.shared, &b.Batch)
+	p.tel.redelivered(ctx, synth.Traces, b.Redelivered)
 	if len(b.Events) == 0 {
+		if b.Redelivered > 0 && b.RemoveMarked() && b.Len() == 0 {
+			// Every record was delivered before and held or dropped then.
+			return td, processorhelper.ErrSkipProcessingData
+		}
 		return td, nil
 	}
-	out := batch.Output{CurTraces: p.next, Traces: td}
+	// The records the processor adds (synthetic records, released results) go in deliveries
+	// of their own: should the next consumer refuse this batch, its sender sends only its own
+	// records again, and a refused delivery of the processor's is kept and sent again.
+	var out batch.Output
 	if finishBatch(ctx, p.shared, &b.Batch, &out) {
 		// Every record of the batch is held or dropped: nothing to forward.
 		return td, processorhelper.ErrSkipProcessingData
@@ -141,15 +152,15 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 // its calls, the number of items the dialect found (0: the span has no call, or no dialect
 // recognised it; then conversation is "") and how many are results. *resource is the resource of the
 // origins of rs's announcing spans, made at its first use.
-func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos batch.Pos, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, tenant string, fallback callkey.Fallback, resource **synth.Resource) (conv string, items, results int) {
+func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos batch.Pos, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, tenant string, fallback callkey.Fallback, resource **synth.Resource, ids *groupIDs) (conv string, items, results int, again bool) {
 	d := p.claims.Span(ctx, rs, ss, span, &b.Found)
 	if d == nil {
 		b.Unrecognized++
-		return "", 0, 0
+		return "", 0, 0, false
 	}
 	p.tel.malformed(ctx, d.Name, b.Found.Malformed)
 	if len(b.Found.Items) == 0 {
-		return "", 0, 0
+		return "", 0, 0, false
 	}
 	p.tel.boundItems(ctx, d.Name, &b.Found, p.cfg.MaxCallsPerRecord)
 	convAttr, conv := p.keys.ForCallsIn(d.OwnConversation, b.Found.Items, b.Found.Attrs(span.Attributes()), fallback, span.TraceID(), &b.hex)
@@ -159,6 +170,15 @@ func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos batch.P
 		// Before a result can be held, so what leaves is normalized; the engine reads no
 		// duration field.
 		p.norm.ApplyIn(b.Found.Attrs(span.Attributes()))
+	}
+	if b.Answers(ref) > 0 {
+		id := delivery.Span(ids.resource(rs.Resource()), ids.scope(ss.Scope()), span)
+		if d, ok := p.delivered.Lookup(id); ok {
+			// Delivered again: what its first delivery got, without the engine.
+			b.Again(ref, d)
+			return conv, 0, results, true
+		}
+		b.Remembers(ref, id, b.Found.Matches())
 	}
 	var origin *synth.Origin
 	if b.Announces() {
@@ -182,5 +202,5 @@ func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos batch.P
 	} else {
 		b.Events = b.AppendEvents(b.Events, ref, key, d.Source, start, origin)
 	}
-	return conv, len(b.Found.Items), results
+	return conv, len(b.Found.Items), results, false
 }

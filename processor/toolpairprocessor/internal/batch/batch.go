@@ -9,6 +9,7 @@ package batch
 import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/delivery"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
@@ -26,9 +27,9 @@ type Pos struct{ Res, Scope, Rec int }
 type Signal[D, R, N any] interface {
 	// Attributes returns the record's attributes, where outcomes are written.
 	Attributes(r R) pcommon.Map
-	// NewHeld returns an empty held record bound for next, of size bytes, its latch closed
-	// (Fill).
-	NewHeld(next N, size int64) Held[D]
+	// NewHeld returns an empty held record bound for next, of size bytes, remembered under
+	// id (0: not remembered), its latch closed (Fill).
+	NewHeld(next N, size int64, id delivery.ID) Held[D]
 	// Size returns an estimate of the bytes of the record r at pos of d held with copies of
 	// its resource and scope: the lengths of names, strings and byte values, 8 per other
 	// scalar (see size.go).
@@ -75,6 +76,13 @@ type Ref[D, R any] struct {
 	dropped, kept bool
 	// mark gathers the outcomes of the calls the record resolved, written by writeMarks.
 	mark synth.Mark
+	// id is the record's identity when its delivery is remembered (a record that can take an
+	// outcome), else 0; again: it is a delivery again of a record remembered under id, whose
+	// decision was applied (Again) and whose items never reached the engine; matched: it
+	// carries no call ID of its own (the processor writes gen_ai.tool.call.id on it).
+	id      delivery.ID
+	again   bool
+	matched bool
 }
 
 // removed reports whether the record leaves its batch.
@@ -106,6 +114,10 @@ type Batch[D, R, N any, S Signal[D, R, N]] struct {
 	Unrecognized int
 	// origin is the origin made last for a record of the batch (Origin).
 	origin *synth.Origin
+	// Redelivered counts the records of the batch delivered again (Again); decisions is the
+	// scratch of Remember.
+	Redelivered int
+	decisions   []delivery.Entry
 }
 
 // Reset abandons the held records not filled (a step that failed before fillHeld must
@@ -135,6 +147,9 @@ func (b *Batch[D, R, N, S]) Reset() {
 	b.Timeouts = b.Timeouts[:0]
 	b.Unrecognized = 0
 	b.origin = nil
+	b.Redelivered = 0
+	clear(b.decisions) // drop mark strings
+	b.decisions = b.decisions[:0]
 }
 
 // Origin returns the origin of an announcing record of b, o with Next set to the batch's
@@ -275,7 +290,7 @@ func (b *Batch[D, R, N, S]) Hold(ev *pairing.Event) any {
 	if ref.results > 1 {
 		return nil
 	}
-	h := b.sig.NewHeld(b.Next, b.sig.Size(b.Data, ref.pos, ref.rec))
+	h := b.sig.NewHeld(b.Next, b.sig.Size(b.Data, ref.pos, ref.rec), ref.id)
 	ref.held = h
 	b.nheld++
 	return h
@@ -381,3 +396,88 @@ func (b *Batch[D, R, N, S]) ReadAhead(res []pairing.Resolution) {
 	}
 	b.touched = n
 }
+
+// Answers returns the number of items of the record with Ref ref that can take an outcome:
+// its results and its echoes.
+func (b *Batch[D, R, N, S]) Answers(ref int32) int { return b.refs[ref].answers }
+
+// Remembers gives the record with Ref ref the identity id (delivery.Span, delivery.Log): its
+// decision is remembered once the batch's outcomes are written (Remember). matched: the
+// record carries no call ID of its own, so the ID the processor writes on it is part of its
+// decision.
+func (b *Batch[D, R, N, S]) Remembers(ref int32, id delivery.ID, matched bool) {
+	rr := &b.refs[ref]
+	rr.id, rr.matched = id, matched
+}
+
+// Again applies to the record with Ref ref, a record delivered again, the decision d of its
+// earlier delivery (specification section 2): its marks when it was passed on, else it leaves
+// the batch (dropped as it was, or held: the engine's copy of it leaves when its use comes).
+// Its items must not reach the engine.
+func (b *Batch[D, R, N, S]) Again(ref int32, d delivery.Decision) {
+	rr := &b.refs[ref]
+	rr.again = true
+	b.Redelivered++
+	if d.Fate == delivery.FatePassed {
+		rr.kept = true
+		delivery.Apply(b.sig.Attributes(rr.rec), d.Marks)
+		return
+	}
+	rr.dropped = true
+}
+
+// Remember remembers in m, at now (Unix ns), the decision of each record of the batch given
+// an identity (Remembers) and delivered for the first time: held, dropped, or passed on with
+// the marks the processor wrote. It must run once every mark is written (WriteMarks) and
+// before RemoveMarked.
+func (b *Batch[D, R, N, S]) Remember(m *delivery.Memory, now int64) {
+	if m == nil {
+		return
+	}
+	for i := range b.refs {
+		rr := &b.refs[i]
+		if rr.id == 0 || rr.again {
+			continue
+		}
+		e := delivery.Entry{ID: rr.id}
+		switch {
+		case rr.held != nil:
+			e.Fate = delivery.FateHeld
+		case rr.removed():
+			e.Fate = delivery.FateDropped
+		default:
+			e.Fate = delivery.FatePassed
+			e.Marks = delivery.Capture(nil, b.sig.Attributes(rr.rec), MarkedKey(rr.matched))
+		}
+		b.decisions = append(b.decisions, e)
+	}
+	m.Remember(now, b.decisions)
+}
+
+// Decisions returns what the last Remember remembered, valid until the batch is reset.
+func (b *Batch[D, R, N, S]) Decisions() []delivery.Entry { return b.decisions }
+
+// MarkedKey returns whether an attribute key is one the processor writes on a result record
+// (its outcome, duration, count and timeout classification; and, on a record matched without
+// a call ID of its own, gen_ai.tool.call.id): what a record's decision keeps.
+func MarkedKey(matched bool) func(string) bool {
+	if matched {
+		return markedMatched
+	}
+	return marked
+}
+
+func marked(k string) bool {
+	if len(k) < len("toolpair.") || k[:len("toolpair.")] != "toolpair." {
+		return false
+	}
+	switch k {
+	case synth.AttrOutcome, synth.AttrCallDurationMs, synth.AttrInterruptReason, synth.AttrCallCounted,
+		timeout.AttrPhase, timeout.AttrActiveTools, timeout.AttrActiveToolName, timeout.AttrActiveToolCallID,
+		timeout.AttrActiveToolElapsed:
+		return true
+	}
+	return false
+}
+
+func markedMatched(k string) bool { return k == synth.AttrToolCallID || marked(k) }

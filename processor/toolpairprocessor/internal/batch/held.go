@@ -6,6 +6,8 @@ import (
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/delivery"
 )
 
 // Latch is the latch of a held record's copy. The hold callback closes it, under the
@@ -55,6 +57,9 @@ type HeldSpan struct {
 	Next   consumer.Traces
 	// Size is the record's bytes as held (Spans.Size; the stored OTLP bytes when restored).
 	Size int64
+	// ID is the record's identity in the memory of deliveries (0: not remembered), whose
+	// decision is settled when the record leaves.
+	ID delivery.ID
 }
 
 // Fill stores the copy td and opens the latch (Held).
@@ -76,6 +81,8 @@ type HeldLog struct {
 	Next consumer.Logs
 	// Size is the record's bytes as held (Logs.Size; the stored OTLP bytes when restored).
 	Size int64
+	// ID is as HeldSpan's.
+	ID delivery.ID
 }
 
 // Fill stores the copy ld and opens the latch (Held).
@@ -97,6 +104,17 @@ func HeldSize(held any) int64 {
 		return h.Size
 	case *HeldLog:
 		return h.Size
+	}
+	return 0
+}
+
+// HeldID returns the ID of a held record (a *HeldSpan or *HeldLog), 0 for any other value.
+func HeldID(held any) delivery.ID {
+	switch h := held.(type) {
+	case *HeldSpan:
+		return h.ID
+	case *HeldLog:
+		return h.ID
 	}
 	return 0
 }

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/delivery"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/metadata"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
@@ -73,15 +74,35 @@ func (o *Output) LogsFor(next consumer.Logs) plog.Logs {
 // Others reports whether records are bound for other pipelines than the current batch's.
 func (o *Output) Others() bool { return len(o.toTraces)+len(o.toLogs) > 0 }
 
-// Send delivers the records bound for other pipelines than the current batch's, telling
-// failed the signal and number of records of each delivery a next consumer refused. It
-// returns the refusals joined. It must not be called with a lock held.
-func (o *Output) Send(ctx context.Context, failed func(ctx context.Context, s synth.Signal, n int)) error {
+// Refused is a delivery of Send that a next consumer refused: spans for ToTraces or log
+// records for ToLogs (the other pair zero), and the consumer's error.
+type Refused struct {
+	Traces   ptrace.Traces
+	ToTraces consumer.Traces
+	Logs     plog.Logs
+	ToLogs   consumer.Logs
+	Records  int
+	Err      error
+}
+
+// Signal returns the signal of the refused records.
+func (r *Refused) Signal() synth.Signal {
+	if r.ToLogs != nil {
+		return synth.Logs
+	}
+	return synth.Traces
+}
+
+// Send delivers the records bound for other pipelines than the current batch's (with no
+// current batch, every record of o), one delivery per next consumer, handing each delivery a
+// next consumer refused to refused. It returns the refusals joined. It must not be called
+// with a lock held.
+func (o *Output) Send(ctx context.Context, refused func(ctx context.Context, r Refused)) error {
 	var errs []error
 	for _, r := range o.toTraces {
 		if n := r.td.SpanCount(); n > 0 {
 			if err := r.next.ConsumeTraces(ctx, r.td); err != nil {
-				failed(ctx, synth.Traces, n)
+				refused(ctx, Refused{Traces: r.td, ToTraces: r.next, Records: n, Err: err})
 				errs = append(errs, err)
 			}
 		}
@@ -89,7 +110,7 @@ func (o *Output) Send(ctx context.Context, failed func(ctx context.Context, s sy
 	for _, r := range o.toLogs {
 		if n := r.ld.LogRecordCount(); n > 0 {
 			if err := r.next.ConsumeLogs(ctx, r.ld); err != nil {
-				failed(ctx, synth.Logs, n)
+				refused(ctx, Refused{Logs: r.ld, ToLogs: r.next, Records: n, Err: err})
 				errs = append(errs, err)
 			}
 		}
@@ -121,6 +142,9 @@ type Applier struct {
 	AnchorGrace int64
 	// Synthetic is told each synthetic record made, by signal.
 	Synthetic func(synth.Signal)
+	// Delivered, when set, is the memory of deliveries: a held record's decision is settled
+	// there when it leaves (released with its marks, or dropped).
+	Delivered *delivery.Memory
 }
 
 // Apply marks or drops the result records of the current batch (through b, nil outside a
@@ -140,8 +164,12 @@ func (a *Applier) Apply(res []pairing.Resolution, out *Output, b InBatch, now ti
 				b.MarkResult(r.ResultRef, r)
 			}
 		}
-		if r.ResultPayload != nil && !drop {
-			a.release(r, out)
+		if r.ResultPayload != nil {
+			if drop {
+				a.settle(r.ResultPayload, delivery.Decision{Fate: delivery.FateDropped})
+			} else {
+				a.release(r, out)
+			}
 		}
 		if r.Synthesize() && a.Synthesize {
 			a.synthesize(r, out, now)
@@ -155,16 +183,35 @@ func (a *Applier) release(r *pairing.Resolution, out *Output) {
 	switch h := r.ResultPayload.(type) {
 	case *HeldSpan:
 		if h.Wait() {
-			synth.MarkResult(h.Span().Attributes(), r)
-			MarkMatched(h.Span().Attributes(), r)
+			attrs := h.Span().Attributes()
+			synth.MarkResult(attrs, r)
+			MarkMatched(attrs, r)
+			a.settlePassed(h.ID, attrs, r.Matched)
 			h.Traces.ResourceSpans().MoveAndAppendTo(out.TracesFor(h.Next).ResourceSpans())
 		}
 	case *HeldLog:
 		if h.Wait() {
-			synth.MarkResult(h.Record().Attributes(), r)
-			MarkMatched(h.Record().Attributes(), r)
+			attrs := h.Record().Attributes()
+			synth.MarkResult(attrs, r)
+			MarkMatched(attrs, r)
+			a.settlePassed(h.ID, attrs, r.Matched)
 			h.Logs.ResourceLogs().MoveAndAppendTo(out.LogsFor(h.Next).ResourceLogs())
 		}
+	}
+}
+
+// settlePassed settles the decision of the held record id, released with the marks in attrs.
+func (a *Applier) settlePassed(id delivery.ID, attrs pcommon.Map, matched bool) {
+	if a.Delivered == nil || id == 0 {
+		return
+	}
+	a.Delivered.Settle(id, delivery.Decision{Fate: delivery.FatePassed, Marks: delivery.Capture(nil, attrs, MarkedKey(matched))})
+}
+
+// settle settles the decision of the held record held (a *HeldSpan or *HeldLog) as d.
+func (a *Applier) settle(held any, d delivery.Decision) {
+	if a.Delivered != nil {
+		a.Delivered.Settle(HeldID(held), d)
 	}
 }
 

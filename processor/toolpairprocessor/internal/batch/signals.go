@@ -6,6 +6,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/delivery"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
 
@@ -16,8 +17,8 @@ type Spans struct{}
 func (Spans) Attributes(s ptrace.Span) pcommon.Map { return s.Attributes() }
 
 // NewHeld implements Signal.
-func (Spans) NewHeld(next consumer.Traces, size int64) Held[ptrace.Traces] {
-	h := &HeldSpan{Next: next, Size: size}
+func (Spans) NewHeld(next consumer.Traces, size int64, id delivery.ID) Held[ptrace.Traces] {
+	h := &HeldSpan{Next: next, Size: size, ID: id}
 	h.CloseLatch()
 	return h
 }
@@ -69,8 +70,8 @@ type Logs struct{}
 func (Logs) Attributes(r plog.LogRecord) pcommon.Map { return r.Attributes() }
 
 // NewHeld implements Signal.
-func (Logs) NewHeld(next consumer.Logs, size int64) Held[plog.Logs] {
-	h := &HeldLog{Next: next, Size: size}
+func (Logs) NewHeld(next consumer.Logs, size int64, id delivery.ID) Held[plog.Logs] {
+	h := &HeldLog{Next: next, Size: size, ID: id}
 	h.CloseLatch()
 	return h
 }

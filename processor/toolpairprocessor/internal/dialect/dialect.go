@@ -218,6 +218,16 @@ func (f *Found) Results() int {
 	return n
 }
 
+// Matches reports whether an item is a result without a call ID of its own (KindMatch).
+func (f *Found) Matches() bool {
+	for i := range f.Items {
+		if f.Items[i].Kind == pairing.KindMatch {
+			return true
+		}
+	}
+	return false
+}
+
 // Empty reports whether nothing was found, malformed or not.
 func (f *Found) Empty() bool { return len(f.Items) == 0 && len(f.Malformed) == 0 }
 

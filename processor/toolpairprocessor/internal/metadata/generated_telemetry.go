@@ -28,11 +28,14 @@ type TelemetryBuilder struct {
 	meter                                    metric.Meter
 	mu                                       sync.Mutex
 	registrations                            []metric.Registration
+	ProcessorToolpairGivenUp                 metric.Int64Counter
 	ProcessorToolpairMalformed               metric.Int64Counter
 	ProcessorToolpairOutcomes                metric.Int64ObservableCounter
 	ProcessorToolpairPendingCalls            metric.Int64ObservableGauge
 	ProcessorToolpairRecordsUnrecognized     metric.Int64Counter
+	ProcessorToolpairRedeliveries            metric.Int64Counter
 	ProcessorToolpairReports                 metric.Int64ObservableCounter
+	ProcessorToolpairResent                  metric.Int64Counter
 	ProcessorToolpairResults                 metric.Int64ObservableCounter
 	ProcessorToolpairSendFailed              metric.Int64Counter
 	ProcessorToolpairStateCheckpointDuration metric.Float64Histogram
@@ -42,6 +45,7 @@ type TelemetryBuilder struct {
 	ProcessorToolpairStorageErrors           metric.Int64Counter
 	ProcessorToolpairSyntheticRecords        metric.Int64Counter
 	ProcessorToolpairTimeouts                metric.Int64Counter
+	ProcessorToolpairUnsent                  metric.Int64ObservableGauge
 	ProcessorToolpairUses                    metric.Int64ObservableCounter
 	ProcessorToolpairUsesRepeated            metric.Int64ObservableCounter
 	ProcessorToolpairWaitingResults          metric.Int64ObservableGauge
@@ -109,6 +113,21 @@ func (builder *TelemetryBuilder) RegisterProcessorToolpairResultsCallback(cb met
 		cb(ctx, &observerInt64{inst: builder.ProcessorToolpairResults, obs: o})
 		return nil
 	}, builder.ProcessorToolpairResults)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorToolpairUnsentCallback sets callback for observable ProcessorToolpairUnsent metric.
+func (builder *TelemetryBuilder) RegisterProcessorToolpairUnsentCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorToolpairUnsent, obs: o})
+		return nil
+	}, builder.ProcessorToolpairUnsent)
 	if err != nil {
 		return err
 	}
@@ -191,6 +210,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	}
 	builder.meter = Meter(settings)
 	var err, errs error
+	builder.ProcessorToolpairGivenUp, err = builder.meter.Int64Counter(
+		"otelcol_processor_toolpair_given_up",
+		metric.WithDescription("Records the processor stopped trying to send, by `otel.signal` and `reason` (`bound`, the oldest beyond `max_unsent_bytes`; `permanent`, a next consumer's permanent error; `shutdown`, still unsent when a collector without `storage` stopped). They are lost; the error is also logged. [Development]"),
+		metric.WithUnit("{records}"),
+	)
+	errs = errors.Join(errs, err)
 	builder.ProcessorToolpairMalformed, err = builder.meter.Int64Counter(
 		"otelcol_processor_toolpair_malformed",
 		metric.WithDescription("Malformed tool inputs skipped (bad JSON, wrong types, missing or null call IDs), by `toolpair.dialect` and `reason`; the record passes through unchanged. [Development]"),
@@ -215,9 +240,21 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		metric.WithUnit("{records}"),
 	)
 	errs = errors.Join(errs, err)
+	builder.ProcessorToolpairRedeliveries, err = builder.meter.Int64Counter(
+		"otelcol_processor_toolpair_redeliveries",
+		metric.WithDescription("Result records delivered again (an export retry, a sender resending a batch that was refused after the processor), by `otel.signal`. Each gets the outcome, duration and marks of its first delivery and is passed on; none is counted in results or outcomes (specification section 7). [Development]"),
+		metric.WithUnit("{records}"),
+	)
+	errs = errors.Join(errs, err)
 	builder.ProcessorToolpairReports, err = builder.meter.Int64ObservableCounter(
 		"otelcol_processor_toolpair_reports",
 		metric.WithDescription("Further reports (specification section 2), the result records of a source that had not reported a call already counted by another source's record (a tool span after its tool_result event, a request's history after the tool span), and the records of further sources held with a waiting result once released. Each is marked with its own outcome; none is counted in results or outcomes, so every call counts once. [Development]"),
+		metric.WithUnit("{records}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorToolpairResent, err = builder.meter.Int64Counter(
+		"otelcol_processor_toolpair_resent",
+		metric.WithDescription("Records the processor sent again, and the next consumer took, after an earlier send of theirs had failed, by `otel.signal`. [Development]"),
 		metric.WithUnit("{records}"),
 	)
 	errs = errors.Join(errs, err)
@@ -229,7 +266,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ProcessorToolpairSendFailed, err = builder.meter.Int64Counter(
 		"otelcol_processor_toolpair_send_failed",
-		metric.WithDescription("Records the processor sent downstream outside the pipeline call that brought them (synthetic records and released results of the expiry ticker or of shutdown, and records routed to another pipeline of the component) that the next consumer refused, by `otel.signal` and `toolpair.trigger` (`expiry`, `shutdown`, `routed`). They are lost; the error is also logged. [Development]"),
+		metric.WithDescription("Records the processor sent downstream on its own (synthetic records, released results, records for another pipeline of the component, and those sent again) that the next consumer refused, by `otel.signal` and `toolpair.trigger` (`expiry`, `shutdown`, `routed`, `resend`). They are kept and sent again (see `processor_toolpair_unsent`); the error is also logged. [Development]"),
 		metric.WithUnit("{records}"),
 	)
 	errs = errors.Join(errs, err)
@@ -274,6 +311,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	builder.ProcessorToolpairTimeouts, err = builder.meter.Int64Counter(
 		"otelcol_processor_toolpair_timeouts",
 		metric.WithDescription("Timeout records classified (specification section 4), by `toolpair.timeout.phase` (tool_execution, provider, compaction, unknown). [Development]"),
+		metric.WithUnit("{records}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorToolpairUnsent, err = builder.meter.Int64ObservableGauge(
+		"otelcol_processor_toolpair_unsent",
+		metric.WithDescription("Records the processor could not send yet and keeps to send again (at most `max_unsent_bytes`), oldest first. [Development]"),
 		metric.WithUnit("{records}"),
 	)
 	errs = errors.Join(errs, err)

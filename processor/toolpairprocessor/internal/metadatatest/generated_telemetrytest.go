@@ -21,6 +21,22 @@ func NewSettings(tt *componenttest.Telemetry) processor.Settings {
 	return set
 }
 
+func AssertEqualProcessorToolpairGivenUp(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_toolpair_given_up",
+		Description: "Records the processor stopped trying to send, by `otel.signal` and `reason` (`bound`, the oldest beyond `max_unsent_bytes`; `permanent`, a next consumer's permanent error; `shutdown`, still unsent when a collector without `storage` stopped). They are lost; the error is also logged. [Development]",
+		Unit:        "{records}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_toolpair_given_up")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualProcessorToolpairMalformed(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_toolpair_malformed",
@@ -83,6 +99,22 @@ func AssertEqualProcessorToolpairRecordsUnrecognized(t *testing.T, tt *component
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
+func AssertEqualProcessorToolpairRedeliveries(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_toolpair_redeliveries",
+		Description: "Result records delivered again (an export retry, a sender resending a batch that was refused after the processor), by `otel.signal`. Each gets the outcome, duration and marks of its first delivery and is passed on; none is counted in results or outcomes (specification section 7). [Development]",
+		Unit:        "{records}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_toolpair_redeliveries")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualProcessorToolpairReports(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_toolpair_reports",
@@ -95,6 +127,22 @@ func AssertEqualProcessorToolpairReports(t *testing.T, tt *componenttest.Telemet
 		},
 	}
 	got, err := tt.GetMetric("otelcol_processor_toolpair_reports")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
+func AssertEqualProcessorToolpairResent(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_toolpair_resent",
+		Description: "Records the processor sent again, and the next consumer took, after an earlier send of theirs had failed, by `otel.signal`. [Development]",
+		Unit:        "{records}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_toolpair_resent")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
@@ -118,7 +166,7 @@ func AssertEqualProcessorToolpairResults(t *testing.T, tt *componenttest.Telemet
 func AssertEqualProcessorToolpairSendFailed(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_toolpair_send_failed",
-		Description: "Records the processor sent downstream outside the pipeline call that brought them (synthetic records and released results of the expiry ticker or of shutdown, and records routed to another pipeline of the component) that the next consumer refused, by `otel.signal` and `toolpair.trigger` (`expiry`, `shutdown`, `routed`). They are lost; the error is also logged. [Development]",
+		Description: "Records the processor sent downstream on its own (synthetic records, released results, records for another pipeline of the component, and those sent again) that the next consumer refused, by `otel.signal` and `toolpair.trigger` (`expiry`, `shutdown`, `routed`, `resend`). They are kept and sent again (see `processor_toolpair_unsent`); the error is also logged. [Development]",
 		Unit:        "{records}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
@@ -237,6 +285,20 @@ func AssertEqualProcessorToolpairTimeouts(t *testing.T, tt *componenttest.Teleme
 		},
 	}
 	got, err := tt.GetMetric("otelcol_processor_toolpair_timeouts")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
+func AssertEqualProcessorToolpairUnsent(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_toolpair_unsent",
+		Description: "Records the processor could not send yet and keeps to send again (at most `max_unsent_bytes`), oldest first. [Development]",
+		Unit:        "{records}",
+		Data: metricdata.Gauge[int64]{
+			DataPoints: dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_toolpair_unsent")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }

@@ -36,6 +36,10 @@ func TestSetupTelemetry(t *testing.T) {
 		observer.Observe(1)
 		return nil
 	}))
+	require.NoError(t, tb.RegisterProcessorToolpairUnsentCallback(func(_ context.Context, observer metric.Int64Observer) error {
+		observer.Observe(1)
+		return nil
+	}))
 	require.NoError(t, tb.RegisterProcessorToolpairUsesCallback(func(_ context.Context, observer metric.Int64Observer) error {
 		observer.Observe(1)
 		return nil
@@ -48,8 +52,11 @@ func TestSetupTelemetry(t *testing.T) {
 		observer.Observe(1)
 		return nil
 	}))
+	tb.ProcessorToolpairGivenUp.Add(context.Background(), 1)
 	tb.ProcessorToolpairMalformed.Add(context.Background(), 1)
 	tb.ProcessorToolpairRecordsUnrecognized.Add(context.Background(), 1)
+	tb.ProcessorToolpairRedeliveries.Add(context.Background(), 1)
+	tb.ProcessorToolpairResent.Add(context.Background(), 1)
 	tb.ProcessorToolpairSendFailed.Add(context.Background(), 1)
 	tb.ProcessorToolpairStateCheckpointDuration.Record(context.Background(), 1)
 	tb.ProcessorToolpairStateCheckpointSize.Record(context.Background(), 1)
@@ -58,6 +65,9 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ProcessorToolpairStorageErrors.Add(context.Background(), 1)
 	tb.ProcessorToolpairSyntheticRecords.Add(context.Background(), 1)
 	tb.ProcessorToolpairTimeouts.Add(context.Background(), 1)
+	AssertEqualProcessorToolpairGivenUp(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorToolpairMalformed(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
@@ -70,7 +80,13 @@ func TestSetupTelemetry(t *testing.T) {
 	AssertEqualProcessorToolpairRecordsUnrecognized(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorToolpairRedeliveries(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorToolpairReports(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorToolpairResent(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorToolpairResults(t, testTel,
@@ -98,6 +114,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorToolpairTimeouts(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorToolpairUnsent(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorToolpairUses(t, testTel,
