@@ -17,10 +17,16 @@ import (
 
 // emit sends outcomes decided outside a pipeline call (expiry, shutdown: the trigger)
 // downstream: the synthetic records and the released results, each to its own signal's
-// pipeline.
-func (s *shared) emit(ctx context.Context, res []pairing.Resolution, trigger sendTrigger) error {
+// pipeline. With storage, res is recorded first (with the decisions of the held records it
+// releases) when record is set.
+func (s *shared) emit(ctx context.Context, res []pairing.Resolution, trigger sendTrigger, record bool) error {
 	var out batch.Output
 	s.applier.Apply(res, &out, nil, s.clock.Now())
+	if record {
+		if err := s.record(ctx, res, nil, out.Settled); err != nil {
+			s.logger.Error("toolpair: expired calls and released results leave without being stored", zap.Error(err))
+		}
+	}
 	return s.send(ctx, &out, trigger)
 }
 
@@ -82,7 +88,7 @@ func finishBatch[D, R, N any, S batch.Signal[D, R, N]](ctx context.Context, s *s
 	b.WriteMarks()
 	b.Remember(s.delivered, now.UnixNano())
 	// Before anything leaves the processor (Apply only gathers what goes out).
-	if err := s.record(ctx, b.Resolutions, added); err != nil {
+	if err := s.record(ctx, b.Resolutions, added, append(b.Decisions(), out.Settled...)); err != nil {
 		s.logger.Error("toolpair: the outcomes and new calls of a batch leave without being stored", zap.Error(err))
 	}
 	removed := b.RemoveMarked()
@@ -94,13 +100,13 @@ func finishBatch[D, R, N any, S batch.Signal[D, R, N]](ctx context.Context, s *s
 	return removed && b.Len() == 0
 }
 
-// record writes the resolution record of outcomes res and additions added with storage (see
-// statestore.Store.RecordBatch); nothing without.
-func (s *shared) record(ctx context.Context, res []pairing.Resolution, added *pairing.Snapshot) error {
+// record writes the resolution record of outcomes res, additions added and deliveries dels
+// with storage (see statestore.Store.RecordBatch); nothing without.
+func (s *shared) record(ctx context.Context, res []pairing.Resolution, added *pairing.Snapshot, dels []delivery.Entry) error {
 	if s.store == nil {
 		return nil
 	}
-	return s.store.RecordBatch(ctx, res, added)
+	return s.store.RecordBatch(ctx, res, added, dels)
 }
 
 // groupIDs caches the hashes of the resource and scope groups a batch's records are under, the

@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -94,6 +95,7 @@ type rigSetup struct {
 	clock     *testClock
 	host      component.Host
 	unstarted bool
+	gate      *gate
 }
 
 // rigOption configures newRig.
@@ -169,7 +171,11 @@ func newRig(t *testing.T, opts ...rigOption) *rig {
 		switch kind {
 		case "traces":
 			sink := new(consumertest.TracesSink)
-			tp, err := f.CreateTraces(context.Background(), set, r.cfg, sink)
+			var next consumer.Traces = sink
+			if setup.gate != nil {
+				next = setup.gate.traces(sink)
+			}
+			tp, err := f.CreateTraces(context.Background(), set, r.cfg, next)
 			require.NoError(t, err)
 			r.tsinks, r.tracesPipelines, r.comps = append(r.tsinks, sink), append(r.tracesPipelines, tp), append(r.comps, tp)
 			if r.traces == nil {
@@ -177,7 +183,11 @@ func newRig(t *testing.T, opts ...rigOption) *rig {
 			}
 		case "logs":
 			sink := new(consumertest.LogsSink)
-			lp, err := f.CreateLogs(context.Background(), set, r.cfg, sink)
+			var next consumer.Logs = sink
+			if setup.gate != nil {
+				next = setup.gate.logs(sink)
+			}
+			lp, err := f.CreateLogs(context.Background(), set, r.cfg, next)
 			require.NoError(t, err)
 			r.lsinks, r.comps = append(r.lsinks, sink), append(r.comps, lp)
 			if r.logs == nil {
@@ -487,7 +497,7 @@ func configOf(s *shared) *Config { return s.cfg }
 // held results, as the shutdown of a component without storage does (shared.emit of
 // engine.Shutdown), whatever s's configuration.
 func flushPending(ctx context.Context, s *shared) error {
-	return s.emit(ctx, s.engine.Shutdown(nil), triggerShutdown)
+	return s.emit(ctx, s.engine.Shutdown(nil), triggerShutdown, false)
 }
 
 // onLastShutdown calls fn when s's last pipeline shuts down, once the engine is flushed or

@@ -34,7 +34,8 @@ func toolSpanOutcomes(spans []ptrace.Span) [][2]string {
 
 // TestStorageHeldToolSpanWithoutCallID: a tool span without a call ID held for its use is
 // stored at shutdown and, after the restart, pairs the call announced then, given the call's
-// ID; a retry of it after that is a duplicate of the call.
+// ID; a retry of it after that (the same span sent again) gets what the released span got,
+// its identity stored with it (specification section 2).
 func TestStorageHeldToolSpanWithoutCallID(t *testing.T) {
 	only := oneToolCall
 	e, clock := newMemStorage(), newTestClock()
@@ -46,7 +47,7 @@ func TestStorageHeldToolSpanWithoutCallID(t *testing.T) {
 	run2 := startRun(t, clock, e, nil)
 	require.NoError(t, run2.traces.ConsumeTraces(context.Background(), only("")))
 	require.NoError(t, run2.traces.ConsumeTraces(context.Background(), only("tool")))
-	assert.Equal(t, [][2]string{{"paired", "c1"}, {"duplicate", "c1"}}, toolSpanOutcomes(run2.outSpans()))
+	assert.Equal(t, [][2]string{{"paired", "c1"}, {"paired", "c1"}}, toolSpanOutcomes(run2.outSpans()))
 }
 
 // TestStorageHeldToolSpanReleasedBeforeCrash: a tool span without a call ID held at the last

@@ -211,8 +211,11 @@ func (s *shared) start(ctx context.Context, host component.Host, holders func() 
 				Traces:       s.nextTraces,
 				Logs:         s.nextLogs,
 				KeepActivity: s.tmo != nil,
+				Delivered:    s.delivered,
+				Outbox:       s.outbox,
 				Telemetry:    s.tel,
 				Logger:       s.logger,
+				Now:          func() int64 { return s.clock.Now().UnixNano() },
 			})
 			if err != nil {
 				return err
@@ -296,10 +299,7 @@ func (s *shared) tick(ctx context.Context) {
 	if len(res) == 0 {
 		return
 	}
-	if err := s.record(ctx, res, nil); err != nil {
-		s.logger.Error("toolpair: expired calls and released results leave without being stored", zap.Error(err))
-	}
-	if err := s.emit(ctx, res, triggerExpiry); err != nil {
+	if err := s.emit(ctx, res, triggerExpiry, true); err != nil {
 		s.logger.Warn("toolpair: sending expired calls and released results downstream failed", zap.Error(err))
 	}
 }
@@ -353,7 +353,7 @@ func (s *shared) drain(ctx context.Context) (stopped bool, err error) {
 		}
 	}
 	if s.store == nil {
-		err = errors.Join(err, s.emit(ctx, s.engine.Shutdown(nil), triggerShutdown))
+		err = errors.Join(err, s.emit(ctx, s.engine.Shutdown(nil), triggerShutdown, false))
 		// Without storage, what was refused before has one last try, then it is lost.
 		s.outbox.FlushNow(ctx)
 		s.outbox.GiveUp(ctx)
@@ -374,7 +374,7 @@ func (s *shared) shutdown(ctx context.Context, stopped bool) error {
 	}
 	if s.store != nil && stopped {
 		if cerr := s.store.Checkpoint(ctx, statestore.TriggerShutdown); cerr != nil {
-			err = errors.Join(err, cerr, s.emit(ctx, s.engine.Shutdown(nil), triggerShutdown))
+			err = errors.Join(err, cerr, s.emit(ctx, s.engine.Shutdown(nil), triggerShutdown, false))
 			err = errors.Join(err, s.store.Forget(ctx))
 		}
 		err = errors.Join(err, s.store.Close(ctx))

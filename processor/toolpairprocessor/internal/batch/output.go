@@ -29,6 +29,9 @@ type Output struct {
 	// other pipelines
 	toTraces []routedTraces
 	toLogs   []routedLogs
+	// Settled are the decisions of held records settled as they left (Applier.Delivered), to
+	// be stored with the outcomes that released them.
+	Settled []delivery.Entry
 }
 
 type routedTraces struct {
@@ -166,7 +169,7 @@ func (a *Applier) Apply(res []pairing.Resolution, out *Output, b InBatch, now ti
 		}
 		if r.ResultPayload != nil {
 			if drop {
-				a.settle(r.ResultPayload, delivery.Decision{Fate: delivery.FateDropped})
+				a.settle(out, HeldID(r.ResultPayload), delivery.Decision{Fate: delivery.FateDropped})
 			} else {
 				a.release(r, out)
 			}
@@ -186,7 +189,7 @@ func (a *Applier) release(r *pairing.Resolution, out *Output) {
 			attrs := h.Span().Attributes()
 			synth.MarkResult(attrs, r)
 			MarkMatched(attrs, r)
-			a.settlePassed(h.ID, attrs, r.Matched)
+			a.settlePassed(out, h.ID, attrs, r.Matched)
 			h.Traces.ResourceSpans().MoveAndAppendTo(out.TracesFor(h.Next).ResourceSpans())
 		}
 	case *HeldLog:
@@ -194,24 +197,27 @@ func (a *Applier) release(r *pairing.Resolution, out *Output) {
 			attrs := h.Record().Attributes()
 			synth.MarkResult(attrs, r)
 			MarkMatched(attrs, r)
-			a.settlePassed(h.ID, attrs, r.Matched)
+			a.settlePassed(out, h.ID, attrs, r.Matched)
 			h.Logs.ResourceLogs().MoveAndAppendTo(out.LogsFor(h.Next).ResourceLogs())
 		}
 	}
 }
 
 // settlePassed settles the decision of the held record id, released with the marks in attrs.
-func (a *Applier) settlePassed(id delivery.ID, attrs pcommon.Map, matched bool) {
+func (a *Applier) settlePassed(out *Output, id delivery.ID, attrs pcommon.Map, matched bool) {
 	if a.Delivered == nil || id == 0 {
 		return
 	}
-	a.Delivered.Settle(id, delivery.Decision{Fate: delivery.FatePassed, Marks: delivery.Capture(nil, attrs, MarkedKey(matched))})
+	a.settle(out, id, delivery.Decision{Fate: delivery.FatePassed, Marks: delivery.Capture(nil, attrs, MarkedKey(matched))})
 }
 
-// settle settles the decision of the held record held (a *HeldSpan or *HeldLog) as d.
-func (a *Applier) settle(held any, d delivery.Decision) {
-	if a.Delivered != nil {
-		a.Delivered.Settle(HeldID(held), d)
+// settle settles the decision of the held record id as d, noting it in out.Settled.
+func (a *Applier) settle(out *Output, id delivery.ID, d delivery.Decision) {
+	if a.Delivered == nil {
+		return
+	}
+	if e, ok := a.Delivered.Settle(id, d); ok {
+		out.Settled = append(out.Settled, e)
 	}
 }
 

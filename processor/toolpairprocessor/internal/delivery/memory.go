@@ -100,9 +100,9 @@ func (m *Memory) Len() int {
 	return len(m.decisions)
 }
 
-// Remember records the decisions of es (their Deadline is ignored) at now (Unix ns), and
-// forgets the records past their retention or beyond Max. A record already remembered keeps
-// its place and deadline and takes the new decision.
+// Remember records the decisions of es at now (Unix ns), setting the Deadline of each entry
+// of es to its record's, and forgets the records past their retention or beyond Max. A record
+// already remembered keeps its place and deadline and takes the new decision.
 func (m *Memory) Remember(now int64, es []Entry) {
 	if len(es) == 0 {
 		return
@@ -112,9 +112,11 @@ func (m *Memory) Remember(now int64, es []Entry) {
 	for i := range es {
 		if e, ok := m.decisions[es[i].ID]; ok {
 			e.Decision = es[i].Decision
+			es[i].Deadline = e.Deadline
 			continue
 		}
 		e := &Entry{ID: es[i].ID, Deadline: now + m.retention, Decision: es[i].Decision}
+		es[i].Deadline = e.Deadline
 		m.decisions[e.ID] = e
 		m.order = append(m.order, e)
 	}
@@ -122,16 +124,20 @@ func (m *Memory) Remember(now int64, es []Entry) {
 }
 
 // Settle sets the decision of a record remembered as held (FateHeld) once its held copy has
-// left; a record no longer remembered stays forgotten.
-func (m *Memory) Settle(id ID, d Decision) {
+// left, and returns its entry as remembered now (for storage); a record no longer remembered
+// stays forgotten (ok false).
+func (m *Memory) Settle(id ID, d Decision) (_ Entry, ok bool) {
 	if id == 0 {
-		return
+		return Entry{}, false
 	}
 	m.mu.Lock()
-	if e, ok := m.decisions[id]; ok {
-		e.Decision = d
+	defer m.mu.Unlock()
+	e, ok := m.decisions[id]
+	if !ok {
+		return Entry{}, false
 	}
-	m.mu.Unlock()
+	e.Decision = d
+	return *e, true
 }
 
 // Expire forgets the records past their retention at now (Unix ns).

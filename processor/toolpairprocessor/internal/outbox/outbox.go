@@ -144,10 +144,14 @@ func (b *Outbox) SetPersister(ctx context.Context, p Persister) error {
 }
 
 // Restore adds items read back from storage (oldest first, with their Seq), before any other
-// item; later items are numbered after them. They are not stored again.
-func (b *Outbox) Restore(items []Item) {
+// item; later items are numbered after them and after next-1 (the next number storage had
+// not used). They are not stored again.
+func (b *Outbox) Restore(items []Item, next uint64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if next > 0 {
+		b.seq = max(b.seq, next-1)
+	}
 	for _, it := range items {
 		b.items = append(b.items, it)
 		b.bytes += it.Size

@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/delivery"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
@@ -18,21 +19,36 @@ import (
 // index out of range, an unknown enumeration value, a resource or ID of the wrong shape, or
 // an error of sinks.Held). A blob either decodes whole or not at all.
 func Decode(blob []byte, fp [8]byte, sinks Sinks) (*pairing.Snapshot, error) {
+	snap, _, err := DecodeCheckpoint(blob, fp, sinks)
+	return snap, err
+}
+
+// DecodeCheckpoint is Decode that also returns the deliveries the checkpoint remembers
+// (EncodeCheckpoint), oldest first.
+func DecodeCheckpoint(blob []byte, fp [8]byte, sinks Sinks) (*pairing.Snapshot, []delivery.Entry, error) {
 	body, err := unframe(blob, StateMagic, "state")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(body) < len(fp) {
-		return nil, Discard(ReasonCorrupt, "state without a fingerprint")
+		return nil, nil, Discard(ReasonCorrupt, "state without a fingerprint")
 	}
 	if !bytes.Equal(body[:len(fp)], fp[:]) {
-		return nil, Discard(ReasonConfig, "written under other scope_attributes, tenant_attributes, dialects or custom_dialects")
+		return nil, nil, Discard(ReasonConfig, "written under other scope_attributes, tenant_attributes, dialects or custom_dialects")
 	}
 	st := &State{}
 	if err := proto.Unmarshal(body[len(fp):], st); err != nil {
-		return nil, Discard(ReasonCorrupt, "state body: %v", err)
+		return nil, nil, Discard(ReasonCorrupt, "state body: %v", err)
 	}
-	return decodeState(st, sinks)
+	snap, err := decodeState(st, sinks)
+	if err != nil {
+		return nil, nil, err
+	}
+	dels, err := decodeDeliveries(st.Deliveries)
+	if err != nil {
+		return nil, nil, err
+	}
+	return snap, dels, nil
 }
 
 // decodeState returns the snapshot of st, payloads bound through sinks (see Decode).
@@ -279,10 +295,11 @@ func (r *decoder) held(m *HeldRecord) any {
 		r.fail("held record signal %d", m.Signal)
 		return nil
 	}
+	h := Held{Signal: sig, OTLP: m.Otlp, ID: m.Delivery}
 	if r.sinks.Held == nil {
-		return Held{Signal: sig, OTLP: m.Otlp}
+		return h
 	}
-	p, err := r.sinks.Held(sig, m.Otlp)
+	p, err := r.sinks.Held(h)
 	if err != nil {
 		r.fail("held record: %v", err)
 		return nil

@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/delivery"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
@@ -18,10 +19,17 @@ import (
 // Decode makes it again through Sinks.Anchor). It fails when snap holds a call state, closing
 // kind or activity kind the format has no value for, or a resource that cannot be marshalled.
 func Encode(snap *pairing.Snapshot, fp [8]byte) ([]byte, error) {
+	return EncodeCheckpoint(snap, nil, fp)
+}
+
+// EncodeCheckpoint is Encode with the deliveries of result records the component remembers
+// (delivery.Memory.Snapshot), oldest first.
+func EncodeCheckpoint(snap *pairing.Snapshot, dels []delivery.Entry, fp [8]byte) ([]byte, error) {
 	st, err := encodeState(snap)
 	if err != nil {
 		return nil, err
 	}
+	st.Deliveries = encodeDeliveries(dels)
 	buf := make([]byte, 0, 4096+len(snap.Calls)*112+len(snap.Activity)*32)
 	buf = append(buf, StateMagic...)
 	buf = binary.AppendUvarint(buf, Version)
@@ -210,7 +218,7 @@ func heldMessage(p any) *HeldRecord {
 	if !ok {
 		return nil
 	}
-	return &HeldRecord{Signal: Signal(h.Signal), Otlp: h.OTLP}
+	return &HeldRecord{Signal: Signal(h.Signal), Otlp: h.OTLP, Delivery: h.ID}
 }
 
 func hasScope(m map[pairing.ConversationKey]uint32, k pairing.ConversationKey) bool {

@@ -7,6 +7,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/delivery"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
@@ -19,6 +20,8 @@ type Record struct {
 	// Added is what the batch added (pairing.Engine.Added), its payloads bound through the
 	// Sinks given to DecodeRecord; nil when it added nothing.
 	Added *pairing.Snapshot
+	// Deliveries is what the batch's result records got, in batch order.
+	Deliveries []delivery.Entry
 }
 
 // EncodeRecord returns the resolution record of one batch (see the package documentation):
@@ -28,7 +31,14 @@ type Record struct {
 // stored as a checkpoint's state is (see Encode) under the configuration fingerprint fp. It
 // returns nil, nil when there is nothing to record, and fails as Encode does for added.
 func EncodeRecord(res []pairing.Resolution, added *pairing.Snapshot, fp [8]byte) ([]byte, error) {
-	m := &Resolutions{}
+	return EncodeBatch(res, added, nil, fp)
+}
+
+// EncodeBatch is EncodeRecord with the deliveries of the batch's result records (dels, their
+// Deadline as remembered), which the record also holds; a batch with nothing else but
+// deliveries is recorded too.
+func EncodeBatch(res []pairing.Resolution, added *pairing.Snapshot, dels []delivery.Entry, fp [8]byte) ([]byte, error) {
+	m := &Resolutions{Deliveries: encodeDeliveries(dels)}
 	var call, held *ResolvedRun
 	for i := range res {
 		r := &res[i]
@@ -48,10 +58,10 @@ func EncodeRecord(res []pairing.Resolution, added *pairing.Snapshot, fp [8]byte)
 		}
 		m.Fingerprint = fp[:]
 	}
-	if len(m.Calls)+len(m.Held) == 0 && m.Added == nil {
+	if len(m.Calls)+len(m.Held)+len(m.Deliveries) == 0 && m.Added == nil {
 		return nil, nil
 	}
-	size := 16 + len(res)*40
+	size := 16 + len(res)*40 + len(dels)*48
 	if added != nil {
 		size += len(added.Calls) * 160
 	}
@@ -131,6 +141,9 @@ func decodeRecord(b []byte, fp *[8]byte, sinks Sinks) (Record, error) {
 		if rec.Added, err = decodeState(m.Added, sinks); err != nil {
 			return Record{}, err
 		}
+	}
+	if rec.Deliveries, err = decodeDeliveries(m.Deliveries); err != nil {
+		return Record{}, err
 	}
 	return rec, nil
 }

@@ -313,7 +313,9 @@ type State struct {
 	Activity []*Activity `protobuf:"bytes,8,rep,name=activity" json:"activity,omitempty"`
 	// Anchor spans of the scopes: the turn and model-request spans a synthetic span of a call
 	// announced only in logs is put under.
-	Anchors       []*Anchor `protobuf:"bytes,9,rep,name=anchors" json:"anchors,omitempty"`
+	Anchors []*Anchor `protobuf:"bytes,9,rep,name=anchors" json:"anchors,omitempty"`
+	// The deliveries of result records remembered, oldest first (checkpoints only).
+	Deliveries    []*Delivery `protobuf:"bytes,10,rep,name=deliveries" json:"deliveries,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -407,6 +409,13 @@ func (x *State) GetActivity() []*Activity {
 func (x *State) GetAnchors() []*Anchor {
 	if x != nil {
 		return x.Anchors
+	}
+	return nil
+}
+
+func (x *State) GetDeliveries() []*Delivery {
+	if x != nil {
+		return x.Deliveries
 	}
 	return nil
 }
@@ -727,9 +736,12 @@ func (x *QueuedClosing) GetDeadline() int64 {
 // HeldRecord is a held result record: OTLP protobuf of a TracesData holding one span, or of a
 // LogsData holding one log record.
 type HeldRecord struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Signal        Signal                 `protobuf:"varint,1,opt,name=signal,enum=toolpair.state.v1.Signal" json:"signal,omitempty"`
-	Otlp          []byte                 `protobuf:"bytes,2,opt,name=otlp" json:"otlp,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Signal Signal                 `protobuf:"varint,1,opt,name=signal,enum=toolpair.state.v1.Signal" json:"signal,omitempty"`
+	Otlp   []byte                 `protobuf:"bytes,2,opt,name=otlp" json:"otlp,omitempty"`
+	// The record's identity as its sender sends it again (delivery.ID), 0 for none: a copy
+	// delivered after the restart is the held record.
+	Delivery      uint64 `protobuf:"fixed64,3,opt,name=delivery" json:"delivery,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -778,6 +790,157 @@ func (x *HeldRecord) GetOtlp() []byte {
 	return nil
 }
 
+func (x *HeldRecord) GetDelivery() uint64 {
+	if x != nil {
+		return x.Delivery
+	}
+	return 0
+}
+
+// Delivery is what one delivery of a result record got (delivery.Entry), so that the record
+// delivered again gets the same.
+type Delivery struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The record's identity (delivery.ID).
+	Id uint64 `protobuf:"fixed64,1,opt,name=id" json:"id,omitempty"`
+	// When it is forgotten (Unix ns of the collector's clock).
+	Deadline int64 `protobuf:"fixed64,2,opt,name=deadline" json:"deadline,omitempty"`
+	// delivery.Fate: 1 passed on, 2 dropped, 3 held.
+	Fate uint32 `protobuf:"varint,3,opt,name=fate" json:"fate,omitempty"`
+	// The attributes the processor wrote on it, for fate 1.
+	Marks         []*DeliveryMark `protobuf:"bytes,4,rep,name=marks" json:"marks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Delivery) Reset() {
+	*x = Delivery{}
+	mi := &file_state_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Delivery) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Delivery) ProtoMessage() {}
+
+func (x *Delivery) ProtoReflect() protoreflect.Message {
+	mi := &file_state_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Delivery.ProtoReflect.Descriptor instead.
+func (*Delivery) Descriptor() ([]byte, []int) {
+	return file_state_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *Delivery) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *Delivery) GetDeadline() int64 {
+	if x != nil {
+		return x.Deadline
+	}
+	return 0
+}
+
+func (x *Delivery) GetFate() uint32 {
+	if x != nil {
+		return x.Fate
+	}
+	return 0
+}
+
+func (x *Delivery) GetMarks() []*DeliveryMark {
+	if x != nil {
+		return x.Marks
+	}
+	return nil
+}
+
+// DeliveryMark is one attribute the processor wrote on a record (delivery.Mark).
+type DeliveryMark struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Key   string                 `protobuf:"bytes,1,opt,name=key" json:"key,omitempty"`
+	// The pcommon.ValueType of the value: 1 string, 2 int, 3 double (bits in num), 4 bool.
+	Type          uint32 `protobuf:"varint,2,opt,name=type" json:"type,omitempty"`
+	Str           string `protobuf:"bytes,3,opt,name=str" json:"str,omitempty"`
+	Num           int64  `protobuf:"zigzag64,4,opt,name=num" json:"num,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeliveryMark) Reset() {
+	*x = DeliveryMark{}
+	mi := &file_state_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeliveryMark) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeliveryMark) ProtoMessage() {}
+
+func (x *DeliveryMark) ProtoReflect() protoreflect.Message {
+	mi := &file_state_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeliveryMark.ProtoReflect.Descriptor instead.
+func (*DeliveryMark) Descriptor() ([]byte, []int) {
+	return file_state_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *DeliveryMark) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *DeliveryMark) GetType() uint32 {
+	if x != nil {
+		return x.Type
+	}
+	return 0
+}
+
+func (x *DeliveryMark) GetStr() string {
+	if x != nil {
+		return x.Str
+	}
+	return ""
+}
+
+func (x *DeliveryMark) GetNum() int64 {
+	if x != nil {
+		return x.Num
+	}
+	return 0
+}
+
 // Call is one call of the engine (pairing.CallSnapshot).
 type Call struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -820,7 +983,7 @@ type Call struct {
 
 func (x *Call) Reset() {
 	*x = Call{}
-	mi := &file_state_proto_msgTypes[6]
+	mi := &file_state_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -832,7 +995,7 @@ func (x *Call) String() string {
 func (*Call) ProtoMessage() {}
 
 func (x *Call) ProtoReflect() protoreflect.Message {
-	mi := &file_state_proto_msgTypes[6]
+	mi := &file_state_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -845,7 +1008,7 @@ func (x *Call) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Call.ProtoReflect.Descriptor instead.
 func (*Call) Descriptor() ([]byte, []int) {
-	return file_state_proto_rawDescGZIP(), []int{6}
+	return file_state_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Call) GetState() CallState {
@@ -1003,7 +1166,7 @@ type Report struct {
 
 func (x *Report) Reset() {
 	*x = Report{}
-	mi := &file_state_proto_msgTypes[7]
+	mi := &file_state_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1015,7 +1178,7 @@ func (x *Report) String() string {
 func (*Report) ProtoMessage() {}
 
 func (x *Report) ProtoReflect() protoreflect.Message {
-	mi := &file_state_proto_msgTypes[7]
+	mi := &file_state_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1028,7 +1191,7 @@ func (x *Report) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Report.ProtoReflect.Descriptor instead.
 func (*Report) Descriptor() ([]byte, []int) {
-	return file_state_proto_rawDescGZIP(), []int{7}
+	return file_state_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Report) GetSource() uint32 {
@@ -1083,7 +1246,7 @@ type Activity struct {
 
 func (x *Activity) Reset() {
 	*x = Activity{}
-	mi := &file_state_proto_msgTypes[8]
+	mi := &file_state_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1095,7 +1258,7 @@ func (x *Activity) String() string {
 func (*Activity) ProtoMessage() {}
 
 func (x *Activity) ProtoReflect() protoreflect.Message {
-	mi := &file_state_proto_msgTypes[8]
+	mi := &file_state_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1108,7 +1271,7 @@ func (x *Activity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Activity.ProtoReflect.Descriptor instead.
 func (*Activity) Descriptor() ([]byte, []int) {
-	return file_state_proto_rawDescGZIP(), []int{8}
+	return file_state_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Activity) GetKind() ActivityKind {
@@ -1175,7 +1338,7 @@ type Anchor struct {
 
 func (x *Anchor) Reset() {
 	*x = Anchor{}
-	mi := &file_state_proto_msgTypes[9]
+	mi := &file_state_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1187,7 +1350,7 @@ func (x *Anchor) String() string {
 func (*Anchor) ProtoMessage() {}
 
 func (x *Anchor) ProtoReflect() protoreflect.Message {
-	mi := &file_state_proto_msgTypes[9]
+	mi := &file_state_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1200,7 +1363,7 @@ func (x *Anchor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Anchor.ProtoReflect.Descriptor instead.
 func (*Anchor) Descriptor() ([]byte, []int) {
-	return file_state_proto_rawDescGZIP(), []int{9}
+	return file_state_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Anchor) GetKind() AnchorKind {
@@ -1271,14 +1434,17 @@ type Resolutions struct {
 	// spans it saw. Absent when it added nothing.
 	Added *State `protobuf:"bytes,3,opt,name=added" json:"added,omitempty"`
 	// The configuration fingerprint added was written under (8 bytes); present with added.
-	Fingerprint   []byte `protobuf:"bytes,4,opt,name=fingerprint" json:"fingerprint,omitempty"`
+	Fingerprint []byte `protobuf:"bytes,4,opt,name=fingerprint" json:"fingerprint,omitempty"`
+	// What the batch's result records got, so that a record the sender sends again after a
+	// crash gets the same.
+	Deliveries    []*Delivery `protobuf:"bytes,5,rep,name=deliveries" json:"deliveries,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Resolutions) Reset() {
 	*x = Resolutions{}
-	mi := &file_state_proto_msgTypes[10]
+	mi := &file_state_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1290,7 +1456,7 @@ func (x *Resolutions) String() string {
 func (*Resolutions) ProtoMessage() {}
 
 func (x *Resolutions) ProtoReflect() protoreflect.Message {
-	mi := &file_state_proto_msgTypes[10]
+	mi := &file_state_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1303,7 +1469,7 @@ func (x *Resolutions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Resolutions.ProtoReflect.Descriptor instead.
 func (*Resolutions) Descriptor() ([]byte, []int) {
-	return file_state_proto_rawDescGZIP(), []int{10}
+	return file_state_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Resolutions) GetCalls() []*ResolvedRun {
@@ -1334,6 +1500,13 @@ func (x *Resolutions) GetFingerprint() []byte {
 	return nil
 }
 
+func (x *Resolutions) GetDeliveries() []*Delivery {
+	if x != nil {
+		return x.Deliveries
+	}
+	return nil
+}
+
 // ResolvedRun is a run of resolutions of one scope.
 type ResolvedRun struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
@@ -1349,7 +1522,7 @@ type ResolvedRun struct {
 
 func (x *ResolvedRun) Reset() {
 	*x = ResolvedRun{}
-	mi := &file_state_proto_msgTypes[11]
+	mi := &file_state_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1361,7 +1534,7 @@ func (x *ResolvedRun) String() string {
 func (*ResolvedRun) ProtoMessage() {}
 
 func (x *ResolvedRun) ProtoReflect() protoreflect.Message {
-	mi := &file_state_proto_msgTypes[11]
+	mi := &file_state_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1374,7 +1547,7 @@ func (x *ResolvedRun) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolvedRun.ProtoReflect.Descriptor instead.
 func (*ResolvedRun) Descriptor() ([]byte, []int) {
-	return file_state_proto_rawDescGZIP(), []int{11}
+	return file_state_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ResolvedRun) GetTenant() string {
@@ -1409,7 +1582,7 @@ var File_state_proto protoreflect.FileDescriptor
 
 const file_state_proto_rawDesc = "" +
 	"\n" +
-	"\vstate.proto\x12\x11toolpair.state.v1\"\x9c\x03\n" +
+	"\vstate.proto\x12\x11toolpair.state.v1\"\xd9\x03\n" +
 	"\x05State\x12\x18\n" +
 	"\astrings\x18\x01 \x03(\tR\astrings\x12\x1c\n" +
 	"\tresources\x18\x02 \x03(\fR\tresources\x123\n" +
@@ -1420,7 +1593,11 @@ const file_state_proto_rawDesc = "" +
 	"usedScopes\x12-\n" +
 	"\x05calls\x18\a \x03(\v2\x17.toolpair.state.v1.CallR\x05calls\x127\n" +
 	"\bactivity\x18\b \x03(\v2\x1b.toolpair.state.v1.ActivityR\bactivity\x123\n" +
-	"\aanchors\x18\t \x03(\v2\x19.toolpair.state.v1.AnchorR\aanchors\"\xf1\x01\n" +
+	"\aanchors\x18\t \x03(\v2\x19.toolpair.state.v1.AnchorR\aanchors\x12;\n" +
+	"\n" +
+	"deliveries\x18\n" +
+	" \x03(\v2\x1b.toolpair.state.v1.DeliveryR\n" +
+	"deliveries\"\xf1\x01\n" +
 	"\x06Origin\x12\x1a\n" +
 	"\bresource\x18\x01 \x01(\rR\bresource\x12\x1d\n" +
 	"\n" +
@@ -1446,11 +1623,22 @@ const file_state_proto_rawDesc = "" +
 	"\rQueuedClosing\x12\x14\n" +
 	"\x05scope\x18\x01 \x01(\rR\x05scope\x12\x12\n" +
 	"\x04time\x18\x02 \x01(\x10R\x04time\x12\x1a\n" +
-	"\bdeadline\x18\x03 \x01(\x10R\bdeadline\"S\n" +
+	"\bdeadline\x18\x03 \x01(\x10R\bdeadline\"o\n" +
 	"\n" +
 	"HeldRecord\x121\n" +
 	"\x06signal\x18\x01 \x01(\x0e2\x19.toolpair.state.v1.SignalR\x06signal\x12\x12\n" +
-	"\x04otlp\x18\x02 \x01(\fR\x04otlp\"\xdc\x04\n" +
+	"\x04otlp\x18\x02 \x01(\fR\x04otlp\x12\x1a\n" +
+	"\bdelivery\x18\x03 \x01(\x06R\bdelivery\"\x81\x01\n" +
+	"\bDelivery\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x06R\x02id\x12\x1a\n" +
+	"\bdeadline\x18\x02 \x01(\x10R\bdeadline\x12\x12\n" +
+	"\x04fate\x18\x03 \x01(\rR\x04fate\x125\n" +
+	"\x05marks\x18\x04 \x03(\v2\x1f.toolpair.state.v1.DeliveryMarkR\x05marks\"X\n" +
+	"\fDeliveryMark\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x12\n" +
+	"\x04type\x18\x02 \x01(\rR\x04type\x12\x10\n" +
+	"\x03str\x18\x03 \x01(\tR\x03str\x12\x10\n" +
+	"\x03num\x18\x04 \x01(\x12R\x03num\"\xdc\x04\n" +
 	"\x04Call\x122\n" +
 	"\x05state\x18\x01 \x01(\x0e2\x1c.toolpair.state.v1.CallStateR\x05state\x12\x14\n" +
 	"\x05scope\x18\x02 \x01(\rR\x05scope\x12\x17\n" +
@@ -1496,12 +1684,15 @@ const file_state_proto_rawDesc = "" +
 	"\aspan_id\x18\x05 \x01(\fR\x06spanId\x12\x14\n" +
 	"\x05start\x18\x06 \x01(\x10R\x05start\x12\x10\n" +
 	"\x03end\x18\a \x01(\x10R\x03end\x12\x12\n" +
-	"\x04seen\x18\b \x01(\x10R\x04seen\"\xc9\x01\n" +
+	"\x04seen\x18\b \x01(\x10R\x04seen\"\x86\x02\n" +
 	"\vResolutions\x124\n" +
 	"\x05calls\x18\x01 \x03(\v2\x1e.toolpair.state.v1.ResolvedRunR\x05calls\x122\n" +
 	"\x04held\x18\x02 \x03(\v2\x1e.toolpair.state.v1.ResolvedRunR\x04held\x12.\n" +
 	"\x05added\x18\x03 \x01(\v2\x18.toolpair.state.v1.StateR\x05added\x12 \n" +
-	"\vfingerprint\x18\x04 \x01(\fR\vfingerprint\"j\n" +
+	"\vfingerprint\x18\x04 \x01(\fR\vfingerprint\x12;\n" +
+	"\n" +
+	"deliveries\x18\x05 \x03(\v2\x1b.toolpair.state.v1.DeliveryR\n" +
+	"deliveries\"j\n" +
 	"\vResolvedRun\x12\x16\n" +
 	"\x06tenant\x18\x01 \x01(\tR\x06tenant\x12\x14\n" +
 	"\x05scope\x18\x02 \x01(\tR\x05scope\x12\x19\n" +
@@ -1544,7 +1735,7 @@ func file_state_proto_rawDescGZIP() []byte {
 }
 
 var file_state_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_state_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_state_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_state_proto_goTypes = []any{
 	(Signal)(0),           // 0: toolpair.state.v1.Signal
 	(ClosingKind)(0),      // 1: toolpair.state.v1.ClosingKind
@@ -1557,38 +1748,43 @@ var file_state_proto_goTypes = []any{
 	(*Closing)(nil),       // 8: toolpair.state.v1.Closing
 	(*QueuedClosing)(nil), // 9: toolpair.state.v1.QueuedClosing
 	(*HeldRecord)(nil),    // 10: toolpair.state.v1.HeldRecord
-	(*Call)(nil),          // 11: toolpair.state.v1.Call
-	(*Report)(nil),        // 12: toolpair.state.v1.Report
-	(*Activity)(nil),      // 13: toolpair.state.v1.Activity
-	(*Anchor)(nil),        // 14: toolpair.state.v1.Anchor
-	(*Resolutions)(nil),   // 15: toolpair.state.v1.Resolutions
-	(*ResolvedRun)(nil),   // 16: toolpair.state.v1.ResolvedRun
+	(*Delivery)(nil),      // 11: toolpair.state.v1.Delivery
+	(*DeliveryMark)(nil),  // 12: toolpair.state.v1.DeliveryMark
+	(*Call)(nil),          // 13: toolpair.state.v1.Call
+	(*Report)(nil),        // 14: toolpair.state.v1.Report
+	(*Activity)(nil),      // 15: toolpair.state.v1.Activity
+	(*Anchor)(nil),        // 16: toolpair.state.v1.Anchor
+	(*Resolutions)(nil),   // 17: toolpair.state.v1.Resolutions
+	(*ResolvedRun)(nil),   // 18: toolpair.state.v1.ResolvedRun
 }
 var file_state_proto_depIdxs = []int32{
 	6,  // 0: toolpair.state.v1.State.origins:type_name -> toolpair.state.v1.Origin
 	7,  // 1: toolpair.state.v1.State.scopes:type_name -> toolpair.state.v1.Scope
 	9,  // 2: toolpair.state.v1.State.queue:type_name -> toolpair.state.v1.QueuedClosing
-	11, // 3: toolpair.state.v1.State.calls:type_name -> toolpair.state.v1.Call
-	13, // 4: toolpair.state.v1.State.activity:type_name -> toolpair.state.v1.Activity
-	14, // 5: toolpair.state.v1.State.anchors:type_name -> toolpair.state.v1.Anchor
-	0,  // 6: toolpair.state.v1.Origin.signal:type_name -> toolpair.state.v1.Signal
-	8,  // 7: toolpair.state.v1.Scope.closings:type_name -> toolpair.state.v1.Closing
-	1,  // 8: toolpair.state.v1.Closing.kind:type_name -> toolpair.state.v1.ClosingKind
-	0,  // 9: toolpair.state.v1.HeldRecord.signal:type_name -> toolpair.state.v1.Signal
-	2,  // 10: toolpair.state.v1.Call.state:type_name -> toolpair.state.v1.CallState
-	10, // 11: toolpair.state.v1.Call.held:type_name -> toolpair.state.v1.HeldRecord
-	12, // 12: toolpair.state.v1.Call.reports:type_name -> toolpair.state.v1.Report
-	10, // 13: toolpair.state.v1.Report.held:type_name -> toolpair.state.v1.HeldRecord
-	3,  // 14: toolpair.state.v1.Activity.kind:type_name -> toolpair.state.v1.ActivityKind
-	4,  // 15: toolpair.state.v1.Anchor.kind:type_name -> toolpair.state.v1.AnchorKind
-	16, // 16: toolpair.state.v1.Resolutions.calls:type_name -> toolpair.state.v1.ResolvedRun
-	16, // 17: toolpair.state.v1.Resolutions.held:type_name -> toolpair.state.v1.ResolvedRun
-	5,  // 18: toolpair.state.v1.Resolutions.added:type_name -> toolpair.state.v1.State
-	19, // [19:19] is the sub-list for method output_type
-	19, // [19:19] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	13, // 3: toolpair.state.v1.State.calls:type_name -> toolpair.state.v1.Call
+	15, // 4: toolpair.state.v1.State.activity:type_name -> toolpair.state.v1.Activity
+	16, // 5: toolpair.state.v1.State.anchors:type_name -> toolpair.state.v1.Anchor
+	11, // 6: toolpair.state.v1.State.deliveries:type_name -> toolpair.state.v1.Delivery
+	0,  // 7: toolpair.state.v1.Origin.signal:type_name -> toolpair.state.v1.Signal
+	8,  // 8: toolpair.state.v1.Scope.closings:type_name -> toolpair.state.v1.Closing
+	1,  // 9: toolpair.state.v1.Closing.kind:type_name -> toolpair.state.v1.ClosingKind
+	0,  // 10: toolpair.state.v1.HeldRecord.signal:type_name -> toolpair.state.v1.Signal
+	12, // 11: toolpair.state.v1.Delivery.marks:type_name -> toolpair.state.v1.DeliveryMark
+	2,  // 12: toolpair.state.v1.Call.state:type_name -> toolpair.state.v1.CallState
+	10, // 13: toolpair.state.v1.Call.held:type_name -> toolpair.state.v1.HeldRecord
+	14, // 14: toolpair.state.v1.Call.reports:type_name -> toolpair.state.v1.Report
+	10, // 15: toolpair.state.v1.Report.held:type_name -> toolpair.state.v1.HeldRecord
+	3,  // 16: toolpair.state.v1.Activity.kind:type_name -> toolpair.state.v1.ActivityKind
+	4,  // 17: toolpair.state.v1.Anchor.kind:type_name -> toolpair.state.v1.AnchorKind
+	18, // 18: toolpair.state.v1.Resolutions.calls:type_name -> toolpair.state.v1.ResolvedRun
+	18, // 19: toolpair.state.v1.Resolutions.held:type_name -> toolpair.state.v1.ResolvedRun
+	5,  // 20: toolpair.state.v1.Resolutions.added:type_name -> toolpair.state.v1.State
+	11, // 21: toolpair.state.v1.Resolutions.deliveries:type_name -> toolpair.state.v1.Delivery
+	22, // [22:22] is the sub-list for method output_type
+	22, // [22:22] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_state_proto_init() }
@@ -1602,7 +1798,7 @@ func file_state_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_state_proto_rawDesc), len(file_state_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   12,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -97,6 +97,8 @@ func ReasonOf(err error) Reason {
 type Held struct {
 	Signal synth.Signal
 	OTLP   []byte
+	// ID is the record's identity in the memory of deliveries (delivery.ID), 0 for none.
+	ID uint64
 }
 
 // Sinks are what Decode binds a restored state's payloads to.
@@ -108,7 +110,7 @@ type Sinks struct {
 	// Held turns a stored held record into the payload the engine keeps: nil drops it (its
 	// call is still restored), an error refuses the whole blob as corrupt. With Held nil, held
 	// payloads are restored as Held values.
-	Held func(signal synth.Signal, otlp []byte) (any, error)
+	Held func(h Held) (any, error)
 	// Anchor makes the value the engine keeps for a stored anchor span
 	// (pairing.ActivitySnapshot.Anchor) of its trace and span IDs and its start and end (Unix
 	// ns): the span a synthetic span is put under, in the component's traces pipeline. nil, or

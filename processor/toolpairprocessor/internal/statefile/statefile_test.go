@@ -199,9 +199,9 @@ func TestDecodeSinks(t *testing.T) {
 	require.NoError(t, err)
 
 	var seen []Held
-	sinks := Sinks{Traces: new(consumertest.TracesSink), Held: func(sig synth.Signal, otlp []byte) (any, error) {
-		seen = append(seen, Held{Signal: sig, OTLP: otlp})
-		if sig == synth.Logs {
+	sinks := Sinks{Traces: new(consumertest.TracesSink), Held: func(h Held) (any, error) {
+		seen = append(seen, h)
+		if h.Signal == synth.Logs {
 			return nil, nil
 		}
 		return "span", nil
@@ -216,7 +216,7 @@ func TestDecodeSinks(t *testing.T) {
 	assert.Nil(t, got.Calls[5].Payload.(*synth.Origin).Also, "no Also without a logs consumer")
 	assert.Len(t, got.Activity, 2, "no anchors without Sinks.Anchor")
 
-	sinks.Held = func(synth.Signal, []byte) (any, error) { return nil, errors.New("not one span") }
+	sinks.Held = func(Held) (any, error) { return nil, errors.New("not one span") }
 	_, err = Decode(blob, testFP, sinks)
 	assert.Equal(t, ReasonCorrupt, ReasonOf(err), "%v", err)
 }

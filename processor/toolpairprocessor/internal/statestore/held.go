@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/batch"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/delivery"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/statefile"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 	"go.opentelemetry.io/collector/consumer"
@@ -25,7 +26,7 @@ func MarshalHeld(p any) any {
 		if err != nil {
 			return nil
 		}
-		return statefile.Held{Signal: synth.Traces, OTLP: b}
+		return statefile.Held{Signal: synth.Traces, OTLP: b, ID: uint64(h.ID)}
 	case *batch.HeldLog:
 		if !h.Wait() {
 			return nil
@@ -34,7 +35,7 @@ func MarshalHeld(p any) any {
 		if err != nil {
 			return nil
 		}
-		return statefile.Held{Signal: synth.Logs, OTLP: b}
+		return statefile.Held{Signal: synth.Logs, OTLP: b, ID: uint64(h.ID)}
 	}
 	return nil
 }
@@ -51,8 +52,9 @@ func sinks(traces consumer.Traces, logs consumer.Logs) statefile.Sinks {
 			return batch.Anchor{TraceID: tid, SpanID: sid, Start: start, End: end, Next: traces}
 		}
 	}
-	return statefile.Sinks{Traces: traces, Logs: logs, Anchor: anchor, Held: func(sig synth.Signal, data []byte) (any, error) {
-		switch sig {
+	return statefile.Sinks{Traces: traces, Logs: logs, Anchor: anchor, Held: func(h statefile.Held) (any, error) {
+		data, id := h.OTLP, delivery.ID(h.ID)
+		switch h.Signal {
 		case synth.Traces:
 			td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(data)
 			if err != nil || !oneSpan(td) {
@@ -61,7 +63,7 @@ func sinks(traces consumer.Traces, logs consumer.Logs) statefile.Sinks {
 			if traces == nil {
 				return nil, nil
 			}
-			return &batch.HeldSpan{Traces: td, Next: traces, Size: int64(len(data))}, nil
+			return &batch.HeldSpan{Traces: td, Next: traces, Size: int64(len(data)), ID: id}, nil
 		case synth.Logs:
 			ld, err := (&plog.ProtoUnmarshaler{}).UnmarshalLogs(data)
 			if err != nil || !oneLogRecord(ld) {
@@ -70,7 +72,7 @@ func sinks(traces consumer.Traces, logs consumer.Logs) statefile.Sinks {
 			if logs == nil {
 				return nil, nil
 			}
-			return &batch.HeldLog{Logs: ld, Next: logs, Size: int64(len(data))}, nil
+			return &batch.HeldLog{Logs: ld, Next: logs, Size: int64(len(data)), ID: id}, nil
 		}
 		return nil, errors.New("a held record of no known signal")
 	}}

@@ -30,19 +30,19 @@ func TestStateHeldRecords(t *testing.T) {
 
 	traces, logs := new(consumertest.TracesSink), new(consumertest.LogsSink)
 	snk := sinks(traces, logs)
-	p, err := snk.Held(span.Signal, span.OTLP)
+	p, err := snk.Held(span)
 	require.NoError(t, err)
 	hs := p.(*batch.HeldSpan)
 	assert.Equal(t, "w1", hs.Span().Attributes().AsRaw()["gen_ai.tool.call.id"])
 	assert.Same(t, traces, hs.Next)
 	assert.True(t, hs.Wait())
-	p, err = snk.Held(log.Signal, log.OTLP)
+	p, err = snk.Held(log)
 	require.NoError(t, err)
 	hl := p.(*batch.HeldLog)
 	assert.Equal(t, "claude_code.tool_result", hl.Record().Body().Str())
 	assert.Same(t, logs, hl.Next)
 
-	p, err = sinks(traces, nil).Held(log.Signal, log.OTLP)
+	p, err = sinks(traces, nil).Held(log)
 	assert.NoError(t, err)
 	assert.Nil(t, p, "no logs pipeline: the record is dropped")
 }
@@ -67,7 +67,7 @@ func TestStateRefusesMisshapenHeld(t *testing.T) {
 		"not OTLP":                   statefile.Held{Signal: synth.Traces, OTLP: []byte{0xff}},
 	} {
 		held := h.(statefile.Held)
-		p, err := snk.Held(held.Signal, held.OTLP)
+		p, err := snk.Held(held)
 		assert.Error(t, err, name)
 		assert.Nil(t, p, name)
 	}

@@ -23,6 +23,8 @@ import (
 	"go.opentelemetry.io/collector/extension/xextension/storage"
 	"go.uber.org/zap"
 
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/delivery"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/outbox"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/statefile"
 )
@@ -54,8 +56,15 @@ type Options struct {
 	// KeepActivity restores the conversations' model calls and compactions (needed by the
 	// timeout classifier only); anchor spans are restored either way.
 	KeepActivity bool
-	Telemetry    Telemetry
-	Logger       *zap.Logger
+	// Delivered is the memory of deliveries stored with the engine's state (nil: none).
+	Delivered *delivery.Memory
+	// Outbox is the component's refused records: restored at Open, and stored from then on
+	// under UnsentKeyPrefix while they wait (nil: none).
+	Outbox    *outbox.Outbox
+	Telemetry Telemetry
+	Logger    *zap.Logger
+	// Now is the collector's clock, in Unix ns, for the deadlines of restored deliveries.
+	Now func() int64
 }
 
 // Keys of the storage client (one client per component, named by the component's ID):
@@ -63,7 +72,10 @@ type Options struct {
 //   - PointerKey: the generation of the current checkpoint and the sequence number of the
 //     first resolution record it does not cover;
 //   - toolpair.state.{generation}: a checkpoint (statefile.Encode);
-//   - toolpair.resolved.{sequence}: the resolution record of one batch (statefile.EncodeRecord).
+//   - toolpair.resolved.{sequence}: the resolution record of one batch (statefile.EncodeBatch);
+//   - toolpair.unsent.{sequence}: a delivery the processor made on its own that a next
+//     consumer refused, waiting to be sent again (outbox.Item), and UnsentRangeKey the range
+//     of sequence numbers that may be stored (see unsent.go).
 //
 // A checkpoint is written under a new generation's key first, then one storage batch points
 // the pointer at it and deletes the previous checkpoint and the resolution records it covers,
@@ -117,6 +129,18 @@ type Store struct {
 	logStart uint64 // first resolution record not covered by the stored checkpoint (ckMu)
 	gen      uint64 // generation of the stored checkpoint, 0 for none (ckMu)
 	ckMu     sync.Mutex
+
+	// unsentMu guards the range of stored unsent items (unsent.go).
+	unsentMu                sync.Mutex
+	unsentFirst, unsentNext uint64
+}
+
+// now is the collector's clock in Unix ns (Options.Now, else the wall clock).
+func (st *Store) now() int64 {
+	if st.o.Now != nil {
+		return st.o.Now()
+	}
+	return time.Now().UnixNano()
 }
 
 // Open gets the storage client of component owner from the storage extension ext of host
@@ -142,6 +166,9 @@ func Open(ctx context.Context, host component.Host, ext, owner component.ID, o O
 		o.Telemetry.StorageError(ctx, "pointer")
 		return nil, errors.Join(fmt.Errorf("storage: extension %q: a fresh pointer could not be written (no state stored yet, or the stored state discarded): %w", ext, err),
 			client.Close(ctx))
+	}
+	if o.Outbox != nil {
+		st.restoreUnsent(ctx)
 	}
 	return st, nil
 }
@@ -170,6 +197,7 @@ func (st *Store) restore(ctx context.Context) error {
 	var keys []pairing.Key
 	var released []pairing.HeldRef
 	var added []*pairing.Snapshot
+	var dels, savedDels []delivery.Entry
 	for seq := logStart; ; seq++ {
 		b, err := st.client.Get(ctx, ResolvedKey(seq))
 		if err != nil {
@@ -187,6 +215,7 @@ func (st *Store) restore(ctx context.Context) error {
 		}
 		keys = append(keys, rec.Resolved...)
 		released = append(released, rec.Released...)
+		dels = append(dels, rec.Deliveries...)
 		if rec.Added != nil {
 			added = append(added, rec.Added)
 		}
@@ -201,13 +230,16 @@ func (st *Store) restore(ctx context.Context) error {
 			st.discarded(ctx, statefile.Discard(statefile.ReasonMissing, "checkpoint %q named by %q is absent", StateKey(gen), PointerKey))
 			return nil
 		}
-		if saved, err = statefile.Decode(blob, st.fp, sk); err != nil {
+		if saved, savedDels, err = statefile.DecodeCheckpoint(blob, st.fp, sk); err != nil {
 			st.discarded(ctx, err)
 			return nil
 		}
 	} else if len(added) == 0 {
 		// A fresh pointer, and no record after it added anything: the records resolved
-		// calls that no checkpoint holds.
+		// calls that no checkpoint holds, but what their result records got still holds.
+		if st.o.Delivered != nil {
+			st.o.Delivered.Restore(st.now(), dels)
+		}
 		return nil
 	}
 	saved = pairing.Merge(saved, added...)
@@ -221,6 +253,10 @@ func (st *Store) restore(ctx context.Context) error {
 	if err != nil {
 		st.discarded(ctx, statefile.Discard(statefile.ReasonCorrupt, "%v", err))
 		return nil
+	}
+	if st.o.Delivered != nil {
+		// The checkpoint's, then each record's in order: a later one is the newer decision.
+		st.o.Delivered.Restore(st.now(), append(savedDels, dels...))
 	}
 	st.o.Telemetry.Restored(ctx, rs)
 	st.o.Logger.Info("toolpair: state restored from storage",
@@ -290,10 +326,14 @@ func (st *Store) Checkpoint(ctx context.Context, trigger Trigger) error {
 	began := time.Now()
 	st.logMu.Lock()
 	saved := st.o.Engine.Snapshot(MarshalHeld)
+	var dels []delivery.Entry
+	if st.o.Delivered != nil {
+		dels = st.o.Delivered.Snapshot()
+	}
 	logStart := st.nextSeq
 	st.logMu.Unlock()
 
-	blob, err := statefile.Encode(saved, st.fp)
+	blob, err := statefile.EncodeCheckpoint(saved, dels, st.fp)
 	if err == nil {
 		gen := st.gen + 1
 		err = st.client.Set(ctx, StateKey(gen), blob)
@@ -321,7 +361,9 @@ func (st *Store) Checkpoint(ctx context.Context, trigger Trigger) error {
 }
 
 // RecordBatch writes the resolution record of one batch before its records leave the
-// processor: res are its outcomes, added what it added (pairing.Engine.Added, nil for none).
+// processor: res are its outcomes, added what it added (pairing.Engine.Added, nil for none),
+// dels what its result records got (delivery.Memory: a record sent again after a crash gets
+// the same).
 // After a crash, these calls are resolved, not restored as pending from an older checkpoint,
 // and the calls it left pending are pending, with their origins, closings and anchors, though
 // no checkpoint holds them yet. Nothing is written when there is nothing to record. Should
@@ -329,11 +371,11 @@ func (st *Store) Checkpoint(ctx context.Context, trigger Trigger) error {
 // checkpoint at once instead (the engine already holds these changes, so the checkpoint
 // covers them); the error it returns is that checkpoint's, when it failed too (counted,
 // operation checkpoint): the changes then leave uncovered by storage.
-func (st *Store) RecordBatch(ctx context.Context, res []pairing.Resolution, added *pairing.Snapshot) error {
-	if len(res) == 0 && added == nil {
+func (st *Store) RecordBatch(ctx context.Context, res []pairing.Resolution, added *pairing.Snapshot, dels []delivery.Entry) error {
+	if len(res) == 0 && added == nil && len(dels) == 0 {
 		return nil
 	}
-	b, err := statefile.EncodeRecord(res, added, st.fp)
+	b, err := statefile.EncodeBatch(res, added, dels, st.fp)
 	if b == nil && err == nil {
 		return nil
 	}

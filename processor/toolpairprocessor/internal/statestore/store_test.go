@@ -146,7 +146,7 @@ func (r *run) batch(t *testing.T, acts []pairing.Activity, evs ...pairing.Event)
 	t.Helper()
 	r.engine.Observe(acts)
 	res := r.engine.Process(evs, func(*pairing.Event) any { return nil }, nil)
-	require.NoError(t, r.store.RecordBatch(context.Background(), res, r.engine.Added(evs, acts)))
+	require.NoError(t, r.store.RecordBatch(context.Background(), res, r.engine.Added(evs, acts), nil))
 }
 
 type fixedClock struct{ now time.Time }
@@ -238,7 +238,7 @@ func TestRecordBatchResolvedWins(t *testing.T) {
 	r1.engine.Process(evs, nil, nil)
 	added := r1.engine.Added(evs, nil)
 	r1.batch(t, nil, pairing.Event{Kind: pairing.KindResult, Key: use.Key, Time: 2000 * 1e6})
-	require.NoError(t, r1.store.RecordBatch(context.Background(), nil, added)) // written last
+	require.NoError(t, r1.store.RecordBatch(context.Background(), nil, added, nil)) // written last
 
 	r2 := openRun(t, ext, clk, fp, false)
 	require.Len(t, r2.tel.restored, 1)
