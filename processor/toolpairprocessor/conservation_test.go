@@ -91,6 +91,19 @@ type consRun struct {
 	// between, when set, runs after every batch (the restart property test restarts the
 	// component there).
 	between func() error
+	// again, when set, draws the redeliveries (TestRedeliveryProperty): after a batch, now
+	// and then, a prefix of the window's batches is delivered again, copies of them as they
+	// were first sent, as a sender does after a refusal. redelivered lists the records
+	// delivered more than once; a record may leave once per delivery, with one outcome.
+	again       *rand.Rand
+	redelivered map[int64]bool
+}
+
+// sentBatch is a batch as it was first sent, kept for its redelivery.
+type sentBatch struct {
+	td          ptrace.Traces
+	ld          plog.Logs
+	tracesFirst bool
 }
 
 func consStart(t *testing.T, sc *consScenario) *consRun {
@@ -217,11 +230,11 @@ func (r *consRun) appendLog(ld plog.Logs, rec *consRecord) {
 // deliver runs the sequence: each window shuffled, in random batches, with small clock
 // advances; orphan_grace between windows; twice pairing_timeout after a timeout window.
 func (r *consRun) deliver() error {
-	ctx := context.Background()
 	for w, win := range r.sc.windows {
 		recs := slices.Clone(win)
 		r.rng.Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
 		step := consGrace / time.Duration(2*len(recs)+2)
+		var sent []sentBatch
 		for len(recs) > 0 {
 			n := 1 + r.rng.IntN(len(recs))
 			td, ld := ptrace.NewTraces(), plog.NewLogs()
@@ -233,16 +246,25 @@ func (r *consRun) deliver() error {
 				}
 			}
 			recs = recs[n:]
-			first, second := func() error { return r.traces.ConsumeTraces(ctx, td) }, func() error { return r.logs.ConsumeLogs(ctx, ld) }
-			if r.rng.IntN(2) == 0 {
-				first, second = second, first
+			tracesFirst := r.rng.IntN(2) != 0
+			if r.again != nil {
+				sent = append(sent, sentBatch{td: ptrace.NewTraces(), ld: plog.NewLogs(), tracesFirst: tracesFirst})
+				td.CopyTo(sent[len(sent)-1].td)
+				ld.CopyTo(sent[len(sent)-1].ld)
 			}
-			for _, consume := range []func() error{first, second} {
-				if err := consume(); err != nil {
-					return err
-				}
-				if err := engineStats(r.shared).CheckConservation(); err != nil {
-					return fmt.Errorf("window %d: %w", w, err)
+			if err := r.consumeBoth(td, ld, tracesFirst); err != nil {
+				return fmt.Errorf("window %d: %w", w, err)
+			}
+			if r.again != nil && r.again.IntN(3) == 0 {
+				// A prefix of the window's batches, delivered again.
+				for _, b := range sent[:1+r.again.IntN(len(sent))] {
+					td, ld := ptrace.NewTraces(), plog.NewLogs()
+					b.td.CopyTo(td)
+					b.ld.CopyTo(ld)
+					r.noteRedelivered(td, ld)
+					if err := r.consumeBoth(td, ld, b.tracesFirst); err != nil {
+						return fmt.Errorf("window %d, delivered again: %w", w, err)
+					}
 				}
 			}
 			r.advance(time.Duration(r.rng.Int64N(int64(step) + 1)))
@@ -263,8 +285,44 @@ func (r *consRun) deliver() error {
 	return nil
 }
 
+// consumeBoth delivers td to the traces pipeline and ld to the logs pipeline, in that order
+// when tracesFirst is set, checking the conservation after each.
+func (r *consRun) consumeBoth(td ptrace.Traces, ld plog.Logs, tracesFirst bool) error {
+	ctx := context.Background()
+	first, second := func() error { return r.logs.ConsumeLogs(ctx, ld) }, func() error { return r.traces.ConsumeTraces(ctx, td) }
+	if tracesFirst {
+		first, second = second, first
+	}
+	for _, consume := range []func() error{first, second} {
+		if err := consume(); err != nil {
+			return err
+		}
+		if err := engineStats(r.shared).CheckConservation(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// noteRedelivered lists the records of td and ld as delivered again.
+func (r *consRun) noteRedelivered(td ptrace.Traces, ld plog.Logs) {
+	if r.redelivered == nil {
+		r.redelivered = map[int64]bool{}
+	}
+	forEachSpan(td, func(_ pcommon.Resource, s ptrace.Span) {
+		if v, ok := s.Attributes().Get(consRecAttr); ok {
+			r.redelivered[v.Int()] = true
+		}
+	})
+	forEachLog(ld, func(_ pcommon.Resource, lr plog.LogRecord) {
+		if v, ok := lr.Attributes().Get(consRecAttr); ok {
+			r.redelivered[v.Int()] = true
+		}
+	})
+}
+
 // observe reads what left the component and checks that every input record left exactly
-// once.
+// once (a record delivered again: at least once, every copy with the same outcome).
 func (r *consRun) observe() (consOut, error) {
 	out := consOut{results: map[int][]string{}, synthetic: map[int][]string{}, stats: engineStats(r.shared),
 		records: map[int64]string{}, counted: map[string]int64{}}
@@ -276,6 +334,17 @@ func (r *consRun) observe() (consOut, error) {
 	var crossSignal []string
 	// visit reads one output record; companion says it is a claude_code.tool.execution span.
 	visit := func(a pcommon.Map, isTraces, companion bool) error {
+		if rec, ok := a.Get(consRecAttr); ok && seen[rec.Int()] > 0 {
+			// Another copy of a record delivered again: what the first copy got.
+			if !r.redelivered[rec.Int()] {
+				return fmt.Errorf("record %d left twice, never delivered twice", rec.Int())
+			}
+			if o := outcomeOf(a); o != out.records[rec.Int()] {
+				return fmt.Errorf("record %d left as %q and as %q", rec.Int(), out.records[rec.Int()], o)
+			}
+			seen[rec.Int()]++
+			return nil
+		}
 		if n, ok := a.Get(synth.AttrCallCounted); ok {
 			out.counted[attrString(a, synth.AttrOutcome)+"/"+attrString(a, synth.AttrInterruptReason)] += n.Int()
 		}
@@ -341,7 +410,7 @@ func (r *consRun) observe() (consOut, error) {
 	}
 	for _, win := range r.sc.windows {
 		for _, rec := range win {
-			if n := seen[int64(rec.id)]; n != 1 {
+			if n := seen[int64(rec.id)]; n != 1 && (n < 1 || !r.redelivered[int64(rec.id)]) {
 				return out, fmt.Errorf("record %d left %d times", rec.id, n)
 			}
 		}
@@ -593,6 +662,51 @@ func TestOrderPropertyRandomSequences(t *testing.T) {
 			require.Equal(t, first.counted, got.counted, msg)
 			got.stats.EchoesIgnored, first.stats.EchoesIgnored = 0, 0
 			require.Equal(t, first.stats, got.stats, msg)
+		}
+	}
+}
+
+// TestRedeliveryProperty: each random sequence of the conservation property test is delivered
+// once, and again with prefixes of its windows' batches delivered twice at random points (a
+// sender sending again what was refused after the processor took it): every record leaves
+// with the outcome, reason and duration it has when delivered once (each copy of it alike),
+// the records count the same calls, the engine's counters end the same but for the uses seen
+// again (repeated uses), and section 7 holds after every batch (specification section 2,
+// delivered again).
+func TestRedeliveryProperty(t *testing.T) {
+	n := 2_000
+	if *toolpairLong {
+		n = 100_000
+	}
+	for i := range n {
+		seed := consBase + uint64(i)
+		sc := consGenerate(seed)
+		var once consOut
+		for _, again := range []bool{false, true} {
+			r := consStartDelivery(t, sc, 0)
+			if again {
+				r.again = rand.New(rand.NewPCG(seed, 0xa9a1))
+			}
+			if err := r.deliver(); err != nil {
+				t.Fatalf("seed %d: %v\n%s", seed, err, sc)
+			}
+			require.NoError(t, r.traces.Shutdown(context.Background()))
+			require.NoError(t, r.logs.Shutdown(context.Background()))
+			got, err := r.observe()
+			_ = r.tel.Shutdown(context.Background())
+			require.NoError(t, err, "seed %d\n%s", seed, sc)
+			if !again {
+				once = got
+				continue
+			}
+			msg := fmt.Sprintf("seed %d, delivered again: %v\n%s", seed, r.redelivered, sc)
+			require.Equal(t, once.records, got.records, msg)
+			require.Equal(t, once.counted, got.counted, msg)
+			require.Equal(t, once.synthetic, got.synthetic, msg)
+			require.NoError(t, got.stats.CheckConservation(), msg)
+			got.stats.EchoesIgnored, once.stats.EchoesIgnored = 0, 0
+			got.stats.UsesRepeated, once.stats.UsesRepeated = 0, 0
+			require.Equal(t, once.stats, got.stats, msg)
 		}
 	}
 }
