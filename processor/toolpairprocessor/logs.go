@@ -71,7 +71,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 	}
 	b := p.pool.Get()
 	defer func() { b.reset(); p.pool.Put(b) }()
-	b.Data, b.Next = ld, p.next
+	b.Data, b.Next, b.Now = ld, p.next, p.clock.Now().UnixNano()
 
 	var ids groupIDs
 	rls := ld.ResourceLogs()
@@ -171,12 +171,15 @@ func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos batch.Pos,
 		}
 	}
 	if id != 0 {
-		if d, ok := p.delivered.Lookup(id); ok {
+		d, ok, place := p.delivered.Reserve(b.Now, id)
+		if ok {
 			// Delivered again: what its first delivery got, without the engine.
 			b.Again(ref, d)
 			return conv, 0, results, true
 		}
-		b.Remembers(ref, id, b.Found.Matches())
+		if place != 0 {
+			b.Remembers(ref, id, place, b.Found.Matches())
+		}
 	}
 	var origin *synth.Origin
 	if b.Announces() {

@@ -123,10 +123,10 @@ func newShared(cfg *Config, id component.ID, set component.TelemetrySettings, cl
 		logger: set.Logger,
 		id:     id,
 		// A record is remembered as long as a resolved call is (pairing_timeout, the engine's
-		// ResolvedRetention, plus the orphan_grace a result may have waited), for at most twice
-		// as many records as the calls the engine holds (a call's result record and one further
-		// report, typically).
-		delivered: delivery.New(int64(cfg.PairingTimeout+cfg.OrphanGrace), 2*cfg.MaxPendingCalls),
+		// ResolvedRetention, plus the orphan_grace a result may have waited), for at most as
+		// many records as the engine remembers resolved calls.
+		delivered: delivery.New(int64(cfg.PairingTimeout+cfg.OrphanGrace), cfg.MaxPendingCalls,
+			synth.AttrOutcome, synth.AttrInterruptReason, timeout.AttrPhase),
 	}
 	// undo runs, last acquired first, the releases of what was acquired, should a later step
 	// fail.

@@ -73,7 +73,7 @@ func (b *spanBatch) reset() {
 func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
 	b := p.pool.Get()
 	defer func() { b.reset(); p.pool.Put(b) }()
-	b.Data, b.Next = td, p.next
+	b.Data, b.Next, b.Now = td, p.next, p.clock.Now().UnixNano()
 
 	var ids groupIDs
 	rss := td.ResourceSpans()
@@ -173,12 +173,15 @@ func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos batch.P
 	}
 	if b.Answers(ref) > 0 {
 		id := delivery.Span(ids.resource(rs.Resource()), ids.scope(ss.Scope()), span)
-		if d, ok := p.delivered.Lookup(id); ok {
+		d, ok, place := p.delivered.Reserve(b.Now, id)
+		if ok {
 			// Delivered again: what its first delivery got, without the engine.
 			b.Again(ref, d)
 			return conv, 0, results, true
 		}
-		b.Remembers(ref, id, b.Found.Matches())
+		if place != 0 {
+			b.Remembers(ref, id, place, b.Found.Matches())
+		}
 	}
 	var origin *synth.Origin
 	if b.Announces() {

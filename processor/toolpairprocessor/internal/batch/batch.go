@@ -81,6 +81,7 @@ type Ref[D, R any] struct {
 	// decision was applied (Again) and whose items never reached the engine; matched: it
 	// carries no call ID of its own (the processor writes gen_ai.tool.call.id on it).
 	id      delivery.ID
+	place   uint64
 	again   bool
 	matched bool
 }
@@ -92,9 +93,11 @@ func (r *Ref[D, R]) removed() bool { return r.held != nil || (r.dropped && !r.ke
 // signal's batch type (spanBatch, logBatch) that embeds it.
 type Batch[D, R, N any, S Signal[D, R, N]] struct {
 	sig S
-	// Data is the batch; Next the next consumer of its pipeline.
+	// Data is the batch; Next the next consumer of its pipeline; Now the collector's clock
+	// when the batch came in (Unix ns).
 	Data        D
 	Next        N
+	Now         int64
 	refs        []Ref[D, R] // in batch order
 	touched     int         // what ReadAhead read, kept so that its reads are not optimized away
 	Events      []pairing.Event
@@ -118,6 +121,7 @@ type Batch[D, R, N any, S Signal[D, R, N]] struct {
 	// scratch of Remember.
 	Redelivered int
 	decisions   []delivery.Entry
+	marks       []delivery.Mark
 }
 
 // Reset abandons the held records not filled (a step that failed before fillHeld must
@@ -133,7 +137,7 @@ func (b *Batch[D, R, N, S]) Reset() {
 	b.nheld, b.nmarks = 0, 0
 	var zd D
 	var zn N
-	b.Data, b.Next = zd, zn
+	b.Data, b.Next, b.Now = zd, zn, 0
 	clear(b.refs) // drop record and held references
 	b.refs = b.refs[:0]
 	clear(b.Events) // drop payload references
@@ -150,6 +154,8 @@ func (b *Batch[D, R, N, S]) Reset() {
 	b.Redelivered = 0
 	clear(b.decisions) // drop mark strings
 	b.decisions = b.decisions[:0]
+	clear(b.marks)
+	b.marks = b.marks[:0]
 }
 
 // Origin returns the origin of an announcing record of b, o with Next set to the batch's
@@ -401,13 +407,14 @@ func (b *Batch[D, R, N, S]) ReadAhead(res []pairing.Resolution) {
 // its results and its echoes.
 func (b *Batch[D, R, N, S]) Answers(ref int32) int { return b.refs[ref].answers }
 
-// Remembers gives the record with Ref ref the identity id (delivery.Span, delivery.Log): its
-// decision is remembered once the batch's outcomes are written (Remember). matched: the
+// Remembers gives the record with Ref ref the identity id (delivery.Span, delivery.Log) and
+// the place delivery.Memory.Reserve took for it: its decision is remembered there once the
+// batch's outcomes are written (Remember). matched: the
 // record carries no call ID of its own, so the ID the processor writes on it is part of its
 // decision.
-func (b *Batch[D, R, N, S]) Remembers(ref int32, id delivery.ID, matched bool) {
+func (b *Batch[D, R, N, S]) Remembers(ref int32, id delivery.ID, place uint64, matched bool) {
 	rr := &b.refs[ref]
-	rr.id, rr.matched = id, matched
+	rr.id, rr.place, rr.matched = id, place, matched
 }
 
 // Again applies to the record with Ref ref, a record delivered again, the decision d of its
@@ -439,7 +446,7 @@ func (b *Batch[D, R, N, S]) Remember(m *delivery.Memory, now int64) {
 		if rr.id == 0 || rr.again {
 			continue
 		}
-		e := delivery.Entry{ID: rr.id}
+		e := delivery.Entry{ID: rr.id, Place: rr.place}
 		switch {
 		case rr.held != nil:
 			e.Fate = delivery.FateHeld
@@ -447,7 +454,10 @@ func (b *Batch[D, R, N, S]) Remember(m *delivery.Memory, now int64) {
 			e.Fate = delivery.FateDropped
 		default:
 			e.Fate = delivery.FatePassed
-			e.Marks = delivery.Capture(nil, b.sig.Attributes(rr.rec), MarkedKey(rr.matched))
+			// The marks of every record of the batch share one array (b.marks).
+			n := len(b.marks)
+			b.marks = delivery.Capture(b.marks, b.sig.Attributes(rr.rec), MarkedKey(rr.matched))
+			e.Marks = b.marks[n:len(b.marks):len(b.marks)]
 		}
 		b.decisions = append(b.decisions, e)
 	}

@@ -165,3 +165,38 @@ func TestCaptureAndApplyRoundTrip(t *testing.T) {
 	Apply(dst, marks)
 	assert.Equal(t, src.AsRaw(), dst.AsRaw())
 }
+
+// TestReserveThenRemember: a record's first delivery takes a place that its decision fills; a
+// copy arriving before that is judged afresh and takes none; a held record released (settled)
+// before its own batch remembered it as held keeps the settled decision.
+func TestReserveThenRemember(t *testing.T) {
+	m := New(100, 10, "toolpair.outcome")
+	_, found, place := m.Reserve(0, 7)
+	require.False(t, found)
+	require.NotZero(t, place)
+	_, found, again := m.Reserve(0, 7)
+	assert.False(t, found, "its first delivery is still on its way")
+	assert.Zero(t, again)
+	_, ok := m.Lookup(7)
+	assert.False(t, ok)
+	assert.Empty(t, m.Snapshot(), "a place reserved is no decision")
+
+	paired := Decision{Fate: FatePassed, Marks: []Mark{
+		{Key: "toolpair.outcome", Str: "paired", Type: pcommon.ValueTypeStr},
+		{Key: "toolpair.call.duration_ms", Num: 250, Type: pcommon.ValueTypeInt},
+		{Key: "gen_ai.tool.call.id", Str: "call_x", Type: pcommon.ValueTypeStr}, // not enumerated: kept apart
+	}}
+	es := []Entry{{ID: 7, Place: place, Decision: paired}}
+	m.Remember(1, es)
+	assert.Equal(t, int64(100), es[0].Deadline, "the deadline of the reservation")
+	d, found, _ := m.Reserve(2, 7)
+	require.True(t, found)
+	assert.Equal(t, paired, d)
+
+	_, _, held := m.Reserve(3, 8)
+	_, ok = m.Settle(8, paired) // released by its use before its batch remembered it
+	require.True(t, ok)
+	m.Remember(4, []Entry{{ID: 8, Place: held, Decision: Decision{Fate: FateHeld}}})
+	d, _ = m.Lookup(8)
+	assert.Equal(t, paired, d, "not made held again")
+}

@@ -3,6 +3,7 @@ package delivery
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 
 	"github.com/cespare/xxhash/v2"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -111,57 +112,63 @@ func hashString(d *xxhash.Digest, s string) {
 // hash. A sender sends a record again with its attributes in their order, but a record built
 // again from a map (an SDK's attribute set, a processor before this one) need not keep it.
 func hashMap(d *xxhash.Digest, m pcommon.Map) {
-	var sum uint64
-	var pd xxhash.Digest
-	for k, v := range m.All() {
-		pd.Reset()
-		hashString(&pd, k)
-		hashValue(&pd, v)
-		sum += pd.Sum64()
-	}
 	var b [16]byte
 	binary.LittleEndian.PutUint64(b[:8], uint64(m.Len()))
-	binary.LittleEndian.PutUint64(b[8:], sum)
+	binary.LittleEndian.PutUint64(b[8:], mapHash(m))
 	_, _ = d.Write(b[:])
 }
 
-// hashValue writes v with its type, so that the string "1" and the int 1 differ.
-func hashValue(d *xxhash.Digest, v pcommon.Value) {
-	var b [9]byte
-	b[0] = byte(v.Type())
+// mapHash is the order-free hash of m: the sum of a mix of each key's and value's hashes.
+func mapHash(m pcommon.Map) uint64 {
+	var sum uint64
+	for k, v := range m.All() {
+		sum += mix(xxhash.Sum64String(k) ^ bits.RotateLeft64(valueHash(v), 29))
+	}
+	return sum
+}
+
+// valueHash hashes v with its type, so that the string "1" and the int 1 differ.
+func valueHash(v pcommon.Value) uint64 {
+	t := uint64(v.Type()) * 0x9e3779b97f4a7c15
 	switch v.Type() {
 	case pcommon.ValueTypeStr:
-		_, _ = d.Write(b[:1])
-		hashString(d, v.Str())
+		return t ^ xxhash.Sum64String(v.Str())
 	case pcommon.ValueTypeInt:
-		binary.LittleEndian.PutUint64(b[1:], uint64(v.Int()))
-		_, _ = d.Write(b[:])
+		return t ^ mix(uint64(v.Int()))
 	case pcommon.ValueTypeDouble:
-		binary.LittleEndian.PutUint64(b[1:], math.Float64bits(v.Double()))
-		_, _ = d.Write(b[:])
+		return t ^ mix(math.Float64bits(v.Double()))
 	case pcommon.ValueTypeBool:
 		if v.Bool() {
-			b[1] = 1
+			return t ^ 1
 		}
-		_, _ = d.Write(b[:2])
+		return t
 	case pcommon.ValueTypeBytes:
-		_, _ = d.Write(b[:1])
-		bs := v.Bytes().AsRaw()
-		binary.LittleEndian.PutUint64(b[1:], uint64(len(bs)))
-		_, _ = d.Write(b[1:])
-		_, _ = d.Write(bs)
+		return t ^ xxhash.Sum64(v.Bytes().AsRaw())
 	case pcommon.ValueTypeSlice:
-		_, _ = d.Write(b[:1])
 		s := v.Slice()
-		binary.LittleEndian.PutUint64(b[1:], uint64(s.Len()))
-		_, _ = d.Write(b[1:])
+		h := t ^ mix(uint64(s.Len()))
 		for i := 0; i < s.Len(); i++ {
-			hashValue(d, s.At(i))
+			h = mix(h ^ valueHash(s.At(i)))
 		}
+		return h
 	case pcommon.ValueTypeMap:
-		_, _ = d.Write(b[:1])
-		hashMap(d, v.Map())
-	default: // empty
-		_, _ = d.Write(b[:1])
+		return t ^ mix(mapHash(v.Map())+uint64(v.Map().Len()))
 	}
+	return t
+}
+
+// mix is the finalizer of SplitMix64: every bit of x reaches every bit of the result.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// hashValue writes the hash of v (valueHash).
+func hashValue(d *xxhash.Digest, v pcommon.Value) {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], valueHash(v))
+	_, _ = d.Write(b[:])
 }

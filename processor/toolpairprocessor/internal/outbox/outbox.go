@@ -253,6 +253,9 @@ func (b *Outbox) Flush(ctx context.Context, now time.Time) {
 		if len(b.items) > 0 && b.items[0].Seq == it.Seq {
 			b.pop()
 		}
+		if err == nil {
+			b.backoff = 0 // taken: the next refusal waits MinBackoff again
+		}
 		p := b.persist
 		b.mu.Unlock()
 		if err != nil {

@@ -121,8 +121,14 @@ func TestOutboxSendsAgainOldestFirst(t *testing.T) {
 
 	next.set(false)
 	b.Flush(ctx, now.Add(10*time.Second))
+	next.set(true)
+	b.Add(ctx, NewTraces(next, spans("d")), next.err)
+	b.Flush(ctx, now.Add(20*time.Second))
+	next.set(false)
+	b.Flush(ctx, now.Add(20*time.Second+1500*time.Millisecond))
+	assert.Equal(t, 0, b.Len(), "a success resets the backoff: the next refusal waits MinBackoff again")
 	assert.Equal(t, 0, b.Len())
-	assert.Equal(t, 3, tel.resent)
+	assert.Equal(t, 4, tel.resent)
 	assert.Empty(t, p.items)
 	var got []string
 	for _, td := range next.AllTraces() {
@@ -131,7 +137,7 @@ func TestOutboxSendsAgainOldestFirst(t *testing.T) {
 			got = append(got, ss.At(i).Name())
 		}
 	}
-	assert.Equal(t, []string{"a", "b", "c"}, got)
+	assert.Equal(t, []string{"a", "b", "c", "d"}, got)
 }
 
 // TestOutboxBoundAndPermanent: past MaxBytes the oldest is given up; a permanent error is never
