@@ -9,6 +9,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/delivery"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/outbox"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/statestore"
 	"go.uber.org/zap"
 )
 
@@ -22,8 +23,10 @@ import (
 func (s *shared) emit(ctx context.Context, res []pairing.Resolution, trigger sendTrigger, record bool) error {
 	var out batch.Output
 	s.applier.Apply(res, &out, nil, s.clock.Now())
-	if record {
-		if err := s.record(ctx, res, nil, out.Settled); err != nil {
+	if record && s.store != nil {
+		// What the calls it resolved are, as a checkpoint keeps them (orphan and standalone
+		// settled here included), so that a crash changes none of their further reports.
+		if err := s.record(ctx, res, s.engine.AddedBatch(nil, nil, res, nil), out.Settled); err != nil {
 			s.logger.Error("toolpair: expired calls and released results leave without being stored", zap.Error(err))
 		}
 	}
@@ -80,7 +83,7 @@ func finishBatch[D, R, N any, S batch.Signal[D, R, N]](ctx context.Context, s *s
 	// leaves the processor.
 	var added *pairing.Snapshot
 	if s.store != nil {
-		added = s.engine.Added(b.Events, b.Acts)
+		added = s.engine.AddedBatch(b.Events, b.Acts, b.Resolutions, statestore.MarshalHeld)
 	}
 	b.ReadAhead(b.Resolutions)
 	now := s.clock.Now()
@@ -98,6 +101,21 @@ func finishBatch[D, R, N any, S batch.Signal[D, R, N]](ctx context.Context, s *s
 		}
 	}
 	return removed && b.Len() == 0
+}
+
+// recordActivity writes, with storage, the record of a batch that gave the engine no tool
+// event but brought anchor spans (a turn's or a model request's span of a call announced
+// only in logs): what a synthetic span needs must survive a crash like the rest (specification
+// section 9).
+func recordActivity[D, R, N any, S batch.Signal[D, R, N]](ctx context.Context, s *shared, b *batch.Batch[D, R, N, S]) {
+	if s.store == nil || len(b.Acts) == 0 {
+		return
+	}
+	if added := s.engine.Added(nil, b.Acts); added != nil {
+		if err := s.record(ctx, nil, added, nil); err != nil {
+			s.logger.Error("toolpair: the anchor spans of a batch leave without being stored", zap.Error(err))
+		}
+	}
 }
 
 // record writes the resolution record of outcomes res, additions added and deliveries dels

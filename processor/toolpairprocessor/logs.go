@@ -120,6 +120,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 	pairBatch(ctx, p.shared, &b.Batch)
 	p.tel.redelivered(ctx, synth.Logs, b.Redelivered)
 	if len(b.Events) == 0 {
+		recordActivity(ctx, p.shared, &b.Batch)
 		if b.Redelivered > 0 && b.RemoveMarked() && b.Len() == 0 {
 			// Every record was delivered before and held or dropped then.
 			return ld, processorhelper.ErrSkipProcessingData

@@ -129,6 +129,7 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 	pairBatch(ctx, p.shared, &b.Batch)
 	p.tel.redelivered(ctx, synth.Traces, b.Redelivered)
 	if len(b.Events) == 0 {
+		recordActivity(ctx, p.shared, &b.Batch)
 		if b.Redelivered > 0 && b.RemoveMarked() && b.Len() == 0 {
 			// Every record was delivered before and held or dropped then.
 			return td, processorhelper.ErrSkipProcessingData

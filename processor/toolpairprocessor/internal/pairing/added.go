@@ -24,6 +24,21 @@ import (
 // Model-call and compaction intervals are not copied. It returns nil when there is nothing
 // to copy. Use payloads are kept as they are (the caller must treat them as read-only).
 func (e *Engine) Added(evs []Event, acts []Activity) *Snapshot {
+	return e.AddedBatch(evs, acts, nil, nil)
+}
+
+// AddedBatch is Added that also copies, so that a crash right after the batch neither
+// forgets nor changes them:
+//
+//   - the calls res resolved (those with a call ID, but duplicates), as CallResolved with what
+//     a checkpoint keeps of a resolved call (the source and reporters that answered it, its
+//     orphan and standalone flags, its use times), and their scopes (whether they saw a use):
+//     after a restart a further report of the call gets the outcome it would have had, and a
+//     result of the scope whose use never came is an orphan, not standalone;
+//   - when conv is set, the results with a call ID evs held (VerdictHeld) and still held, as CallWaiting with
+//     their records converted by conv (as Snapshot does), the records of other sources held
+//     with them included: a held result whose batch was acknowledged survives a crash.
+func (e *Engine) AddedBatch(evs []Event, acts []Activity, res []Resolution, conv func(any) any) *Snapshot {
 	var anchors []ActivitySnapshot
 	for i := range acts {
 		a := &acts[i]
@@ -33,16 +48,22 @@ func (e *Engine) Added(evs []Event, acts []Activity) *Snapshot {
 	}
 	pending := 0
 	for i := range evs {
-		if evs[i].Verdict == VerdictPending {
+		if v := evs[i].Verdict; v == VerdictPending || (v == VerdictHeld && conv != nil) {
 			pending++
 		}
 	}
-	if pending == 0 && len(anchors) == 0 {
+	resolved := 0
+	for i := range res {
+		if res[i].Outcome != OutcomeDuplicate && res[i].Key.CallID != "" {
+			resolved++
+		}
+	}
+	if pending == 0 && resolved == 0 && len(anchors) == 0 {
 		return nil
 	}
 	s := &Snapshot{Activity: anchors}
-	if pending > 0 {
-		s.Calls = make([]CallSnapshot, 0, pending)
+	if pending+resolved > 0 {
+		s.Calls = make([]CallSnapshot, 0, pending+resolved)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -63,9 +84,23 @@ func (e *Engine) Added(evs []Event, acts []Activity) *Snapshot {
 		return len(s.Conversations) - 1
 	}
 	noHeld := func(any) any { return nil }
+	var copied map[*entry]bool // the waiting calls copied, each once
 	for i := range evs {
 		ev := &evs[i]
-		if ev.Verdict != VerdictPending {
+		switch {
+		case ev.Verdict == VerdictHeld && conv != nil:
+			ent := e.lookup(ev.Key)
+			if ent == nil || ent.state != stateWaiting || copied[ent] {
+				continue
+			}
+			if copied == nil {
+				copied = map[*entry]bool{}
+			}
+			copied[ent] = true
+			scopeOf(ent.scope)
+			s.Calls = append(s.Calls, e.callSnapshot(ent, conv))
+			continue
+		case ev.Verdict != VerdictPending:
 			continue
 		}
 		switch ev.Kind {
@@ -88,6 +123,28 @@ func (e *Engine) Added(evs []Event, acts []Activity) *Snapshot {
 			s.Calls = append(s.Calls, c)
 		}
 	}
+	for i := range res {
+		r := &res[i]
+		if r.Outcome == OutcomeDuplicate || r.Key.CallID == "" {
+			continue
+		}
+		p, ok := e.resolved.find(uint32(e.hash(r.Key)), r.Key)
+		if !ok {
+			continue
+		}
+		rc := e.resolved.at(p)
+		ent := rc.ext
+		if ent == nil {
+			v := rc.view()
+			ent = &v
+		}
+		c := e.callSnapshot(ent, noHeld)
+		c.Payload, c.Companion, c.Reports = nil, nil, nil
+		if rc.scope != nil {
+			scopeOf(rc.scope)
+		}
+		s.Calls = append(s.Calls, c)
+	}
 	if len(s.Calls)+len(s.Conversations)+len(s.Activity) == 0 {
 		return nil
 	}
@@ -106,11 +163,33 @@ func Merge(snap *Snapshot, adds ...*Snapshot) *Snapshot {
 		snap = &Snapshot{}
 	}
 	var scopeIdx map[ConversationKey]int
+	// The additions' resolved calls come before every other copy, the latest addition's
+	// first: Restore keeps the first copy of a key, and a call an addition resolved was
+	// resolved after the snapshot and after every earlier addition (a checkpoint's or an
+	// earlier record's pending copy of it is older).
+	var resolvedFirst []CallSnapshot
+	for i := len(adds) - 1; i >= 0; i-- {
+		if adds[i] == nil {
+			continue
+		}
+		for _, c := range adds[i].Calls {
+			if c.State == CallResolved {
+				resolvedFirst = append(resolvedFirst, c)
+			}
+		}
+	}
+	if len(resolvedFirst) > 0 {
+		snap.Calls = append(resolvedFirst, snap.Calls...)
+	}
 	for _, a := range adds {
 		if a == nil {
 			continue
 		}
-		snap.Calls = append(snap.Calls, a.Calls...)
+		for _, c := range a.Calls {
+			if c.State != CallResolved {
+				snap.Calls = append(snap.Calls, c)
+			}
+		}
 		snap.Activity = append(snap.Activity, a.Activity...)
 		if len(a.Conversations) == 0 {
 			continue
