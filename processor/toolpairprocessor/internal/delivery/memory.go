@@ -149,7 +149,9 @@ func (m *Memory) intern(s string) uint16 {
 // pack sets sl's fate and marks to d's, in extra when they do not pack; m.mu is held.
 func (m *Memory) pack(sl *slot, d Decision) {
 	sl.fate = d.Fate
-	delete(m.extra, sl.id)
+	if sl.n > packedMarks {
+		delete(m.extra, sl.id)
+	}
 	if len(d.Marks) <= packedMarks {
 		ok := true
 		for i, mk := range d.Marks {
