@@ -2,6 +2,7 @@ package toolpairprocessor
 
 import (
 	"context"
+	"errors"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
@@ -36,17 +37,31 @@ func (s *shared) emit(ctx context.Context, res []pairing.Resolution, trigger sen
 // send delivers the records of out (those the processor adds to the pipelines on its own:
 // synthetic records, released results, records for another pipeline), and counts those a next
 // consumer refused (otelcol_processor_toolpair_send_failed), by what triggered the send, and
-// keeps them in the outbox to be sent again: no sender sends them again. It is never called
-// with a lock held.
+// keeps them in the outbox to be sent again: no sender sends them again. With storage each
+// delivery is stored before it is sent and deleted once taken (outbox.Ahead, Done): the outcomes
+// that made it are stored already, so a crash during the send must not lose it. It is never
+// called with a lock held.
 func (s *shared) send(ctx context.Context, out *batch.Output, trigger sendTrigger) error {
-	return out.Send(ctx, func(ctx context.Context, r batch.Refused) {
-		s.tel.sendFailed(ctx, r.Signal(), trigger, r.Records)
-		if r.ToLogs != nil {
-			s.outbox.Add(ctx, outbox.NewLogs(r.ToLogs, r.Logs), r.Err)
+	var errs []error
+	for _, d := range out.Deliveries() {
+		var it outbox.Item
+		if d.ToLogs != nil {
+			it = outbox.NewLogs(d.ToLogs, d.Logs)
 		} else {
-			s.outbox.Add(ctx, outbox.NewTraces(r.ToTraces, r.Traces), r.Err)
+			it = outbox.NewTraces(d.ToTraces, d.Traces)
 		}
-	})
+		if s.store != nil {
+			s.outbox.Ahead(ctx, &it)
+		}
+		if err := d.Send(ctx); err != nil {
+			s.tel.sendFailed(ctx, d.Signal(), trigger, d.Records)
+			s.outbox.Add(ctx, it, err)
+			errs = append(errs, err)
+			continue
+		}
+		s.outbox.Done(ctx, &it)
+	}
+	return errors.Join(errs...)
 }
 
 // pairBatch hands a batch to the engine and classifies its timeout records. The activity goes

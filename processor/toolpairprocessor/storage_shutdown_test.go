@@ -270,6 +270,8 @@ func TestStorageStateNotRetiredCounted(t *testing.T) {
 		DataPoints: []metricdata.DataPoint[int64]{
 			{Value: 1, Attributes: attribute.NewSet(attribute.String("operation", "checkpoint"))},
 			{Value: 1, Attributes: attribute.NewSet(attribute.String("operation", "pointer"))},
+			// The flush's synthetic span, stored before it is sent (write-ahead).
+			{Value: 1, Attributes: attribute.NewSet(attribute.String("operation", "unsent"))},
 		},
 	}, metricdata.Sum[int64]{Temporality: metricdata.CumulativeTemporality, IsMonotonic: true, DataPoints: errs},
 		metricdatatest.IgnoreTimestamp())

@@ -77,8 +77,8 @@ func (o *Output) LogsFor(next consumer.Logs) plog.Logs {
 // Others reports whether records are bound for other pipelines than the current batch's.
 func (o *Output) Others() bool { return len(o.toTraces)+len(o.toLogs) > 0 }
 
-// Refused is a delivery of Send that a next consumer refused: spans for ToTraces or log
-// records for ToLogs (the other pair zero), and the consumer's error.
+// Refused is one delivery of an Output: spans for ToTraces or log records for ToLogs (the
+// other pair zero), and, once a next consumer refused it, the consumer's error.
 type Refused struct {
 	Traces   ptrace.Traces
 	ToTraces consumer.Traces
@@ -96,29 +96,44 @@ func (r *Refused) Signal() synth.Signal {
 	return synth.Traces
 }
 
-// Send delivers the records bound for other pipelines than the current batch's (with no
-// current batch, every record of o), one delivery per next consumer, handing each delivery a
-// next consumer refused to refused. It returns the refusals joined. It must not be called
-// with a lock held.
-func (o *Output) Send(ctx context.Context, refused func(ctx context.Context, r Refused)) error {
-	var errs []error
+// Deliveries returns the deliveries of the records bound for other pipelines than the
+// current batch's (with no current batch, every record of o), one per next consumer, for the
+// caller to send with no lock held; Refused.Err is nil.
+func (o *Output) Deliveries() []Refused {
+	var out []Refused
 	for _, r := range o.toTraces {
 		if n := r.td.SpanCount(); n > 0 {
-			if err := r.next.ConsumeTraces(ctx, r.td); err != nil {
-				refused(ctx, Refused{Traces: r.td, ToTraces: r.next, Records: n, Err: err})
-				errs = append(errs, err)
-			}
+			out = append(out, Refused{Traces: r.td, ToTraces: r.next, Records: n})
 		}
 	}
 	for _, r := range o.toLogs {
 		if n := r.ld.LogRecordCount(); n > 0 {
-			if err := r.next.ConsumeLogs(ctx, r.ld); err != nil {
-				refused(ctx, Refused{Logs: r.ld, ToLogs: r.next, Records: n, Err: err})
-				errs = append(errs, err)
-			}
+			out = append(out, Refused{Logs: r.ld, ToLogs: r.next, Records: n})
+		}
+	}
+	return out
+}
+
+// Send delivers the records of Deliveries, handing each delivery a next consumer refused to
+// refused. It returns the refusals joined. It must not be called with a lock held.
+func (o *Output) Send(ctx context.Context, refused func(ctx context.Context, r Refused)) error {
+	var errs []error
+	for _, d := range o.Deliveries() {
+		if err := d.Send(ctx); err != nil {
+			d.Err = err
+			refused(ctx, d)
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// Send delivers r's records to their next consumer.
+func (r *Refused) Send(ctx context.Context) error {
+	if r.ToLogs != nil {
+		return r.ToLogs.ConsumeLogs(ctx, r.Logs)
+	}
+	return r.ToTraces.ConsumeTraces(ctx, r.Traces)
 }
 
 // InBatch annotates or drops result records that are part of the batch being processed

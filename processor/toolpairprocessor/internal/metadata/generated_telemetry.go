@@ -298,7 +298,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ProcessorToolpairStorageErrors, err = builder.meter.Int64Counter(
 		"otelcol_processor_toolpair_storage_errors",
-		metric.WithDescription("Storage extension operations that failed, by `operation` (`checkpoint`, `resolution_record`, `read`, `pointer`); the error is also logged. A failed resolution record leaves calls of that batch able to come back after a crash. [Development]"),
+		metric.WithDescription("Storage extension operations that failed, by `operation` (`checkpoint`, `resolution_record`, `read`, `pointer`, `unsent`, a record the processor sends on its own, stored while it is sent or waits to be sent again); the error is also logged. A failed resolution record leaves calls of that batch able to come back after a crash. [Development]"),
 		metric.WithUnit("{errors}"),
 	)
 	errs = errors.Join(errs, err)

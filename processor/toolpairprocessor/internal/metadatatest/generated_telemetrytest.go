@@ -244,7 +244,7 @@ func AssertEqualProcessorToolpairStateRestored(t *testing.T, tt *componenttest.T
 func AssertEqualProcessorToolpairStorageErrors(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_toolpair_storage_errors",
-		Description: "Storage extension operations that failed, by `operation` (`checkpoint`, `resolution_record`, `read`, `pointer`); the error is also logged. A failed resolution record leaves calls of that batch able to come back after a crash. [Development]",
+		Description: "Storage extension operations that failed, by `operation` (`checkpoint`, `resolution_record`, `read`, `pointer`, `unsent`, a record the processor sends on its own, stored while it is sent or waits to be sent again); the error is also logged. A failed resolution record leaves calls of that batch able to come back after a crash. [Development]",
 		Unit:        "{errors}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,

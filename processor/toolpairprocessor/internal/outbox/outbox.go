@@ -167,17 +167,49 @@ func (b *Outbox) Len() int {
 	return b.records
 }
 
+// Ahead stores it with the persister before its first send (write-ahead: a crash during the
+// send leaves it stored, and the restarted component sends it again), numbering it; without a
+// persister it does nothing. Done forgets it once taken; Add keeps it, already stored, when
+// refused.
+func (b *Outbox) Ahead(ctx context.Context, it *Item) {
+	b.mu.Lock()
+	p := b.persist
+	if p != nil {
+		b.seq++
+		it.Seq = b.seq
+	}
+	b.mu.Unlock()
+	if p != nil && p.Put(ctx, it) != nil {
+		it.Seq = 0 // not stored
+	}
+}
+
+// Done deletes from the persister an item stored by Ahead and taken by its next consumer.
+func (b *Outbox) Done(ctx context.Context, it *Item) {
+	b.mu.Lock()
+	p := b.persist
+	b.mu.Unlock()
+	if p != nil && it.Seq != 0 {
+		_ = p.Delete(ctx, it.Seq)
+	}
+}
+
 // Add keeps item it, refused by its next consumer with err: given up at once when err is
-// permanent; else stored (with a persister) and held, the oldest held given up while the
-// bytes held exceed MaxBytes (it included: an item larger than the bound is given up).
+// permanent; else stored (with a persister, unless Ahead stored it already) and held, the
+// oldest held given up while the bytes held exceed MaxBytes (it included: an item larger than
+// the bound is given up).
 func (b *Outbox) Add(ctx context.Context, it Item, err error) {
 	if consumererror.IsPermanent(err) {
+		b.Done(ctx, &it)
 		b.o.Telemetry.GivenUp(ctx, it.IsLogs(), it.Records(), ReasonPermanent, err)
 		return
 	}
 	b.mu.Lock()
-	b.seq++
-	it.Seq = b.seq
+	stored := it.Seq != 0
+	if !stored {
+		b.seq++
+		it.Seq = b.seq
+	}
 	b.items = append(b.items, it)
 	b.bytes += it.Size
 	b.records += it.Records()
@@ -190,15 +222,15 @@ func (b *Outbox) Add(ctx context.Context, it Item, err error) {
 		b.retryAt = time.Now().Add(b.o.MinBackoff)
 	}
 	b.mu.Unlock()
-	stored := true
+	kept := true
 	for i := range gone {
 		b.o.Telemetry.GivenUp(ctx, gone[i].IsLogs(), gone[i].Records(), ReasonBound, err)
 		if p != nil {
 			_ = p.Delete(ctx, gone[i].Seq)
 		}
-		stored = stored && gone[i].Seq != it.Seq
+		kept = kept && gone[i].Seq != it.Seq
 	}
-	if p != nil && stored {
+	if p != nil && kept && !stored {
 		_ = p.Put(ctx, &it)
 	}
 }
