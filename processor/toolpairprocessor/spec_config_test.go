@@ -82,6 +82,7 @@ func TestContractS6Configuration(t *testing.T) {
 		{"max_calls_per_record", func(c *Config) { c.MaxCallsPerRecord = 0 }},
 		{"max_pending_calls_per_tenant", func(c *Config) { c.MaxPendingCallsPerTenant = c.MaxPendingCalls + 1 }},
 		{"max_held_bytes", func(c *Config) { c.MaxHeldBytes = 0 }},
+		{"max_unsent_bytes", func(c *Config) { c.MaxUnsentBytes = 0 }},
 		{"dialects", func(c *Config) { c.Dialects = []string{"genai", "openinference2"} }},
 		{"orphans", func(c *Config) { c.Orphans = "keep" }},
 		{"duplicates", func(c *Config) { c.Duplicates = "" }},

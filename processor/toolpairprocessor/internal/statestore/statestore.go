@@ -91,25 +91,35 @@ const (
 func StateKey(gen uint64) string    { return StateKeyPrefix + strconv.FormatUint(gen, 10) }
 func ResolvedKey(seq uint64) string { return ResolvedKeyPrefix + strconv.FormatUint(seq, 10) }
 
-func encodePointer(gen, logStart uint64) []byte {
-	b := []byte(pointerMagic)
-	b = binary.AppendUvarint(b, gen)
-	b = binary.AppendUvarint(b, logStart)
-	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
-}
+func encodePointer(gen, logStart uint64) []byte { return encodePair(pointerMagic, gen, logStart) }
 
 func DecodePointer(b []byte) (gen, logStart uint64, err error) {
-	if len(b) < len(pointerMagic)+6 || string(b[:len(pointerMagic)]) != pointerMagic ||
-		crc32.ChecksumIEEE(b[:len(b)-4]) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
-		return 0, 0, statefile.Discard(statefile.ReasonCorrupt, "pointer %q is not readable", PointerKey)
-	}
-	body := b[len(pointerMagic) : len(b)-4]
-	gen, n := binary.Uvarint(body)
-	logStart, m := binary.Uvarint(body[max(n, 0):])
-	if n <= 0 || m <= 0 {
+	gen, logStart, ok := decodePair(pointerMagic, b)
+	if !ok {
 		return 0, 0, statefile.Discard(statefile.ReasonCorrupt, "pointer %q is not readable", PointerKey)
 	}
 	return gen, logStart, nil
+}
+
+// encodePair frames two numbers under magic: the magic, two uvarints, a CRC-32 of them all
+// (the pointer, the range of the stored unsent deliveries).
+func encodePair(magic string, a, b uint64) []byte {
+	buf := []byte(magic)
+	buf = binary.AppendUvarint(buf, a)
+	buf = binary.AppendUvarint(buf, b)
+	return binary.LittleEndian.AppendUint32(buf, crc32.ChecksumIEEE(buf))
+}
+
+// decodePair reads what encodePair wrote under magic; ok is false for anything else.
+func decodePair(magic string, buf []byte) (a, b uint64, ok bool) {
+	if len(buf) < len(magic)+6 || string(buf[:len(magic)]) != magic ||
+		crc32.ChecksumIEEE(buf[:len(buf)-4]) != binary.LittleEndian.Uint32(buf[len(buf)-4:]) {
+		return 0, 0, false
+	}
+	body := buf[len(magic) : len(buf)-4]
+	a, n := binary.Uvarint(body)
+	b, m := binary.Uvarint(body[max(n, 0):])
+	return a, b, n > 0 && m > 0
 }
 
 // Store keeps a component's state in a storage extension (specification section 9): the

@@ -31,22 +31,11 @@ const (
 // UnsentKey is the key of the stored item seq.
 func UnsentKey(seq uint64) string { return UnsentKeyPrefix + strconv.FormatUint(seq, 10) }
 
-func encodeUnsentRange(first, next uint64) []byte {
-	b := []byte(unsentRngMagic)
-	b = binary.AppendUvarint(b, first)
-	b = binary.AppendUvarint(b, next)
-	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
-}
+func encodeUnsentRange(first, next uint64) []byte { return encodePair(unsentRngMagic, first, next) }
 
 func decodeUnsentRange(b []byte) (first, next uint64, ok bool) {
-	if len(b) < len(unsentRngMagic)+6 || string(b[:len(unsentRngMagic)]) != unsentRngMagic ||
-		crc32.ChecksumIEEE(b[:len(b)-4]) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
-		return 0, 0, false
-	}
-	body := b[len(unsentRngMagic) : len(b)-4]
-	first, n := binary.Uvarint(body)
-	next, m := binary.Uvarint(body[max(n, 0):])
-	return first, next, n > 0 && m > 0 && first <= next
+	first, next, ok = decodePair(unsentRngMagic, b)
+	return first, next, ok && first <= next
 }
 
 // encodeUnsent frames the OTLP protobuf of an item: magic, 1 for spans or 2 for log
