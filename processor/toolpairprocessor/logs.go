@@ -172,14 +172,8 @@ func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos batch.Pos,
 		}
 	}
 	if id != 0 {
-		d, ok, place := p.delivered.Reserve(b.Now, id)
-		if ok {
-			// Delivered again: what its first delivery got, without the engine.
-			b.Again(ref, d)
-			return conv, 0, results, true
-		}
-		if place != 0 {
-			b.Remembers(ref, id, place, b.Found.Matches())
+		if b.Delivered(p.delivered, ref, id, b.Found.Matches()) {
+			return conv, 0, results, true // what its first delivery got, without the engine
 		}
 	}
 	var origin *synth.Origin

@@ -13,6 +13,22 @@ import (
 // its results and its echoes.
 func (b *Batch[D, R, N, S]) Answers(ref int32) int { return b.refs[ref].answers }
 
+// Delivered looks the record with Ref ref, of identity id, up in m (delivery.Memory.Reserve):
+// a record delivered before gets its decision again (Again) and Delivered reports true, its
+// items never to reach the engine; a record new to m is given its place, for its decision to
+// be remembered (Remembers; matched as there).
+func (b *Batch[D, R, N, S]) Delivered(m *delivery.Memory, ref int32, id delivery.ID, matched bool) bool {
+	d, ok, place := m.Reserve(b.Now, id)
+	if ok {
+		b.Again(ref, d)
+		return true
+	}
+	if place != 0 {
+		b.Remembers(ref, id, place, matched)
+	}
+	return false
+}
+
 // Remembers gives the record with Ref ref the identity id (delivery.Span, delivery.Log) and
 // the place delivery.Memory.Reserve took for it: its decision is remembered there once the
 // batch's outcomes are written (Remember). matched: the
