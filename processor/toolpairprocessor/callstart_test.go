@@ -9,6 +9,7 @@ import (
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
@@ -60,8 +61,11 @@ func TestCodexToolSpanStartsBeforeDecision(t *testing.T) {
 				require.Less(t, start, decided[id], "the capture's span starts before the decision")
 				d, ok := s.Attributes().Get("toolpair.call.duration_ms")
 				require.True(t, ok)
-				assert.Equal(t, (int64(s.EndTimestamp())-start)/int64(time.Millisecond), d.Int(), id)
-				assert.GreaterOrEqual(t, d.Int(), spanMs(s), "never shorter than the span's own duration")
+				// The tool's own time is the span's; the call started when the span did, so
+				// the time from its start is the same and no elapsed_ms is written.
+				assert.Equal(t, roundedMs(int64(s.EndTimestamp())-start), d.Int(), id)
+				_, differs := s.Attributes().Get("toolpair.call.elapsed_ms")
+				assert.False(t, differs, id)
 			}
 			assert.Equal(t, len(decided), paired)
 		})
@@ -83,7 +87,38 @@ func logTime(lr plog.LogRecord) int64 {
 	return ts.UnixNano()
 }
 
-// spanMs is a span's own duration in whole milliseconds.
-func spanMs(s ptrace.Span) int64 {
-	return int64(s.EndTimestamp()-s.StartTimestamp()) / int64(time.Millisecond)
+// elapsedMsOf returns the time from a paired call's start to its result that a result
+// record's attributes carry: toolpair.call.elapsed_ms, or toolpair.call.duration_ms where the
+// two agree (elapsed_ms is then not written; specification section 3).
+func elapsedMsOf(attrs pcommon.Map) int64 {
+	if v, ok := attrs.Get("toolpair.call.elapsed_ms"); ok {
+		return v.Int()
+	}
+	v, _ := attrs.Get("toolpair.call.duration_ms")
+	return v.Int()
 }
+
+// runMsOf is the tool's execution time a result span states (specification section 3): its
+// duration_ms attribute (Claude Code's and Qwen Code's tool spans), else its own length
+// rounded to the nearest millisecond.
+func runMsOf(s ptrace.Span) int64 {
+	if v, ok := s.Attributes().Get("duration_ms"); ok && v.Type() == pcommon.ValueTypeInt {
+		return v.Int()
+	}
+	return roundedMs(int64(s.EndTimestamp() - s.StartTimestamp()))
+}
+
+// assertSpanDurations fails t unless the paired result span s carries the tool's own
+// execution time (runMsOf) as toolpair.call.duration_ms and the time from useTime (Unix ns)
+// to its end as its elapsed time (elapsedMsOf).
+func assertSpanDurations(t *testing.T, s ptrace.Span, useTime int64, msgAndArgs ...any) {
+	t.Helper()
+	d, ok := s.Attributes().Get("toolpair.call.duration_ms")
+	require.True(t, ok, msgAndArgs...)
+	assert.Equal(t, runMsOf(s), d.Int(), msgAndArgs...)
+	assert.Equal(t, roundedMs(int64(s.EndTimestamp())-useTime), elapsedMsOf(s.Attributes()), msgAndArgs...)
+}
+
+// roundedMs is ns rounded to the nearest millisecond, as toolpair.call.duration_ms and
+// elapsed_ms are (specification section 3).
+func roundedMs(ns int64) int64 { return (ns + int64(time.Millisecond)/2) / int64(time.Millisecond) }

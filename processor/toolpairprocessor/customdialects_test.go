@@ -108,7 +108,7 @@ func TestCustomDialectExample(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 6+1, spans)
-	assert.Equal(t, map[string]string{"sp_01": "paired 600", "sp_03": "paired 3800"}, spanOutcomes)
+	assert.Equal(t, map[string]string{"sp_01": "paired 500", "sp_03": "paired 3700"}, spanOutcomes)
 	require.Len(t, synthSpans, 1)
 	sp := synthSpans[0]
 	assert.Equal(t, "execute_tool edit_file", sp.Name())

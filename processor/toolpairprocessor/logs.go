@@ -171,6 +171,13 @@ func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos batch.Pos,
 			p.norm.Apply(lr.Body().Map())
 		}
 	}
+	if results == 1 {
+		var inBody synth.Run // what the dialect read in a string body
+		if b.Found.HasRun {
+			inBody = synth.RunOf(b.Found.RunMs)
+		}
+		b.SetRun(ref, p.runtime.LogIn(lr, attrs, inBody))
+	}
 	if id != 0 {
 		if b.Delivered(p.delivered, ref, id, b.Found.Matches()) {
 			return conv, 0, results, true // what its first delivery got, without the engine

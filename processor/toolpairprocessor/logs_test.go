@@ -110,12 +110,14 @@ func TestAgentLogsPairDecisionWithResult(t *testing.T) {
 					id := logAttr(lr, a.idAttr)
 					assert.Equal(t, "paired", logAttr(lr, "toolpair.outcome"), id)
 					d, _ := lr.Attributes().Get("toolpair.call.duration_ms")
+					assert.Equal(t, ownDurationMs(lr), d.Int(), "%s: the agent's own duration_ms", id)
 					start := decided[id]
 					if own := claim.LogStart(lr); own > 0 {
 						start = min(start, own)
 					}
-					assert.Equal(t, (a.time(lr)-start)/1e6, d.Int(), id)
-					assert.GreaterOrEqual(t, d.Int(), ownDurationMs(lr), id)
+					elapsed := elapsedMsOf(lr.Attributes())
+					assert.Equal(t, roundedMs(a.time(lr)-start), elapsed, id)
+					assert.GreaterOrEqual(t, elapsed, ownDurationMs(lr), id)
 				}
 				assert.Equal(t, len(decided), results)
 			})

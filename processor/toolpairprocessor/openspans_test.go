@@ -21,8 +21,9 @@ type openCall struct {
 	// synthetic span does).
 	resultSpan string
 	outcome    string
-	// durationMs of a paired call: the result span's end minus the announcing span's end.
-	durationMs int64
+	// elapsedMs of a paired call: the result span's end minus the announcing span's end. Its
+	// duration is the tool span's own length (a history echo's: the same as elapsedMs).
+	elapsedMs int64
 	// reason and tool of an interrupted call (its synthetic span, execute_tool <tool>).
 	reason, tool string
 }
@@ -46,23 +47,23 @@ func TestGoldenOpenInferenceAndOpenLLMetryCaptures(t *testing.T) {
 		calls           map[string]openCall
 	}{
 		{"agents", "normal", map[string]openCall{
-			"call_mock_normal_01": {resultSpan: "run_shell", outcome: "paired", durationMs: 14},
+			"call_mock_normal_01": {resultSpan: "run_shell", outcome: "paired", elapsedMs: 14},
 		}},
 		{"agents", "parallel", map[string]openCall{
-			"call_mock_parallel_01": {resultSpan: "run_shell", outcome: "paired", durationMs: 25},
-			"call_mock_parallel_02": {resultSpan: "read_file", outcome: "paired", durationMs: 29},
+			"call_mock_parallel_01": {resultSpan: "run_shell", outcome: "paired", elapsedMs: 25},
+			"call_mock_parallel_02": {resultSpan: "read_file", outcome: "paired", elapsedMs: 29},
 		}},
 		// Killed during the tool: only the announcing LLM span was exported.
 		{"agents", "killed_during_tool", map[string]openCall{
 			"call_mock_normal_01": {outcome: "interrupted", reason: "shutdown", tool: "run_shell"},
 		}},
 		{"openllmetry", "normal", map[string]openCall{
-			"call_mock_normal_01": {resultSpan: "run_shell.tool", outcome: "paired", durationMs: 35},
+			"call_mock_normal_01": {resultSpan: "run_shell.tool", outcome: "paired", elapsedMs: 35},
 		}},
 		// The tool timed out: withTool ended no span, and the error text went back to the
 		// model in the next request, whose history pairs the call.
 		{"openllmetry", "tool_timeout", map[string]openCall{
-			"call_mock_tool_timeout_01": {resultSpan: "chat gpt-4.1-mini", outcome: "paired", durationMs: 2034},
+			"call_mock_tool_timeout_01": {resultSpan: "chat gpt-4.1-mini", outcome: "paired", elapsedMs: 2035},
 		}},
 		// Killed during the tool: only the announcing chat span was exported.
 		{"openllmetry", "interrupt_sigterm", map[string]openCall{
@@ -135,8 +136,13 @@ func TestGoldenOpenInferenceAndOpenLLMetryCaptures(t *testing.T) {
 				require.True(t, ok, "span %s marked %s for unknown call %q", s.Name(), outcome, id)
 				assert.Equal(t, want.resultSpan, s.Name(), id)
 				assert.Equal(t, want.outcome, outcome, id)
+				assert.Equal(t, want.elapsedMs, elapsedMsOf(s.Attributes()), id)
 				d, _ := s.Attributes().Get("toolpair.call.duration_ms")
-				assert.Equal(t, want.durationMs, d.Int(), id)
+				if strings.HasPrefix(s.Name(), "chat ") {
+					assert.Equal(t, want.elapsedMs, d.Int(), "%s: an echo shows no run time of its own", id)
+				} else {
+					assert.Equal(t, runMsOf(s), d.Int(), "%s: the tool span's own length", id)
+				}
 				seen[id] = true
 			}
 			for id := range tt.calls {

@@ -60,7 +60,8 @@ func piTruth(t *testing.T, path string) (uses, results map[string]int64) {
 
 // TestPiAndOpenClawTranscripts runs the real pi and OpenClaw session files, one line per log
 // record keyed by log.file.path as the filelog receiver gives them: every real result is
-// paired with the duration from its assistant message's timestamp; OpenClaw's synthetic
+// paired, with OpenClaw's own details.durationMs as its duration (pi states none: the time
+// from its assistant message's timestamp) and that time as its elapsed time; OpenClaw's synthetic
 // result of the interrupted call is marked interrupted/aborted and gets no synthetic record;
 // pi's interrupted call, which has no result line at all, gets one synthetic record.
 func TestPiAndOpenClawTranscripts(t *testing.T) {
@@ -100,6 +101,9 @@ func TestPiAndOpenClawTranscripts(t *testing.T) {
 						Message struct {
 							Role       string `json:"role"`
 							ToolCallID string `json:"toolCallId"`
+							Details    struct {
+								DurationMs *int64 `json:"durationMs"`
+							} `json:"details"`
 						} `json:"message"`
 					}
 					if json.Unmarshal([]byte(lr.Body().Str()), &e) != nil || e.Message.Role != "toolResult" {
@@ -110,7 +114,12 @@ func TestPiAndOpenClawTranscripts(t *testing.T) {
 					if got[id] == "paired/" {
 						d, ok := lr.Attributes().Get("toolpair.call.duration_ms")
 						require.True(t, ok)
-						assert.Equal(t, results[id]-uses[id], d.Int(), id)
+						assert.Equal(t, results[id]-uses[id], elapsedMsOf(lr.Attributes()), id)
+						if own := e.Message.Details.DurationMs; own != nil {
+							assert.Equal(t, *own, d.Int(), "%s: OpenClaw's own details.durationMs", id)
+						} else {
+							assert.Equal(t, results[id]-uses[id], d.Int(), "%s: pi states no run time", id)
+						}
 					}
 				}
 			}

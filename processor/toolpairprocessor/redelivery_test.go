@@ -118,7 +118,8 @@ func refusedOnceLogs(t *testing.T, r *rig, g *gate, ld plog.Logs) {
 	sendAgainLogs(t, r, ld)
 }
 
-// timedMarks is rig.marks with each paired record's duration ("/250ms").
+// timedMarks is rig.marks with each paired record's elapsed time ("/250ms": elapsed_ms, else
+// duration_ms where they agree).
 func timedMarks(r *rig) map[string][]string {
 	out := map[string][]string{}
 	add := func(signal string, attrs pcommon.Map) {
@@ -126,7 +127,9 @@ func timedMarks(r *rig) map[string][]string {
 			return
 		}
 		m := ctMark(signal, attrs)
-		if d, ok := attrs.Get("toolpair.call.duration_ms"); ok {
+		if d, ok := attrs.Get("toolpair.call.elapsed_ms"); ok {
+			m += fmt.Sprintf("/%dms", d.Int())
+		} else if d, ok := attrs.Get("toolpair.call.duration_ms"); ok {
 			m += fmt.Sprintf("/%dms", d.Int())
 		}
 		id := ctCallIDOf(attrs)

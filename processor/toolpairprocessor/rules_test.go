@@ -88,7 +88,8 @@ func TestResultBeforeUseIsHeldThenPaired(t *testing.T) {
 	got := toolSpans(pl.output())["c1"]
 	require.Len(t, got, 1)
 	assert.Equal(t, "paired", strAttr(got[0], "toolpair.outcome"))
-	assert.Equal(t, int64(500), intAttr(got[0], "toolpair.call.duration_ms"))
+	assert.Equal(t, roundedMs(int64(got[0].EndTimestamp()-got[0].StartTimestamp())), intAttr(got[0], "toolpair.call.duration_ms"), "the tool span's own length")
+	assert.Equal(t, int64(500), intAttr(got[0], "toolpair.call.elapsed_ms"), "from the chat span's end")
 	assert.Equal(t, 2, pl.output().SpanCount())
 }
 

@@ -3,6 +3,7 @@ package toolpairprocessor
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -14,6 +15,8 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/callkey"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/claim"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/delivery"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/registry"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/normalize"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/outbox"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
@@ -41,8 +44,10 @@ type shared struct {
 	clock  pairing.Clock
 	keys   callkey.Keyer
 	norm   *normalize.Normalizer // nil when duration_normalization is disabled
-	tel    *telemetry
-	tmo    *timeout.Classifier // nil when timeout_classification is disabled
+	// runtime reads the tool's own execution time a result record states (its duration).
+	runtime synth.Runtime
+	tel     *telemetry
+	tmo     *timeout.Classifier // nil when timeout_classification is disabled
 	// applier turns outcomes into records.
 	applier batch.Applier
 	// delivered remembers what each result record's delivery got, so that a record delivered
@@ -138,9 +143,11 @@ func newShared(cfg *Config, id component.ID, set component.TelemetrySettings, cl
 			}
 		}
 	}()
-	if dn := cfg.DurationNormalization; dn.Enabled {
+	dn := cfg.DurationNormalization
+	if dn.Enabled {
 		s.norm = normalize.New(dn.Canonical, dn.Mirrors)
 	}
+	s.runtime = synth.Runtime{Fields: durationFields(), Norm: normalize.New(dn.Canonical, dn.Mirrors)}
 	// Compiled custom dialects hold no resource beyond memory: nothing to release.
 	if s.claims, err = claim.New(cfg.dialectEnabled, cfg.CustomDialects, set); err != nil {
 		return nil, err
@@ -388,3 +395,18 @@ func (s *shared) shutdown(ctx context.Context, stopped bool) error {
 // atLastShutdown, when set (by tests), is called by shutdown once the state is flushed or
 // stored and before the telemetry shuts down, while the metrics still show the final counts.
 var atLastShutdown func(*shared)
+
+// durationFields returns the built-in dialects' duration attributes (dialect.Operations'
+// DurationAttributes), each once, registered with package fields: the agents' own duration
+// fields a result record's duration is read from (synth.Runtime).
+func durationFields() []fields.Key {
+	ops, _, _ := registry.Operations()
+	var keys []fields.Key
+	for _, a := range ops.DurationAttributes {
+		k := fields.Register(a)
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}

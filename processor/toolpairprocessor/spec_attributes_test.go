@@ -15,7 +15,9 @@ import (
 )
 
 // TestContractS3ResultAttributes: toolpair.outcome (string) on every recognised result record,
-// toolpair.call.duration_ms (int, ms: result time minus use time) on paired ones only.
+// toolpair.call.duration_ms (int, ms: the tool's execution time, the source's own duration field
+// else the result span's length) on paired ones only, and toolpair.call.elapsed_ms (int, ms:
+// result time minus use time) where it differs.
 func TestContractS3ResultAttributes(t *testing.T) {
 	r := newRig(t, withConfig(func(c *Config) { c.Duplicates = DispositionMark }))
 	r.spans(ctChat(1, 1, 0, 0, 100, "c1"), ctTool(1, 2, 0, "c1", 110, 1337))
@@ -34,10 +36,16 @@ func TestContractS3ResultAttributes(t *testing.T) {
 		if o.Str() == "paired" {
 			require.True(t, hasDuration)
 			assert.Equal(t, pcommon.ValueTypeInt, d.Type())
-			assert.Equal(t, int64(1237), d.Int(), "result end minus the announcing chat span's end")
+			assert.Equal(t, int64(1227), d.Int(), "the tool span's own length")
+			e, ok := s.Attributes().Get("toolpair.call.elapsed_ms")
+			require.True(t, ok)
+			assert.Equal(t, pcommon.ValueTypeInt, e.Type())
+			assert.Equal(t, int64(1237), e.Int(), "result end minus the announcing chat span's end")
 		} else {
 			assert.Equal(t, "duplicate", o.Str())
 			assert.False(t, hasDuration, "only paired results carry a duration")
+			_, hasElapsed := s.Attributes().Get("toolpair.call.elapsed_ms")
+			assert.False(t, hasElapsed)
 		}
 	}
 	assert.Equal(t, 2, seen)
@@ -46,8 +54,11 @@ func TestContractS3ResultAttributes(t *testing.T) {
 			d, ok := lr.Attributes().Get("toolpair.call.duration_ms")
 			require.True(t, ok)
 			assert.Equal(t, pcommon.ValueTypeInt, d.Type())
-			assert.Equal(t, int64(2500), d.Int(), "includes permission and queueing time, not the source's duration_ms")
+			assert.Equal(t, int64(12), d.Int(), "the source's own duration_ms")
 			assert.Equal(t, "12", ctStr(lr.Attributes(), "duration_ms"), "the source's own duration is kept")
+			e, ok := lr.Attributes().Get("toolpair.call.elapsed_ms")
+			require.True(t, ok)
+			assert.Equal(t, int64(2500), e.Int(), "includes permission and queueing time")
 		}
 		if ctStr(lr.Attributes(), "event.name") == "tool_decision" {
 			_, ok := lr.Attributes().Get("toolpair.outcome")
@@ -58,34 +69,36 @@ func TestContractS3ResultAttributes(t *testing.T) {
 
 // TestContractS3CallStart: a call starts at the earliest time any of its records shows (the
 // announcing record, a decision, the start of the result span, the start a result event's own
-// duration_ms shows), in any order of arrival, so the paired duration is never shorter than
-// the tool's own.
+// duration_ms shows), in any order of arrival, so the elapsed time (toolpair.call.elapsed_ms,
+// written where it differs from toolpair.call.duration_ms) is never shorter than the tool's
+// own duration, which toolpair.call.duration_ms is.
 func TestContractS3CallStart(t *testing.T) {
 	tests := []struct {
 		name   string
 		run    func(r *rig)
 		result func(r *rig) pcommon.Map // the result record's attributes
-		wantMs int64
+		// wantRun is the tool's own duration, wantMs the time from the call's start.
+		wantRun, wantMs int64
 	}{
 		{name: "a Codex tool span that starts before the decision", run: func(r *rig) {
 			r.logRecords(ctCodexDecision("call_1", "approved", 1000))
 			r.spans(ctCodexToolSpan("call_1", 900, 1500, false))
-		}, result: ctOutSpanAttrs("exec_command"), wantMs: 600},
+		}, result: ctOutSpanAttrs("exec_command"), wantRun: 600, wantMs: 600},
 		{name: "the tool span first, then the decision", run: func(r *rig) {
 			r.spans(ctCodexToolSpan("call_1", 900, 1500, false))
 			r.logRecords(ctCodexDecision("call_1", "approved", 1000))
-		}, result: ctOutSpanAttrs("exec_command"), wantMs: 600},
+		}, result: ctOutSpanAttrs("exec_command"), wantRun: 600, wantMs: 600},
 		{name: "a tool span that starts after the decision", run: func(r *rig) {
 			r.logRecords(ctCodexDecision("call_1", "approved", 1000))
 			r.spans(ctCodexToolSpan("call_1", 1100, 1500, false))
-		}, result: ctOutSpanAttrs("exec_command"), wantMs: 500},
+		}, result: ctOutSpanAttrs("exec_command"), wantRun: 400, wantMs: 500},
 		{name: "an execute_tool span that starts before the chat span ends", run: func(r *rig) {
 			r.spans(ctChat(1, 1, 0, 0, 100, "c1"), ctTool(1, 2, 0, "c1", 60, 400))
-		}, result: ctOutSpanAttrs("execute_tool run_shell"), wantMs: 340},
+		}, result: ctOutSpanAttrs("execute_tool run_shell"), wantRun: 340, wantMs: 340},
 		{name: "a result event whose duration_ms reaches back before the decision", run: func(r *rig) {
 			// duration_ms "7": the tool started at 1003, before the decision at 1005.
 			r.logRecords(ctCodexDecision("call_1", "approved", 1005), ctCodexResult("call_1", 1010))
-		}, result: ctOutLogAttrs("codex.tool_result"), wantMs: 7},
+		}, result: ctOutLogAttrs("codex.tool_result"), wantRun: 7, wantMs: 7},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -96,7 +109,13 @@ func TestContractS3CallStart(t *testing.T) {
 			assert.Equal(t, "paired", ctStr(attrs, "toolpair.outcome"))
 			d, ok := attrs.Get("toolpair.call.duration_ms")
 			require.True(t, ok)
-			assert.Equal(t, tt.wantMs, d.Int())
+			assert.Equal(t, tt.wantRun, d.Int())
+			e, differs := attrs.Get("toolpair.call.elapsed_ms")
+			if !differs {
+				e = d
+			}
+			assert.Equal(t, tt.wantMs, e.Int())
+			assert.Equal(t, tt.wantRun != tt.wantMs, differs, "elapsed_ms only where it differs")
 		})
 	}
 }

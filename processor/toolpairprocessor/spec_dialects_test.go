@@ -124,8 +124,9 @@ func TestContractS8ClaudeCode(t *testing.T) {
 			n++
 			id := ctStr(lr.Attributes(), "tool_use_id")
 			assert.Equal(t, "paired", ctStr(lr.Attributes(), "toolpair.outcome"), id)
+			assert.Equal(t, roundedMs(int64(lr.Timestamp())-int64(decided[id])), elapsedMsOf(lr.Attributes()), id)
 			d, _ := lr.Attributes().Get("toolpair.call.duration_ms")
-			assert.Equal(t, (int64(lr.Timestamp())-int64(decided[id]))/1e6, d.Int(), id)
+			assert.Equal(t, ownDurationMs(lr), d.Int(), "%s: Claude's own duration_ms", id)
 			v, _ := lr.Attributes().Get("duration_ms")
 			assert.Equal(t, pcommon.ValueTypeStr, v.Type(), "the source's duration_ms is left as it is")
 		}
@@ -153,7 +154,7 @@ func TestContractS8ClaudeCode(t *testing.T) {
 // announces, codex.tool_result resolves, codex.api_request is a step boundary: a call of the
 // turn still unanswered at the next request is interrupted next_step, ending at that request.
 func TestContractS8Codex(t *testing.T) {
-	t.Run("decision and result pair; duration from the observed times", func(t *testing.T) {
+	t.Run("decision and result pair; duration the result's own, elapsed from the observed times", func(t *testing.T) {
 		r := newRig(t)
 		r.logRecords(ctCodex("codex.api_request", 50, 9, "duration_ms", "10", "http.response.status_code", "200"),
 			ctCodexDecision("call_1", "approved", 100), ctCodexResult("call_1", 420),
@@ -162,7 +163,8 @@ func TestContractS8Codex(t *testing.T) {
 		assert.Equal(t, map[string][]string{"call_1": {"log:paired"}}, r.marks(nil))
 		for _, lr := range r.outLogs() {
 			if v, ok := lr.Attributes().Get("toolpair.call.duration_ms"); ok {
-				assert.Equal(t, int64(320), v.Int())
+				assert.Equal(t, ownDurationMs(lr), v.Int())
+				assert.Equal(t, int64(320), elapsedMsOf(lr.Attributes()))
 			}
 		}
 	})

@@ -172,8 +172,10 @@ func TestStorageGracefulRestart(t *testing.T) {
 			assert.Equal(t, []string{"span:paired"}, got["c3"])
 			for _, s := range run2.outSpans() {
 				if ctCallIDOf(s.Attributes()) == "c1" {
-					v, _ := s.Attributes().Get("toolpair.call.duration_ms")
+					v, _ := s.Attributes().Get("toolpair.call.elapsed_ms")
 					assert.Equal(t, int64(2500-1000), v.Int())
+					v, _ = s.Attributes().Get("toolpair.call.duration_ms")
+					assert.Equal(t, int64(2500-1500), v.Int(), "the tool span's own length")
 				}
 			}
 			run2.shutdown()

@@ -172,6 +172,9 @@ func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos batch.P
 		// duration field.
 		p.norm.ApplyIn(b.Found.Attrs(span.Attributes()))
 	}
+	if results == 1 {
+		b.SetRun(ref, p.runtime.SpanIn(span, b.Found.Attrs(span.Attributes())))
+	}
 	if b.Answers(ref) > 0 {
 		id := delivery.Span(ids.resource(rs.Resource()), ids.scope(ss.Scope()), span)
 		if b.Delivered(p.delivered, ref, id, b.Found.Matches()) {

@@ -144,7 +144,8 @@ func TestGoldenAISDKCaptures(t *testing.T) {
 				}
 				assert.Equal(t, "paired", strAttr(s, "toolpair.outcome"), id)
 				require.True(t, hasDuration)
-				assert.Equal(t, (int64(s.EndTimestamp())-int64(useEnd))/1e6, d.Int(), id)
+				_ = d
+				assertSpanDurations(t, s, min(int64(useEnd), int64(s.StartTimestamp())), id)
 			}
 			if id := abortedIn[scenario]; id != "" {
 				assert.True(t, executed[id], "the aborted call's span is in the output")

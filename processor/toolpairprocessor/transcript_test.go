@@ -145,13 +145,24 @@ func TestClaudeCodeTranscriptsAllPaired(t *testing.T) {
 					ToolUseID string `json:"tool_use_id"`
 				} `json:"content"`
 			} `json:"message"`
+			ToolUseResult json.RawMessage `json:"toolUseResult"`
 		}
 		require.NoError(t, json.Unmarshal([]byte(lr.Body().Str()), &l))
 		require.Len(t, l.Message.Content, 1, "Claude Code writes one block per line")
 		c := truth[l.SessionID+"/"+l.AgentID+"/"+l.Message.Content[0].ToolUseID]
 		require.NotNil(t, c)
+		elapsed := roundedMs(int64(c.resultTime.Sub(c.useTime)))
+		assert.Equal(t, elapsed, elapsedMsOf(lr.Attributes()))
+		var own struct {
+			DurationMs *int64 `json:"durationMs"`
+		}
+		_ = json.Unmarshal(l.ToolUseResult, &own) // a string or absent: no run time stated
 		d, _ := lr.Attributes().Get("toolpair.call.duration_ms")
-		assert.Equal(t, c.resultTime.Sub(c.useTime).Milliseconds(), d.Int())
+		if own.DurationMs != nil {
+			assert.Equal(t, *own.DurationMs, d.Int(), "Claude Code's own toolUseResult.durationMs")
+		} else {
+			assert.Equal(t, elapsed, d.Int())
+		}
 		paired++
 	}
 	assert.Equal(t, 395, paired)

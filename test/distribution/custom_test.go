@@ -76,7 +76,7 @@ func TestCustomDialectExampleOverOTLP(t *testing.T) {
 	}
 	assert.Equal(t, map[string]string{
 		"tc_01": "paired//700", "tc_02": "interrupted/aborted/", "tc_05": "paired//600",
-		"sp_01": "paired//600", "sp_03": "paired//3800",
+		"sp_01": "paired//500", "sp_03": "paired//3700",
 	}, outcomes)
 
 	logs := syntheticLogs()

@@ -110,7 +110,7 @@ func (r *stateRun) result(call string) (plog.LogRecord, bool) {
 
 // stateCapture splits the Claude Code normal capture after the tool_decision of its call:
 // the records up to and including it, and the rest; with the call's ID and its true
-// duration (result time minus decision time, ms).
+// elapsed time (result time minus decision time, rounded to the ms).
 func stateCapture(t *testing.T) (first, rest plog.Logs, call string, durationMs int64) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(repoRoot, "testdata", "claude", "normal", "logs.json"))
@@ -148,7 +148,7 @@ func stateCapture(t *testing.T) (first, rest plog.Logs, call string, durationMs 
 	}
 	keep(first, func(i int) bool { return i <= split })
 	keep(rest, func(i int) bool { return i > split })
-	return first, rest, call, (result - decision) / int64(time.Millisecond)
+	return first, rest, call, (result - decision + int64(time.Millisecond)/2) / int64(time.Millisecond)
 }
 
 func forEachRecord(ld plog.Logs, fn func(plog.LogRecord)) {
@@ -189,7 +189,10 @@ func TestStateSurvivesRestart(t *testing.T) {
 			run2.c.WaitFor(func() bool { var ok bool; lr, ok = run2.result(call); return ok }, "the call's result")
 			outcome, _ := lr.Attributes().Get("toolpair.outcome")
 			assert.Equal(t, "paired", outcome.Str())
-			d, _ := lr.Attributes().Get("toolpair.call.duration_ms")
+			d, ok := lr.Attributes().Get("toolpair.call.elapsed_ms") // from the decision before the restart
+			if !ok {
+				d, _ = lr.Attributes().Get("toolpair.call.duration_ms")
+			}
 			assert.Equal(t, duration, d.Int())
 			time.Sleep(statePairing + time.Second)
 			run2.c.Stop()

@@ -28,8 +28,8 @@ type Signal[D, R, N any] interface {
 	// Attributes returns the record's attributes, where outcomes are written.
 	Attributes(r R) pcommon.Map
 	// NewHeld returns an empty held record bound for next, of size bytes, remembered under
-	// id (0: not remembered), its latch closed (Fill).
-	NewHeld(next N, size int64, id delivery.ID) Held[D]
+	// id (0: not remembered), stating the tool's run time run, its latch closed (Fill).
+	NewHeld(next N, size int64, id delivery.ID, run synth.Run) Held[D]
 	// Size returns an estimate of the bytes of the record r at pos of d held with copies of
 	// its resource and scope: the lengths of names, strings and byte values, 8 per other
 	// scalar (see size.go).
@@ -76,6 +76,9 @@ type Ref[D, R any] struct {
 	dropped, kept bool
 	// mark gathers the outcomes of the calls the record resolved, written by writeMarks.
 	mark synth.Mark
+	// run is the tool's own execution time the record states (SetRun), for a record of one
+	// result item.
+	run synth.Run
 	// id is the record's identity when its delivery is remembered (a record that can take an
 	// outcome), else 0; again: it is a delivery again of a record remembered under id, whose
 	// decision was applied (Again) and whose items never reached the engine; matched: it
@@ -189,6 +192,15 @@ func (b *Batch[D, R, N, S]) AddRef(pos Pos, r R, results int) int32 {
 	return ref
 }
 
+// SetRun records the tool's own execution time that the record with Ref ref states
+// (synth.Runtime): its duration when it is paired, if it is the record of one result and no
+// echo (the tool's own record, not a history repeating results).
+func (b *Batch[D, R, N, S]) SetRun(ref int32, run synth.Run) {
+	if rr := &b.refs[ref]; rr.results == 1 && rr.answers == 1 {
+		rr.run = run
+	}
+}
+
 // AppendEvents appends to dst the events of the items of b.Found, those of the record with
 // Ref ref: key gives their tenant and scope, start the start of the operation a result
 // record shows (Unix ns, 0 when unknown), origin the record synthetic records of its uses
@@ -246,9 +258,9 @@ func (b *Batch[D, R, N, S]) MarkResult(ref int32, r *pairing.Resolution) {
 	rr.kept = true
 	attrs := b.sig.Attributes(rr.rec)
 	if rr.answers <= 1 {
-		synth.MarkResult(attrs, r)
+		synth.MarkResult(attrs, r, rr.run)
 	} else {
-		rr.mark.Add(r)
+		rr.mark.Add(r, synth.Run{})
 		b.nmarks++
 	}
 	MarkMatched(attrs, r)
@@ -282,7 +294,7 @@ func (b *Batch[D, R, N, S]) DropResult(ref int32, r *pairing.Resolution) {
 	rr := &b.refs[ref]
 	rr.dropped = true
 	if rr.answers > 1 {
-		rr.mark.Add(r)
+		rr.mark.Add(r, synth.Run{})
 		b.nmarks++
 	}
 }
@@ -296,7 +308,7 @@ func (b *Batch[D, R, N, S]) Hold(ev *pairing.Event) any {
 	if ref.results > 1 {
 		return nil
 	}
-	h := b.sig.NewHeld(b.Next, b.sig.Size(b.Data, ref.pos, ref.rec), ref.id)
+	h := b.sig.NewHeld(b.Next, b.sig.Size(b.Data, ref.pos, ref.rec), ref.id, ref.run)
 	ref.held = h
 	b.nheld++
 	return h

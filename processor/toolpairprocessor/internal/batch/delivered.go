@@ -104,7 +104,7 @@ func marked(k string) bool {
 		return false
 	}
 	switch k {
-	case synth.AttrOutcome, synth.AttrCallDurationMs, synth.AttrInterruptReason, synth.AttrCallCounted,
+	case synth.AttrOutcome, synth.AttrCallDurationMs, synth.AttrCallElapsedMs, synth.AttrInterruptReason, synth.AttrCallCounted,
 		timeout.AttrPhase, timeout.AttrActiveTools, timeout.AttrActiveToolName, timeout.AttrActiveToolCallID,
 		timeout.AttrActiveToolElapsed:
 		return true

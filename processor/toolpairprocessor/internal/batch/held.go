@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/delivery"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
 
 // Latch is the latch of a held record's copy. The hold callback closes it, under the
@@ -60,6 +61,9 @@ type HeldSpan struct {
 	// ID is the record's identity in the memory of deliveries (0: not remembered), whose
 	// decision is settled when the record leaves.
 	ID delivery.ID
+	// Run is the tool's own execution time the record states (synth.Runtime), written as its
+	// duration when it is released paired.
+	Run synth.Run
 }
 
 // Fill stores the copy td and opens the latch (Held).
@@ -81,8 +85,9 @@ type HeldLog struct {
 	Next consumer.Logs
 	// Size is the record's bytes as held (Logs.Size; the stored OTLP bytes when restored).
 	Size int64
-	// ID is as HeldSpan's.
-	ID delivery.ID
+	// ID and Run are as HeldSpan's.
+	ID  delivery.ID
+	Run synth.Run
 }
 
 // Fill stores the copy ld and opens the latch (Held).

@@ -202,7 +202,7 @@ func (a *Applier) release(r *pairing.Resolution, out *Output) {
 	case *HeldSpan:
 		if h.Wait() {
 			attrs := h.Span().Attributes()
-			synth.MarkResult(attrs, r)
+			synth.MarkResult(attrs, r, h.Run)
 			MarkMatched(attrs, r)
 			a.settlePassed(out, h.ID, attrs, r.Matched)
 			h.Traces.ResourceSpans().MoveAndAppendTo(out.TracesFor(h.Next).ResourceSpans())
@@ -210,7 +210,7 @@ func (a *Applier) release(r *pairing.Resolution, out *Output) {
 	case *HeldLog:
 		if h.Wait() {
 			attrs := h.Record().Attributes()
-			synth.MarkResult(attrs, r)
+			synth.MarkResult(attrs, r, h.Run)
 			MarkMatched(attrs, r)
 			a.settlePassed(out, h.ID, attrs, r.Matched)
 			h.Logs.ResourceLogs().MoveAndAppendTo(out.LogsFor(h.Next).ResourceLogs())

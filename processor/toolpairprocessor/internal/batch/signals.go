@@ -17,8 +17,8 @@ type Spans struct{}
 func (Spans) Attributes(s ptrace.Span) pcommon.Map { return s.Attributes() }
 
 // NewHeld implements Signal.
-func (Spans) NewHeld(next consumer.Traces, size int64, id delivery.ID) Held[ptrace.Traces] {
-	h := &HeldSpan{Next: next, Size: size, ID: id}
+func (Spans) NewHeld(next consumer.Traces, size int64, id delivery.ID, run synth.Run) Held[ptrace.Traces] {
+	h := &HeldSpan{Next: next, Size: size, ID: id, Run: run}
 	h.CloseLatch()
 	return h
 }
@@ -70,8 +70,8 @@ type Logs struct{}
 func (Logs) Attributes(r plog.LogRecord) pcommon.Map { return r.Attributes() }
 
 // NewHeld implements Signal.
-func (Logs) NewHeld(next consumer.Logs, size int64, id delivery.ID) Held[plog.Logs] {
-	h := &HeldLog{Next: next, Size: size, ID: id}
+func (Logs) NewHeld(next consumer.Logs, size int64, id delivery.ID, run synth.Run) Held[plog.Logs] {
+	h := &HeldLog{Next: next, Size: size, ID: id, Run: run}
 	h.CloseLatch()
 	return h
 }

@@ -52,6 +52,11 @@ type Found struct {
 	Items []Item
 	// Malformed lists one reason per piece of tool input skipped as malformed.
 	Malformed []string
+	// RunMs is the tool's execution time in milliseconds that a dialect read in the body of a
+	// result record (a transcript line's details.durationMs), when HasRun; the processor reads
+	// the duration fields of attributes and map bodies itself (synth.Runtime).
+	RunMs  int64
+	HasRun bool
 	// Line is what a dialect that read the record's body as a transcript line in full learned
 	// of it for the timeout classifier (package timeout), whether or not the line has tool
 	// items; LineUnread when none did.
@@ -139,6 +144,7 @@ func (f *Found) Reset() {
 	f.Items = f.Items[:0]
 	f.Malformed = f.Malformed[:0]
 	f.Line = LineUnread
+	f.RunMs, f.HasRun = 0, false
 	f.attrs.Reset(pcommon.Map{})
 }
 

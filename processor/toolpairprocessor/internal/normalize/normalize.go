@@ -147,3 +147,33 @@ func round(f float64) (int64, bool) {
 	}
 	return int64(math.Round(f)), true
 }
+
+// ReadIn returns the duration in milliseconds that the attribute map a reads states (see
+// ApplyIn): the canonical field's value, else the first mirror present, each read as the
+// canonical field is (an int, a double rounded to the nearest ms, or a numeric string); ok is
+// false when none is present and valid. After Apply the two agree: ReadIn gives the value
+// every normalized field holds.
+func (n *Normalizer) ReadIn(a *fields.Record) (ms int64, ok bool) { return n.read(a) }
+
+// ReadMap is ReadIn on the map m (a map body).
+func (n *Normalizer) ReadMap(m pcommon.Map) (ms int64, ok bool) { return n.read(mapGetter{m}) }
+
+func (n *Normalizer) read(top getter) (int64, bool) {
+	if v, ok := lookup(top, n.canonical); ok {
+		if ms, ok := millis(v); ok {
+			return ms, true
+		}
+	}
+	for _, p := range n.mirrors {
+		if v, ok := lookup(top, p); ok {
+			if ms, ok := millis(v); ok {
+				return ms, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// Millis reads a duration in milliseconds from an int, a double (rounded to the nearest ms) or
+// a numeric string, as the canonical field is read; ok is false for any other value.
+func Millis(v pcommon.Value) (int64, bool) { return millis(v) }

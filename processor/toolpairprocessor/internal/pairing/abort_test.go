@@ -66,7 +66,7 @@ func TestAbort(t *testing.T) {
 			}
 			if out[0].Outcome == OutcomeInterrupted {
 				assert.Equal(t, int64(4000*time.Millisecond), out[0].EndTime, "ends at the abort record's time")
-				assert.Equal(t, int64(0), out[0].DurationMs(), "no duration for an interrupted call")
+				assert.Equal(t, int64(0), out[0].ElapsedMs(), "no duration for an interrupted call")
 			}
 			s := e.Stats()
 			assert.Equal(t, uint64(1), s.Interrupted[ReasonAborted]+s.Paired)

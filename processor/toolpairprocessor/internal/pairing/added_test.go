@@ -98,7 +98,7 @@ func TestRestoreFromAdditions(t *testing.T) {
 			out := run(t, b, result("a", 2000), result("r", 2100))
 			require.Len(t, out, 2)
 			assert.Equal(t, OutcomePaired, out[0].Outcome)
-			assert.Equal(t, int64(1000), out[0].DurationMs())
+			assert.Equal(t, int64(1000), out[0].ElapsedMs())
 			assert.Equal(t, "use:a", out[0].UsePayload)
 			assert.Equal(t, OutcomeDuplicate, out[1].Outcome, "r stays resolved")
 

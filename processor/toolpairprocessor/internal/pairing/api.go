@@ -218,9 +218,9 @@ type Resolution struct {
 	Report bool
 }
 
-// DurationMs is ResultTime minus UseTime in whole milliseconds (truncated), for
-// OutcomePaired; 0 otherwise.
-func (r *Resolution) DurationMs() int64 {
+// ElapsedMs is ResultTime minus UseTime in whole milliseconds (truncated), for
+// OutcomePaired; 0 otherwise. What the processor writes on records is synth.Durations.
+func (r *Resolution) ElapsedMs() int64 {
 	if r.Outcome != OutcomePaired {
 		return 0
 	}

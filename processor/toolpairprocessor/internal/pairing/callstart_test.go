@@ -86,7 +86,7 @@ func TestCallStartsAtEarliestRecord(t *testing.T) {
 			require.NotNil(t, got)
 			assert.Equal(t, tt.wantOutcome, got.Outcome)
 			assert.Equal(t, tt.wantUse, got.UseTime)
-			assert.Equal(t, tt.wantMs, got.DurationMs())
+			assert.Equal(t, tt.wantMs, got.ElapsedMs())
 		})
 	}
 }

@@ -71,7 +71,7 @@ func TestCompanionOrderIndependent(t *testing.T) {
 					ref = r.ResultPayload.(int32)
 				}
 				want := map[int32]int64{refMain: 2000, refCompanion: 1900}[ref]
-				assert.Equal(t, want, r.DurationMs(), "record %d: its own time minus the use's", ref)
+				assert.Equal(t, want, r.ElapsedMs(), "record %d: its own time minus the use's", ref)
 				if r.Report {
 					reports++
 				}
@@ -135,7 +135,7 @@ func TestCompanionWithoutMain(t *testing.T) {
 				for _, r := range res {
 					if r.Outcome == OutcomePaired {
 						assert.Equal(t, "use:a", r.UsePayload)
-						assert.Equal(t, int64(1900), r.DurationMs())
+						assert.Equal(t, int64(1900), r.ElapsedMs())
 					}
 				}
 			}

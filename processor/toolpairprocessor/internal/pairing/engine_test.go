@@ -75,7 +75,7 @@ func TestPairUseThenResult(t *testing.T) {
 	require.Len(t, out, 1)
 	r := out[0]
 	assert.Equal(t, OutcomePaired, r.Outcome)
-	assert.Equal(t, int64(2500), r.DurationMs())
+	assert.Equal(t, int64(2500), r.ElapsedMs())
 	assert.Equal(t, "use:a", r.UsePayload)
 	assert.Equal(t, int32(3500), r.ResultRef)
 	assert.Equal(t, int32(-1), r.UseRef)
@@ -100,7 +100,7 @@ func TestPairResultThenUseReleasesHeldRecord(t *testing.T) {
 	out = run(t, e, use("a", 1000))
 	require.Len(t, out, 1)
 	assert.Equal(t, OutcomePaired, out[0].Outcome)
-	assert.Equal(t, int64(2000), out[0].DurationMs())
+	assert.Equal(t, int64(2000), out[0].ElapsedMs())
 	assert.Equal(t, int32(3000), out[0].ResultPayload, "the held record is released")
 	assert.Equal(t, int32(1000), out[0].UseRef)
 	assert.Zero(t, e.Stats().Waiting)
@@ -115,7 +115,7 @@ func TestSameBatchOrderDoesNotMatter(t *testing.T) {
 		out := run(t, e, evs...)
 		require.Len(t, out, 1)
 		assert.Equal(t, OutcomePaired, out[0].Outcome)
-		assert.Equal(t, int64(4), out[0].DurationMs())
+		assert.Equal(t, int64(4), out[0].ElapsedMs())
 	}
 }
 

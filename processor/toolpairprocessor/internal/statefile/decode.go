@@ -296,6 +296,9 @@ func (r *decoder) held(m *HeldRecord) any {
 		return nil
 	}
 	h := Held{Signal: sig, OTLP: m.Otlp, ID: m.Delivery}
+	if m.Run != nil {
+		h.Run = synth.Run{Ns: *m.Run, Known: true}
+	}
 	if r.sinks.Held == nil {
 		return h
 	}

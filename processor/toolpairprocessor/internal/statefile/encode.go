@@ -218,7 +218,11 @@ func heldMessage(p any) *HeldRecord {
 	if !ok {
 		return nil
 	}
-	return &HeldRecord{Signal: Signal(h.Signal), Otlp: h.OTLP, Delivery: h.ID}
+	m := &HeldRecord{Signal: Signal(h.Signal), Otlp: h.OTLP, Delivery: h.ID}
+	if h.Run.Known {
+		m.Run = &h.Run.Ns
+	}
+	return m
 }
 
 func hasScope(m map[pairing.ConversationKey]uint32, k pairing.ConversationKey) bool {

@@ -741,7 +741,10 @@ type HeldRecord struct {
 	Otlp   []byte                 `protobuf:"bytes,2,opt,name=otlp" json:"otlp,omitempty"`
 	// The record's identity as its sender sends it again (delivery.ID), 0 for none: a copy
 	// delivered after the restart is the held record.
-	Delivery      uint64 `protobuf:"fixed64,3,opt,name=delivery" json:"delivery,omitempty"`
+	Delivery uint64 `protobuf:"fixed64,3,opt,name=delivery" json:"delivery,omitempty"`
+	// The tool's own execution time the record states (synth.Run), in ns; absent when it
+	// states none. Written as its duration when it is released paired.
+	Run           *int64 `protobuf:"zigzag64,4,opt,name=run" json:"run,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -793,6 +796,13 @@ func (x *HeldRecord) GetOtlp() []byte {
 func (x *HeldRecord) GetDelivery() uint64 {
 	if x != nil {
 		return x.Delivery
+	}
+	return 0
+}
+
+func (x *HeldRecord) GetRun() int64 {
+	if x != nil && x.Run != nil {
+		return *x.Run
 	}
 	return 0
 }
@@ -1623,12 +1633,13 @@ const file_state_proto_rawDesc = "" +
 	"\rQueuedClosing\x12\x14\n" +
 	"\x05scope\x18\x01 \x01(\rR\x05scope\x12\x12\n" +
 	"\x04time\x18\x02 \x01(\x10R\x04time\x12\x1a\n" +
-	"\bdeadline\x18\x03 \x01(\x10R\bdeadline\"o\n" +
+	"\bdeadline\x18\x03 \x01(\x10R\bdeadline\"\x88\x01\n" +
 	"\n" +
 	"HeldRecord\x121\n" +
 	"\x06signal\x18\x01 \x01(\x0e2\x19.toolpair.state.v1.SignalR\x06signal\x12\x12\n" +
 	"\x04otlp\x18\x02 \x01(\fR\x04otlp\x12\x1a\n" +
-	"\bdelivery\x18\x03 \x01(\x06R\bdelivery\"\x81\x01\n" +
+	"\bdelivery\x18\x03 \x01(\x06R\bdelivery\x12\x17\n" +
+	"\x03run\x18\x04 \x01(\x12B\x05\xaa\x01\x02\b\x01R\x03run\"\x81\x01\n" +
 	"\bDelivery\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x06R\x02id\x12\x1a\n" +
 	"\bdeadline\x18\x02 \x01(\x10R\bdeadline\x12\x12\n" +

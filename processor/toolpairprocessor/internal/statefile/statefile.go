@@ -99,6 +99,8 @@ type Held struct {
 	OTLP   []byte
 	// ID is the record's identity in the memory of deliveries (delivery.ID), 0 for none.
 	ID uint64
+	// Run is the tool's own execution time the record states (batch.HeldSpan.Run).
+	Run synth.Run
 }
 
 // Sinks are what Decode binds a restored state's payloads to.

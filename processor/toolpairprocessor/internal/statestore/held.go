@@ -26,7 +26,7 @@ func MarshalHeld(p any) any {
 		if err != nil {
 			return nil
 		}
-		return statefile.Held{Signal: synth.Traces, OTLP: b, ID: uint64(h.ID)}
+		return statefile.Held{Signal: synth.Traces, OTLP: b, ID: uint64(h.ID), Run: h.Run}
 	case *batch.HeldLog:
 		if !h.Wait() {
 			return nil
@@ -35,7 +35,7 @@ func MarshalHeld(p any) any {
 		if err != nil {
 			return nil
 		}
-		return statefile.Held{Signal: synth.Logs, OTLP: b, ID: uint64(h.ID)}
+		return statefile.Held{Signal: synth.Logs, OTLP: b, ID: uint64(h.ID), Run: h.Run}
 	}
 	return nil
 }
@@ -63,7 +63,7 @@ func sinks(traces consumer.Traces, logs consumer.Logs) statefile.Sinks {
 			if traces == nil {
 				return nil, nil
 			}
-			return &batch.HeldSpan{Traces: td, Next: traces, Size: int64(len(data)), ID: id}, nil
+			return &batch.HeldSpan{Traces: td, Next: traces, Size: int64(len(data)), ID: id, Run: h.Run}, nil
 		case synth.Logs:
 			ld, err := (&plog.ProtoUnmarshaler{}).UnmarshalLogs(data)
 			if err != nil || !oneLogRecord(ld) {
@@ -72,7 +72,7 @@ func sinks(traces consumer.Traces, logs consumer.Logs) statefile.Sinks {
 			if logs == nil {
 				return nil, nil
 			}
-			return &batch.HeldLog{Logs: ld, Next: logs, Size: int64(len(data)), ID: id}, nil
+			return &batch.HeldLog{Logs: ld, Next: logs, Size: int64(len(data)), ID: id, Run: h.Run}, nil
 		}
 		return nil, errors.New("a held record of no known signal")
 	}}

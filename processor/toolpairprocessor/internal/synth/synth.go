@@ -21,8 +21,13 @@ import (
 const (
 	// AttrOutcome (string): the outcome of the call or record, one of pairing.Outcome's names.
 	AttrOutcome = "toolpair.outcome"
-	// AttrCallDurationMs (int, ms): result time minus use time, on paired results only.
+	// AttrCallDurationMs (int, ms): the tool's execution time, on paired results only: the
+	// agent's own duration field, else the result span's length, else the result time minus
+	// the use time (Durations).
 	AttrCallDurationMs = "toolpair.call.duration_ms"
+	// AttrCallElapsedMs (int, ms): the result time minus the use time (from the call's
+	// announcement to its result), on paired results whose AttrCallDurationMs differs.
+	AttrCallElapsedMs = "toolpair.call.elapsed_ms"
 	// AttrInterruptReason (string): why an interrupted call was interrupted.
 	AttrInterruptReason = "toolpair.interrupt.reason"
 	// AttrCallCounted (bool, true when present) marks the one record that counts its call
@@ -135,27 +140,32 @@ func MergeOrigins(kept, repeated any) any {
 
 // Mark gathers the outcomes of the calls one result record resolved, to write them on it once
 // (specification section 3): toolpair.outcome when every call the record resolved had the same
-// outcome (and reason), toolpair.call.duration_ms only when it resolved one call (a paired
-// one), toolpair.interrupt.reason with an aborted outcome, and toolpair.call.counted, the
-// number of calls this record counts (those whose first report it is), when not 0. The zero
-// Mark is empty.
+// outcome (and reason), toolpair.call.duration_ms (and toolpair.call.elapsed_ms where it
+// differs) only when it resolved one call (a paired one), toolpair.interrupt.reason with an
+// aborted outcome, and toolpair.call.counted, the number of calls this record counts (those
+// whose first report it is), when not 0. The zero Mark is empty.
 type Mark struct {
 	n          int
 	outcome    pairing.Outcome
 	reason     pairing.Reason
 	mixed      bool
+	differs    bool
 	durationMs int64
+	elapsedMs  int64
 	counted    int64
 }
 
-// Add adds the outcome r of one call the record resolved.
-func (m *Mark) Add(r *pairing.Resolution) {
+// Add adds the outcome r of one call the record resolved; run is the record's own Run (see
+// Runtime; unknown for a record that is not the tool's own, such as a history echo).
+func (m *Mark) Add(r *pairing.Resolution, run Run) {
 	if m.n > 0 && (r.Outcome != m.outcome || r.Reason != m.reason) {
 		m.mixed = true
 	}
 	m.n++
 	m.outcome, m.reason = r.Outcome, r.Reason
-	m.durationMs = r.DurationMs()
+	if r.Outcome == pairing.OutcomePaired {
+		m.durationMs, m.elapsedMs, m.differs = Durations(r, run)
+	}
 	if Counts(r) {
 		m.counted++
 	}
@@ -171,7 +181,7 @@ func (m *Mark) Write(attrs pcommon.Map) {
 	}
 	// Room for the attributes in one exact allocation: appending the first would double a
 	// record's attribute slice (most of the cost of marking, on records of 20 attributes).
-	attrs.EnsureCapacity(attrs.Len() + 3)
+	attrs.EnsureCapacity(attrs.Len() + 4)
 	if m.counted > 0 {
 		attrs.PutInt(AttrCallCounted, m.counted)
 	}
@@ -183,6 +193,9 @@ func (m *Mark) Write(attrs pcommon.Map) {
 	case pairing.OutcomePaired:
 		if m.n == 1 {
 			attrs.PutInt(AttrCallDurationMs, m.durationMs)
+			if m.differs {
+				attrs.PutInt(AttrCallElapsedMs, m.elapsedMs)
+			}
 		}
 	case pairing.OutcomeInterrupted:
 		// Only an aborted result reaches here: the record says its call was aborted.
@@ -191,10 +204,10 @@ func (m *Mark) Write(attrs pcommon.Map) {
 }
 
 // MarkResult writes the outcome r of the one call a result record resolved on its attributes
-// (see Mark).
-func MarkResult(attrs pcommon.Map, r *pairing.Resolution) {
+// (see Mark); run is the record's own Run.
+func MarkResult(attrs pcommon.Map, r *pairing.Resolution, run Run) {
 	var m Mark
-	m.Add(r)
+	m.Add(r, run)
 	m.Write(attrs)
 }
 

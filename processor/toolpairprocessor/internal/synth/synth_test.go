@@ -76,7 +76,7 @@ func TestMark(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var m Mark
 			for i := range tt.res {
-				m.Add(&tt.res[i])
+				m.Add(&tt.res[i], Run{})
 			}
 			attrs := pcommon.NewMap()
 			m.Write(attrs)

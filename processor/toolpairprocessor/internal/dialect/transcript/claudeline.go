@@ -15,7 +15,11 @@ type line struct {
 	typ, sessionID, agentID, timestamp, messageID string
 	// rejected: toolUseResult is UserRejected; denial: a toolDenialKind is present, not null.
 	rejected, denial bool
-	tmo              lineTimeout
+	// runMs is toolUseResult.durationMs (an int or a number rounded to the ms), the tool's
+	// own run time, when hasRun.
+	runMs  int64
+	hasRun bool
+	tmo    lineTimeout
 }
 
 // refused reports whether the line says its tool_result blocks marked is_error are the
@@ -59,10 +63,17 @@ func readLine(data []byte) (l line, content []byte, contentKind jsonscan.Kind, o
 				l.tmo.apiError = sc.Peek() == jsonscan.True
 			}
 		case "toolUseResult":
-			l.rejected = false
-			if sc.Peek() == jsonscan.String {
+			l.rejected, l.hasRun = false, false
+			switch sc.Peek() {
+			case jsonscan.String:
 				raw, esc, ok := sc.String()
 				l.rejected = ok && jsonscan.Equal(raw, esc, UserRejected)
+				continue
+			case jsonscan.Object:
+				raw, _, ok := sc.Raw()
+				if ok {
+					l.runMs, l.hasRun = runOf(raw)
+				}
 				continue
 			}
 		case "toolDenialKind":

@@ -85,6 +85,11 @@ func extractMap(m pcommon.Map, lr plog.LogRecord, f *dialect.Found) bool {
 			f.AddStep(k, id.Str(), name, t, ScopeAttr, scope, l.messageID)
 		}
 	}
+	if kind == pairing.KindResult {
+		if r, ok := fields.Get(m, "toolUseResult"); ok && r.Type() == pcommon.ValueTypeMap {
+			f.RunMs, f.HasRun = runOfMap(r.Map())
+		}
+	}
 	return found
 }
 

@@ -48,6 +48,9 @@ type piLine struct {
 	toolCallIDFound          bool
 	msTime                   int64
 	synthetic                bool
+	// runMs is message.details.durationMs, the tool's own run time, when hasRun.
+	runMs  int64
+	hasRun bool
 }
 
 // piConversation returns the scope attribute and value of a pi/OpenClaw line.
@@ -112,6 +115,7 @@ func extractPiJSON(data []byte, lr plog.LogRecord, f *dialect.Found) bool {
 				case "details":
 					if dt == jsonparser.Object {
 						l.synthetic, _ = jsonparser.GetBoolean(v, "openclawSyntheticMissingToolResult")
+						l.runMs, l.hasRun = runOf(v)
 					}
 				case "content":
 					content, contentType = v, dt
@@ -200,6 +204,7 @@ func addPiResult(f *dialect.Found, l *piLine, t int64, scopeAttr, scope string) 
 			kind = pairing.KindAbort
 		}
 		f.AddStep(kind, l.toolCallID, "", t, scopeAttr, scope, "")
+		f.RunMs, f.HasRun = l.runMs, l.hasRun
 	}
 }
 
@@ -247,6 +252,7 @@ func extractPiMap(m pcommon.Map, lr plog.LogRecord, f *dialect.Found) bool {
 			if s, ok := fields.Get(d.Map(), "openclawSyntheticMissingToolResult"); ok && s.Type() == pcommon.ValueTypeBool {
 				l.synthetic = s.Bool()
 			}
+			l.runMs, l.hasRun = runOfMap(d.Map())
 		}
 		addPiResult(f, &l, t, scopeAttr, scope)
 		return true

@@ -198,6 +198,9 @@ func extractJSON(data []byte, lr plog.LogRecord, f *dialect.Found) bool {
 	if sc.Err() != nil || sc.Loose() {
 		f.Line = dialect.LineUnread
 	}
+	if kind == pairing.KindResult {
+		f.RunMs, f.HasRun = l.runMs, l.hasRun
+	}
 	return len(f.Items)+len(f.Malformed) > n
 }
 
