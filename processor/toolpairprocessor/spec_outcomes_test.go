@@ -96,6 +96,20 @@ func TestContractS2Outcomes(t *testing.T) {
 			r.logRecords(ctLine("/p/s1.jsonl", ctClaudeUse("s1", "", "msg_1", "toolu_9", 100)))
 			r.shutdown()
 		}, want: map[string][]string{"toolu_9": {"log:interrupted/aborted"}}},
+		{name: "interrupted aborted: a tool span reporting its abort whose use is never seen (Mastra, Strands)", run: func(r *rig) {
+			tool := ctTool(1, 2, 1, "c1", 100, 4100)
+			tool.status, tool.statusMessage = ptrace.StatusCodeError, "Command aborted: sleep 20"
+			r.spans(tool)
+			r.advance(time.Minute)
+		}, want: map[string][]string{"c1": {"span:interrupted/aborted"}}},
+		{name: "interrupted aborted: ... also in a scope that saw other calls' uses, and when its use comes after orphan_grace", run: func(r *rig) {
+			r.spans(ctChat(1, 1, 0, 0, 50, "c0"), ctTool(1, 3, 0, "c0", 60, 90))
+			tool := ctWith(ctTool(1, 2, 0, "c1", 100, 4100), "error.type", "cancelled")
+			r.spans(tool)
+			r.advance(time.Minute)
+			r.spans(ctChat(1, 4, 0, 0, 99, "c1")) // a repeat of the resolved call
+			r.advance(time.Minute)
+		}, want: map[string][]string{"c0": {"span:paired"}, "c1": {"span:interrupted/aborted"}}},
 		{name: "rejected: Claude Code decision reject, no synthetic even at shutdown", run: func(r *rig) {
 			r.logRecords(ctClaudeDecision("toolu_r", "reject", 100))
 			r.shutdown()

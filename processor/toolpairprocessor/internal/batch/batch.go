@@ -217,6 +217,7 @@ func (b *Batch[D, R, N, S]) AppendEvents(dst []pairing.Event, ref int32, key pai
 			Source:   source,
 			Step:     it.Step,
 			Match:    it.Match,
+			Abort:    it.Abort,
 			Signal:   uint8(b.sig.Signal()),
 		}
 		switch it.Kind {

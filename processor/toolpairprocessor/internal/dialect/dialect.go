@@ -35,6 +35,9 @@ type Item struct {
 	// Match is the match hash (see MatchJSON) of a use whose results may come without a
 	// call ID, or of such a result (pairing.KindMatch, CallID empty); 0 otherwise.
 	Match uint64
+	// Abort, on a pairing.KindMatch, says the record reports its call's abort (Cancelled):
+	// pairing.Event.Abort.
+	Abort bool
 }
 
 // Malformed-input reasons, the values of the malformed counter's reason attribute.

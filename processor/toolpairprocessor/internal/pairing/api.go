@@ -62,7 +62,10 @@ const (
 	// transcript result carrying the agent's interrupt marker). It resolves its call as
 	// interrupted with reason aborted, on the use and on this result; no synthetic record is
 	// due. Otherwise it behaves as KindResult: held while its use is missing, a duplicate
-	// when the call is already resolved.
+	// when the call is already resolved. Whether or not its use is seen: a KindAbort whose
+	// use does not come within orphan_grace (or that cannot wait) resolves its call as
+	// interrupted/aborted all the same (specification section 2), the call then counted as
+	// seen through it (Stats.UsesSeen; a later use is a repeat).
 	KindAbort
 	// KindSessionEnd says the agent's turn or session in the scope of Key ended at Time.
 	// Every call of the scope still pending that was announced at or before Time is
@@ -163,6 +166,9 @@ type Event struct {
 	// never 0 when set) under which a KindMatch result can find the call; 0 when the
 	// dialect resolves the call by its ID alone. On a KindMatch, the hash it looks for.
 	Match uint64
+	// Abort, on a KindMatch, says the record reports its call's abort: it resolves the call
+	// it matches, or settles without one, as a KindAbort does (interrupted/aborted).
+	Abort bool
 
 	// Verdict is set by Process.
 	Verdict Verdict
@@ -171,6 +177,12 @@ type Event struct {
 	// (see hashEvents).
 	hash   uint32
 	hashed bool
+}
+
+// aborts reports whether the result ev says its call was aborted: a KindAbort, or a KindMatch
+// with Abort.
+func (ev *Event) aborts() bool {
+	return ev.Kind == KindAbort || (ev.Kind == KindMatch && ev.Abort)
 }
 
 // Resolution is one outcome decided by the engine.

@@ -89,7 +89,7 @@ func (e *Engine) releaseWaiting(ent *entry, now int64, out []Resolution) []Resol
 		ResultRef:     -1,
 		ResultPayload: ent.payload,
 	}
-	e.settleUnmatched(&r, e.sawUse(ent.scope), false)
+	e.settleUnmatched(&r, e.sawUse(ent.scope), false, ent.has(flagAborted))
 	e.firstReport(ent, ent.source, r.Outcome)
 	out = append(out, r)
 	out = e.releaseReports(ent, false, out)

@@ -245,13 +245,13 @@ func (e *Engine) matchResult(ev *Event, now int64, hold func(*Event) any, out []
 			if sc == nil {
 				usesSeen = e.usedConversations.has(e.conversationHash(ev.Key.ConversationKey()))
 			}
-			e.settleUnmatched(&r, usesSeen, true)
+			e.settleUnmatched(&r, usesSeen, true, ev.aborts())
 			return append(out, r)
 		}
 		sc = e.conversationOf(ev.Key.ConversationKey(), now)
 		sc.saw(now, ev.Time)
 		ownConversation(ev, sc)
-		e.settleUnmatched(&r, e.sawUse(sc), true)
+		e.settleUnmatched(&r, e.sawUse(sc), true, ev.aborts())
 		ent := &entry{scope: sc, toolName: e.name(ev.ToolName), useTime: ev.Start, resultTime: ev.Time, state: stateResolved}
 		e.firstReport(ent, ev.Source, r.Outcome)
 		e.attach(ent)
@@ -294,7 +294,6 @@ func (e *Engine) useMatched(ev *Event, h uint64, now int64, out []Resolution) ([
 	}
 	ent := l.held.head.ent
 	e.stats.UsesSeen++
-	e.stats.Paired++
 	e.stats.Waiting--
 	sc.saw(now, ev.Time)
 	sc.usesSeen = true
@@ -308,15 +307,8 @@ func (e *Engine) useMatched(ev *Event, h uint64, now int64, out []Resolution) ([
 	if ent.toolName == nil {
 		ent.toolName = e.name(ev.ToolName)
 	}
-	e.firstReport(ent, ent.source, OutcomePaired)
 	held, heldSeq := ent.payload, ent.seq
-	ent.hash = uint32(h)
-	e.seq++
-	ent.seq = e.seq
-	e.resolve(ent, now, ev.Match, false)
-	own(ev, ent)
-	ev.Verdict = VerdictResolved
-	return append(out, Resolution{
+	r := Resolution{
 		Outcome:       OutcomePaired,
 		Key:           ev.Key,
 		ToolName:      firstNonEmpty(ev.ToolName, ent.tool()),
@@ -328,7 +320,20 @@ func (e *Engine) useMatched(ev *Event, h uint64, now int64, out []Resolution) ([
 		ResultPayload: held,
 		Matched:       true,
 		HeldSeq:       heldSeq,
-	}), true
+	}
+	if ent.has(flagAborted) {
+		e.countAborted(&r)
+	} else {
+		e.stats.Paired++
+	}
+	e.firstReport(ent, ent.source, r.Outcome)
+	ent.hash = uint32(h)
+	e.seq++
+	ent.seq = e.seq
+	e.resolve(ent, now, ev.Match, false)
+	own(ev, ent)
+	ev.Verdict = VerdictResolved
+	return append(out, r), true
 }
 
 // adoptSettled makes the settled result of n the result of the call of ev, a use arriving
@@ -368,7 +373,7 @@ func (e *Engine) releaseMatched(ent *entry, now int64, out []Resolution) []Resol
 		Matched:       true,
 		HeldSeq:       ent.seq,
 	}
-	e.settleUnmatched(&r, e.sawUse(ent.scope), true)
+	e.settleUnmatched(&r, e.sawUse(ent.scope), true, ent.has(flagAborted))
 	e.firstReport(ent, ent.source, r.Outcome)
 	// Settled: listed as such before toResolved, which may forget it at once.
 	n := e.matchOf[ent]

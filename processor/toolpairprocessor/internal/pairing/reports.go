@@ -84,7 +84,7 @@ func (e *Engine) firstReport(ent *entry, src uint8, outcome Outcome) {
 func (e *Engine) report(ent *entry, ev *Event) Resolution {
 	ev.Verdict = VerdictResolved
 	e.addReporter(ent, ev.Source)
-	r := e.reportOf(ent, ev.Kind == KindAbort, ev.Time, ev.Start, ev.Signal)
+	r := e.reportOf(ent, ev.aborts(), ev.Time, ev.Start, ev.Signal)
 	r.Key = ev.Key
 	r.ToolName = firstNonEmpty(ent.tool(), ev.ToolName)
 	r.ResultRef = ev.Ref
@@ -124,7 +124,7 @@ func (e *Engine) holdReport(ent *entry, ev *Event, held any) {
 	e.addReporter(ent, ev.Source)
 	e.stats.HeldReports++
 	e.heldReports[ent] = append(e.heldReports[ent], heldReport{
-		payload: held, time: ev.Time, start: ev.Start, source: ev.Source, signal: ev.Signal, aborted: ev.Kind == KindAbort,
+		payload: held, time: ev.Time, start: ev.Start, source: ev.Source, signal: ev.Signal, aborted: ev.aborts(),
 	})
 }
 

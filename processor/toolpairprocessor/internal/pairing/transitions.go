@@ -231,7 +231,7 @@ func (e *Engine) result(ev *Event, now int64, hold func(*Event) any, out []Resol
 		sc.saw(now, ev.Time)
 		ev.Verdict = VerdictResolved
 		r := Resolution{Key: ev.Key, ToolName: ev.ToolName, ResultTime: ev.Time, UseRef: -1, ResultRef: ev.Ref}
-		e.settleUnmatched(&r, e.sawUse(sc), false)
+		e.settleUnmatched(&r, e.sawUse(sc), false, ev.aborts())
 		ent = &entry{scope: sc, callID: strings.Clone(ev.Key.CallID), toolName: e.name(ev.ToolName), useTime: ev.Start, resultTime: ev.Time}
 		e.firstReport(ent, ev.Source, r.Outcome)
 		e.insertResolved(ent, now)
@@ -273,7 +273,7 @@ func (e *Engine) holdResult(ent *entry, ev *Event, held any, now int64) {
 	ent.resultTime = ev.Time
 	ent.deadline = now + int64(e.cfg.OrphanGrace)
 	ent.source = ev.Source
-	ent.set(flagAborted, ev.Kind == KindAbort)
+	ent.set(flagAborted, ev.aborts())
 	if ent.toolName == nil {
 		ent.toolName = e.name(ev.ToolName)
 	}
@@ -330,7 +330,7 @@ func (e *Engine) pairPending(ent *entry, ev *Event, now int64) Resolution {
 		UsePayload: ent.payload,
 	}
 	e.removePending(ent)
-	if ev.Kind == KindAbort {
+	if ev.aborts() {
 		e.countAborted(&r)
 	} else {
 		e.stats.Paired++
@@ -350,11 +350,16 @@ func (e *Engine) countAborted(r *Resolution) {
 	e.stats.Aborted++
 }
 
-// settleUnmatched decides the outcome of a result that never met its use: orphan when its
-// scope saw a use (usesSeen), else standalone. matched says the result is a KindMatch (also
-// counted in Stats.UnmatchedOrphan or Stats.Unmatched).
-func (e *Engine) settleUnmatched(r *Resolution, usesSeen, matched bool) {
+// settleUnmatched decides the outcome of a result that never met its use: interrupted/aborted
+// when the record says its call was aborted (aborted: the call is counted as seen through it,
+// on both sides of the conservation), else orphan when its scope saw a use (usesSeen), else
+// standalone. matched says the result is a KindMatch (also counted in Stats.UnmatchedOrphan or
+// Stats.Unmatched unless aborted).
+func (e *Engine) settleUnmatched(r *Resolution, usesSeen, matched, aborted bool) {
 	switch {
+	case aborted:
+		e.stats.UsesSeen++
+		e.countAborted(r)
 	case usesSeen:
 		r.Outcome = OutcomeOrphan
 		e.stats.Orphan++
