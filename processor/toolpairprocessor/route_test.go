@@ -30,7 +30,7 @@ import (
 // routeAgents are the agents whose OTLP captures testdata/ holds, by directory: the trace
 // captures of each of the first list, the log captures of each of the second.
 var (
-	routeTraceAgents = []string{"agents", "aisdk", "aisdk6", "claude", "codex", "custom", "gemini", "openllmetry", "voltagent"}
+	routeTraceAgents = []string{"agents", "aisdk", "aisdk6", "claude", "codex", "custom", "adk", "gemini", "openllmetry", "voltagent"}
 	routeLogAgents   = []string{"claude", "codex", "custom", "gemini", "voltagent"}
 )
 
