@@ -97,7 +97,7 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, 10*time.Minute, cfg.PairingTimeout)
 	assert.Equal(t, 30*time.Second, cfg.OrphanGrace)
 	assert.Equal(t, 100_000, cfg.MaxPendingCalls)
-	assert.ElementsMatch(t, []string{"genai", "genai_events", "claude_code", "codex", "transcript", "gemini_cli", "ai_sdk", "openinference", "openllmetry"}, cfg.Dialects)
+	assert.ElementsMatch(t, []string{"genai", "genai_events", "claude_code", "codex", "transcript", "gemini_cli", "ai_sdk", "openinference", "openllmetry", "voltagent", "adk"}, cfg.Dialects)
 	assert.Equal(t, DispositionMark, cfg.Orphans)
 	assert.Equal(t, DispositionDrop, cfg.Duplicates)
 	assert.True(t, cfg.Synthesize)

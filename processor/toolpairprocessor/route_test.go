@@ -30,8 +30,8 @@ import (
 // routeAgents are the agents whose OTLP captures testdata/ holds, by directory: the trace
 // captures of each of the first list, the log captures of each of the second.
 var (
-	routeTraceAgents = []string{"agents", "aisdk", "aisdk6", "claude", "codex", "custom", "gemini", "openllmetry"}
-	routeLogAgents   = []string{"claude", "codex", "custom", "gemini"}
+	routeTraceAgents = []string{"agents", "aisdk", "aisdk6", "claude", "codex", "custom", "adk", "gemini", "openllmetry", "voltagent"}
+	routeLogAgents   = []string{"claude", "codex", "custom", "gemini", "voltagent"}
 )
 
 // routeCaptures returns the real OTLP captures of testdata/ of one signal ("traces" or

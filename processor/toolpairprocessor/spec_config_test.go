@@ -60,7 +60,7 @@ func TestContractS6Configuration(t *testing.T) {
 	assert.Equal(t, 100000, cfg.MaxPendingCalls)
 	assert.Equal(t, 1024, cfg.MaxCallsPerRecord)
 	assert.Equal(t, int64(256<<20), cfg.MaxHeldBytes)
-	assert.ElementsMatch(t, []string{"genai", "genai_events", "claude_code", "codex", "transcript", "gemini_cli", "ai_sdk", "openinference", "openllmetry"}, cfg.Dialects, "all built in")
+	assert.ElementsMatch(t, []string{"genai", "genai_events", "claude_code", "codex", "transcript", "gemini_cli", "ai_sdk", "openinference", "openllmetry", "voltagent", "adk"}, cfg.Dialects, "all built in")
 	assert.Equal(t, Disposition("mark"), cfg.Orphans)
 	assert.Equal(t, Disposition("drop"), cfg.Duplicates)
 	assert.True(t, cfg.Synthesize)

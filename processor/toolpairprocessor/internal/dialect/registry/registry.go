@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/adk"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/aisdk"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/claudecode"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/codex"
@@ -16,14 +17,18 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/openinference"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/openllmetry"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/transcript"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/voltagent"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 )
 
 // builtin lists the built-in dialects in trial order. Spans: the vendor dialects before
 // genai, whose execute_tool and invoke_agent rules would also match Claude Code's spans, whose
 // chat history rule would also match Gemini CLI's, and whose chat span rule would read
-// OpenLLMetry's chat spans without the match hashes its tool spans need. Log records:
-// gemini_cli before genai_events, which would also read Gemini CLI's operation details events.
+// OpenLLMetry's chat spans without the match hashes its tool spans need, and whose
+// execute_tool rule would read ADK's tool spans by the ID ADK makes, which no use carries
+// (adk before genai); voltagent's spans and step records carry no GenAI attribute, so its
+// place among them only follows the vendor dialects'. Log records: gemini_cli before genai_events, which would also read Gemini CLI's
+// operation details events.
 var builtin = []*dialect.Entry{
 	&claudecode.Entry,
 	&codex.Entry,
@@ -31,6 +36,8 @@ var builtin = []*dialect.Entry{
 	&aisdk.Entry,
 	&openinference.Entry,
 	&openllmetry.Entry,
+	&voltagent.Entry,
+	&adk.Entry,
 	&genai.Entry,
 	&genaievents.Entry,
 	&transcript.Entry,
