@@ -1,7 +1,8 @@
 // Package genai is the dialect of spans that follow the OpenTelemetry GenAI semantic
 // conventions (v1.37+): model call spans whose gen_ai.output.messages announce tool calls,
 // execute_tool spans that resolve them, and later model calls whose gen_ai.input.messages
-// repeat the results as history.
+// repeat the results as history; the same messages in span events; and the steps of Mastra,
+// whose spans are the conventions' plus its own agent_step output.
 //
 // Fields read (semconv v1.37.0 names):
 //
@@ -32,6 +33,36 @@
 //     (pairing.GroupStep(span ID, "")), closing the calls of the model calls directly
 //     under it. The tool calls an invoke_agent span repeats in its output messages are
 //     uses without a step (normally ignored as repeats of the model calls' uses).
+//   - span events (specification section 8: the semantic-convention events are read as log
+//     records and as span events), read only on the spans read as model calls or agent
+//     spans above, and only these two names (any other event is passed over by its name):
+//     a gen_ai.choice event, the legacy per-message event, whose attributes stand for the
+//     log event's body (genaievents.ExtractChoiceEvent: message a JSON string of the OpenAI
+//     message shape with tool_calls[].id, or of content blocks, AWS Strands Agents TS 1.19.0's
+//     [{"type":"toolUse","name","toolUseId","input"}]), each call a tool_use at the span's
+//     end with the span's Step, as its output messages are; a
+//     gen_ai.client.inference.operation.details event (Strands with
+//     OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental), whose gen_ai.output.messages
+//     and gen_ai.input.messages are read exactly as the span attributes of the same names.
+//     ExtractSpanMatching does not read span events. Strands' chat spans carry
+//     gen_ai.operation.name=chat and sit, one each, under an execute_agent_loop_cycle span
+//     (no operation name, not read): each loop cycle is its own group, as AI SDK 7's steps.
+//   - Mastra (@mastra/otel-exporter 1.4.0, Mastra 1.71.0), whose chat spans list no tool
+//     calls: an agent_step span (gen_ai.operation.name agent_step, mastra.span.type
+//     model_step; one per model round trip, under the run's model_generation span, the
+//     parent of its chat span and of its execute_tool spans) is a step of its own: its start
+//     is a step boundary with the Step pairing.GroupStep(parent span ID, span ID), and each
+//     {"toolCallId","toolName"} of toolCalls in its mastra.model_step.output (a JSON string
+//     {"text","toolCalls":[{"toolCallId","toolName","args"}]}) is a tool_use of that Step at
+//     the span's start. The start, not the end: the step's span ends after its tools (the
+//     execute_tool span ends before its sibling chat span and the step do), and the model
+//     step's own announcement time (its tool-call model_chunk span) is not on the span; the
+//     start puts the use before its result (the step's start precedes the model request by
+//     a few ms, so a synthetic span of a call left without result starts with the model
+//     request). A model_generation span (mastra.span.type model_generation) ends the run's
+//     steps: its end is a session end grouped by its own ID, like an invoke_agent span's; its
+//     mastra.model_generation.output, which repeats every call of the run, is not read.
+//     Mastra's model_chunk spans are not read.
 //
 // A part or span whose call ID is missing, null, empty or not a string is skipped and
 // reported as malformed; it never pairs.
@@ -106,9 +137,10 @@ const (
 	// ExecuteTool: an execute_tool span (a tool_result).
 	ExecuteTool
 	// ModelCall: any other span carrying chat history (chat, text_completion,
-	// generate_content, and custom model call spans).
+	// generate_content, and custom model call spans), and Mastra's agent_step span.
 	ModelCall
-	// InvokeAgent: an invoke_agent span (its end is the end of the agent's turn).
+	// InvokeAgent: an invoke_agent span (its end is the end of the agent's turn), or
+	// Mastra's model_generation span (its end is the end of the run's steps).
 	InvokeAgent
 )
 

@@ -35,6 +35,9 @@
 // tool_call part whose ID starts with its own name followed by "__" is therefore read
 // without that prefix, so that the output and the later input of one call agree.
 //
+// The same events recorded as span events (no body: the attributes stand for it) are read by
+// package genai on the spans it reads, through ExtractChoiceEvent for gen_ai.choice.
+//
 // A tool call whose ID is missing, null, empty or not a string is skipped and reported as
 // malformed, and so is a body or attribute that is not valid JSON or of the wrong type.
 package genaievents
