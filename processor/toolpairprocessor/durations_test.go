@@ -73,6 +73,8 @@ func TestDurationsAgreeWithTheAgents(t *testing.T) {
 		{name: "ai_sdk", dir: "aisdk6/normal", sources: map[string]runSource{"ai.toolCall": fromSpan}},
 		{name: "openinference", dir: "agents/normal", sources: map[string]runSource{"run_shell": fromSpan, "response": fromElapsed}},
 		{name: "openllmetry", dir: "openllmetry/normal", sources: map[string]runSource{"run_shell.tool": fromSpan, "chat gpt-4.1-mini": fromElapsed}},
+		{name: "genai (Strands Agents)", dir: "strands/normal", sources: map[string]runSource{"execute_tool run_shell": fromSpan}},
+		{name: "genai (Mastra)", dir: "mastra/normal", sources: map[string]runSource{"execute_tool run_shell": fromSpan}},
 		{name: "voltagent", dir: "voltagent/normal", sources: map[string]runSource{"tool.execution:run_shell": fromSpan, "agent.step.tool_result": fromElapsed}},
 		{name: "adk", dir: "adk/normal", sources: map[string]runSource{"execute_tool run_shell": fromSpan}},
 		{name: "transcript (OpenClaw)", transcripts: []string{"openclaw/normal.jsonl", "openclaw/tool_timeout.jsonl"}, sources: map[string]runSource{"line": fromLine}},

@@ -10,11 +10,12 @@ import (
 )
 
 // FuzzExtractSpan feeds OTLP traces requests, seeded with every span of the AI SDK, Claude
-// Code and Copilot CLI captures, to ExtractSpan: it must never panic, report only well-formed items, find
-// nothing in a span of no GenAI role, and find the same role and items when run twice (it
-// does not modify the span).
+// Code, Copilot CLI, AWS Strands Agents and Mastra captures (span events, Mastra's step
+// output), to ExtractSpan: it must never panic, report only well-formed items, find nothing
+// in a span of no GenAI role, and find the same role and items when run twice (it does not
+// modify the span).
 func FuzzExtractSpan(f *testing.F) {
-	dialecttest.SeedSpans(f, "aisdk/*/traces.json", "claude/*/traces.json", "copilot/*/traces.json")
+	dialecttest.SeedSpans(f, "aisdk/*/traces.json", "claude/*/traces.json", "copilot/*/traces.json", "strands/*/traces.json", "mastra/*/traces.json")
 	dialecttest.FuzzSpans(f, func(t *testing.T, s ptrace.Span, inputLen int) {
 		var kinds []SpanKind
 		dialecttest.Extract(t, s, func(s ptrace.Span, found *dialect.Found) bool {

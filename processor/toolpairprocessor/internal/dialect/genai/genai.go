@@ -1,7 +1,8 @@
 // Package genai is the dialect of spans that follow the OpenTelemetry GenAI semantic
 // conventions (v1.37+): model call spans whose gen_ai.output.messages announce tool calls,
 // execute_tool spans that resolve them, and later model calls whose gen_ai.input.messages
-// repeat the results as history.
+// repeat the results as history; the same messages in span events; and the steps of Mastra,
+// whose spans are the conventions' plus its own agent_step output.
 //
 // Fields read (semconv v1.37.0 names):
 //
@@ -32,6 +33,36 @@
 //     (pairing.GroupStep(span ID, "")), closing the calls of the model calls directly
 //     under it. The tool calls an invoke_agent span repeats in its output messages are
 //     uses without a step (normally ignored as repeats of the model calls' uses).
+//   - span events (specification section 8: the semantic-convention events are read as log
+//     records and as span events), read only on the spans read as model calls or agent
+//     spans above, and only these two names (any other event is passed over by its name):
+//     a gen_ai.choice event, the legacy per-message event, whose attributes stand for the
+//     log event's body (genaievents.ExtractChoiceEvent: message a JSON string of the OpenAI
+//     message shape with tool_calls[].id, or of content blocks, AWS Strands Agents TS 1.19.0's
+//     [{"type":"toolUse","name","toolUseId","input"}]), each call a tool_use at the span's
+//     end with the span's Step, as its output messages are; a
+//     gen_ai.client.inference.operation.details event (Strands with
+//     OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental), whose gen_ai.output.messages
+//     and gen_ai.input.messages are read exactly as the span attributes of the same names.
+//     ExtractSpanMatching does not read span events. Strands' chat spans carry
+//     gen_ai.operation.name=chat and sit, one each, under an execute_agent_loop_cycle span
+//     (no operation name, not read): each loop cycle is its own group, as AI SDK 7's steps.
+//   - Mastra (@mastra/otel-exporter 1.4.0, Mastra 1.71.0), whose chat spans list no tool
+//     calls: an agent_step span (gen_ai.operation.name agent_step, mastra.span.type
+//     model_step; one per model round trip, under the run's model_generation span, the
+//     parent of its chat span and of its execute_tool spans) is a step of its own: its start
+//     is a step boundary with the Step pairing.GroupStep(parent span ID, span ID), and each
+//     {"toolCallId","toolName"} of toolCalls in its mastra.model_step.output (a JSON string
+//     {"text","toolCalls":[{"toolCallId","toolName","args"}]}) is a tool_use of that Step at
+//     the span's start. The start, not the end: the step's span ends after its tools (the
+//     execute_tool span ends before its sibling chat span and the step do), and the model
+//     step's own announcement time (its tool-call model_chunk span) is not on the span; the
+//     start puts the use before its result (the step's start precedes the model request by
+//     a few ms, so a synthetic span of a call left without result starts with the model
+//     request). A model_generation span (mastra.span.type model_generation) ends the run's
+//     steps: its end is a session end grouped by its own ID, like an invoke_agent span's; its
+//     mastra.model_generation.output, which repeats every call of the run, is not read.
+//     Mastra's model_chunk spans are not read.
 //
 // A part or span whose call ID is missing, null, empty or not a string is skipped and
 // reported as malformed; it never pairs.
@@ -39,12 +70,16 @@ package genai
 
 import (
 	"encoding/hex"
+	"errors"
 	"strings"
 
+	"github.com/buger/jsonparser"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/genaievents"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/messages"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
@@ -62,12 +97,26 @@ var (
 	keyOutputMessages = string(semconv.GenAIOutputMessagesKey)
 	opExecuteTool     = semconv.GenAIOperationNameExecuteTool.Value.AsString()
 	opInvokeAgent     = semconv.GenAIOperationNameInvokeAgent.Value.AsString()
+	// Mastra's operations (@mastra/otel-exporter 1.4.0), outside the conventions, told from
+	// another source's by keyMastraSpanType.
+	opAgentStep       = "agent_step"
+	opModelGeneration = "model_generation"
 	// Model request operations whose start is a step boundary.
 	opBoundaries = map[string]bool{
 		semconv.GenAIOperationNameChat.Value.AsString():            true,
 		semconv.GenAIOperationNameTextCompletion.Value.AsString():  true,
 		semconv.GenAIOperationNameGenerateContent.Value.AsString(): true,
 	}
+)
+
+// Mastra's own span attributes (@mastra/otel-exporter 1.4.0), read only on spans whose
+// gen_ai.operation.name is one of Mastra's: the span type, and the output of a model step.
+const (
+	keyMastraSpanType   = "mastra.span.type"
+	keyMastraStepOutput = "mastra.model_step.output"
+	// Values of keyMastraSpanType.
+	mastraModelStep       = "model_step"
+	mastraModelGeneration = "model_generation"
 )
 
 // Keys of the fields of GenAI spans, read in the span's one pass (fields.Record).
@@ -88,9 +137,10 @@ const (
 	// ExecuteTool: an execute_tool span (a tool_result).
 	ExecuteTool
 	// ModelCall: any other span carrying chat history (chat, text_completion,
-	// generate_content, and custom model call spans).
+	// generate_content, and custom model call spans), and Mastra's agent_step span.
 	ModelCall
-	// InvokeAgent: an invoke_agent span (its end is the end of the agent's turn).
+	// InvokeAgent: an invoke_agent span (its end is the end of the agent's turn), or
+	// Mastra's model_generation span (its end is the end of the run's steps).
 	InvokeAgent
 )
 
@@ -130,47 +180,138 @@ func extractSpan(span ptrace.Span, f *dialect.Found, matching bool) SpanKind {
 		case opBoundaries[op] && !span.SpanID().IsEmpty():
 			step = modelStep(span, f)
 			f.AddStep(pairing.KindBoundary, "", "", int64(span.StartTimestamp()), "", "", step)
+		case op == opAgentStep && mastraType(a, mastraModelStep) && !span.SpanID().IsEmpty():
+			step = modelStep(span, f)
+			start := int64(span.StartTimestamp())
+			f.AddStep(pairing.KindBoundary, "", "", start, "", "", step)
+			if out, ok := a.Get(keyMastraStepOutput); ok {
+				extractMastraStep(out, start, step, f)
+			}
+		case op == opModelGeneration && mastraType(a, mastraModelGeneration):
+			kind = InvokeAgent
+			if id := span.SpanID(); !id.IsEmpty() {
+				f.AddStep(pairing.KindSessionEnd, "", "", int64(span.EndTimestamp()), "", "", hexGroupStep(id[:], nil, f))
+			}
 		}
 	}
 	found := step != ""
 	if out, outOK := a.Value(fieldOutputMessages); outOK {
 		found = true
-		end := int64(span.EndTimestamp())
-		err := messages.ScanValue(out, func(p messages.Part) {
-			if p.Type != messages.ToolCall {
-				return
-			}
-			if p.IDState != messages.IDPresent {
-				f.Skip(p.IDState.String())
-				return
-			}
-			if matching {
-				f.AddMatch(pairing.KindUse, p.ID, p.Name, end, step, dialect.InTrace(partMatch(p), span.TraceID()))
-				return
-			}
-			f.AddStep(pairing.KindUse, p.ID, p.Name, end, "", "", step)
-		})
-		f.SkipHistory(err)
+		outputUses(out, span, step, matching, f)
 	}
 	if in, inOK := a.Value(fieldInputMessages); inOK {
 		found = true
-		start := int64(span.StartTimestamp())
-		err := messages.ScanValue(in, func(p messages.Part) {
-			if p.Type != messages.ToolCallResponse {
-				return
-			}
-			if p.IDState != messages.IDPresent {
-				f.Skip(p.IDState.String())
-				return
-			}
-			f.Add(pairing.KindEcho, p.ID, "", start)
-		})
-		f.SkipHistory(err)
+		inputEchoes(in, span, f)
 	}
 	if !found && kind != InvokeAgent {
 		return Other
 	}
+	if !matching && span.Events().Len() > 0 {
+		extractEvents(span, step, f)
+	}
 	return kind
+}
+
+// outputUses appends a use for each tool_call part of the output messages out of span, at
+// the span's end, with the Step step (and, matching, the part's match hash).
+func outputUses(out pcommon.Value, span ptrace.Span, step string, matching bool, f *dialect.Found) {
+	end := int64(span.EndTimestamp())
+	err := messages.ScanValue(out, func(p messages.Part) {
+		if p.Type != messages.ToolCall {
+			return
+		}
+		if p.IDState != messages.IDPresent {
+			f.Skip(p.IDState.String())
+			return
+		}
+		if matching {
+			f.AddMatch(pairing.KindUse, p.ID, p.Name, end, step, dialect.InTrace(partMatch(p), span.TraceID()))
+			return
+		}
+		f.AddStep(pairing.KindUse, p.ID, p.Name, end, "", "", step)
+	})
+	f.SkipHistory(err)
+}
+
+// inputEchoes appends an echo for each tool_call_response part of the input messages in of
+// span, at the span's start.
+func inputEchoes(in pcommon.Value, span ptrace.Span, f *dialect.Found) {
+	start := int64(span.StartTimestamp())
+	err := messages.ScanValue(in, func(p messages.Part) {
+		if p.Type != messages.ToolCallResponse {
+			return
+		}
+		if p.IDState != messages.IDPresent {
+			f.Skip(p.IDState.String())
+			return
+		}
+		f.Add(pairing.KindEcho, p.ID, "", start)
+	})
+	f.SkipHistory(err)
+}
+
+// extractEvents reads the span events of a model call or agent span: a gen_ai.choice event
+// announces tool calls (genaievents.ExtractChoiceEvent), at the span's end with the Step
+// step, as its output messages would; a gen_ai.client.inference.operation.details event's
+// gen_ai.output.messages and gen_ai.input.messages are read as the span's attributes of the
+// same names are. Other events are skipped by name, without reading their attributes.
+func extractEvents(span ptrace.Span, step string, f *dialect.Found) {
+	events := span.Events()
+	for i := 0; i < events.Len(); i++ {
+		ev := events.At(i)
+		switch ev.Name() {
+		case genaievents.EventChoice:
+			genaievents.ExtractChoiceEvent(ev.Attributes(), int64(span.EndTimestamp()), step, f)
+		case genaievents.EventOperationDetails:
+			out, outOK, in, inOK := fields.Get2(ev.Attributes(), keyOutputMessages, keyInputMessages)
+			if outOK {
+				outputUses(out, span, step, false, f)
+			}
+			if inOK {
+				inputEchoes(in, span, f)
+			}
+		}
+	}
+}
+
+// mastraType reports whether the span whose attributes a reads has the Mastra span type
+// want (mastra.span.type).
+func mastraType(a *fields.Record, want string) bool {
+	v, ok := a.Get(keyMastraSpanType)
+	return ok && v.Type() == pcommon.ValueTypeStr && v.Str() == want
+}
+
+// extractMastraStep appends the uses of a Mastra agent_step span's mastra.model_step.output,
+// a JSON string {"text","toolCalls":[{"toolCallId","toolName","args"}]}: each toolCalls
+// element is a use at time t (the step's start) with the Step step. A missing or null
+// toolCalls is a step without calls; an output that is not a JSON object string, or
+// toolCalls that is not an array, is skipped as malformed.
+func extractMastraStep(out pcommon.Value, t int64, step string, f *dialect.Found) {
+	if out.Type() != pcommon.ValueTypeStr {
+		f.Skip(dialect.ReasonInvalidType)
+		return
+	}
+	data := readonly.Bytes(strings.TrimSpace(out.Str()))
+	if len(data) == 0 || data[0] != '{' || data[len(data)-1] != '}' {
+		f.Skip(dialect.ReasonInvalidJSON)
+		return
+	}
+	calls, dt, _, err := jsonparser.Get(data, "toolCalls")
+	switch {
+	case errors.Is(err, jsonparser.KeyPathNotFoundError) || (err == nil && dt == jsonparser.Null):
+		return
+	case err != nil:
+		f.Skip(dialect.ReasonInvalidJSON)
+		return
+	case dt != jsonparser.Array:
+		f.Skip(dialect.ReasonInvalidType)
+		return
+	}
+	f.EachArrayObject(calls, func(c []byte) {
+		if id, ok := f.JSONCallID(c, "toolCallId"); ok {
+			f.AddStep(pairing.KindUse, id, dialect.JSONString(c, "toolName"), t, "", "", step)
+		}
+	})
 }
 
 // ModelStep returns the Step of a model call span (its boundary and its uses):

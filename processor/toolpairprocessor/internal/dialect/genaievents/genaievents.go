@@ -35,6 +35,9 @@
 // tool_call part whose ID starts with its own name followed by "__" is therefore read
 // without that prefix, so that the output and the later input of one call agree.
 //
+// The same events recorded as span events (no body: the attributes stand for it) are read by
+// package genai on the spans it reads, through ExtractChoiceEvent for gen_ai.choice.
+//
 // A tool call whose ID is missing, null, empty or not a string is skipped and reported as
 // malformed, and so is a body or attribute that is not valid JSON or of the wrong type.
 package genaievents
@@ -101,7 +104,7 @@ func ExtractLog(lr plog.LogRecord, f *dialect.Found) bool {
 	case EventToolMessage:
 		extractToolMessage(body, t, f)
 	default:
-		extractToolCalls(body, t, f)
+		extractToolCalls(body, t, "", f)
 	}
 	return true
 }
@@ -167,78 +170,157 @@ func extractToolMessage(body pcommon.Value, t int64, f *dialect.Found) {
 }
 
 // extractToolCalls reads the tool_calls of a gen_ai.choice or gen_ai.assistant.message body,
-// at its top level or under message.
-func extractToolCalls(body pcommon.Value, t int64, f *dialect.Found) {
+// at its top level or under message: each a use at time t with the Step step.
+func extractToolCalls(body pcommon.Value, t int64, step string, f *dialect.Found) {
 	switch body.Type() {
 	case pcommon.ValueTypeMap:
-		m := body.Map()
-		calls, ok := fields.Get(m, "tool_calls")
-		if !ok {
-			if msg, found := fields.Get(m, "message"); found && msg.Type() == pcommon.ValueTypeMap {
-				calls, ok = fields.Get(msg.Map(), "tool_calls")
-			}
-		}
-		if !ok || calls.Type() == pcommon.ValueTypeEmpty {
-			return // a text response
-		}
-		if calls.Type() != pcommon.ValueTypeSlice {
-			f.Skip(dialect.ReasonInvalidType)
-			return
-		}
-		s := calls.Slice()
-		for i := 0; i < s.Len(); i++ {
-			c := s.At(i)
-			if c.Type() != pcommon.ValueTypeMap {
-				f.Skip(dialect.ReasonInvalidType)
-				continue
-			}
-			id, ok := f.CallID(c.Map(), "id")
-			if !ok {
-				continue
-			}
-			name := ""
-			if fn, ok := fields.Get(c.Map(), "function"); ok && fn.Type() == pcommon.ValueTypeMap {
-				if n, ok := fields.Get(fn.Map(), "name"); ok {
-					name = n.AsString()
-				}
-			}
-			f.Add(pairing.KindUse, id, name, t)
-		}
+		extractToolCallsMap(body.Map(), t, step, f)
 	case pcommon.ValueTypeStr:
 		data, ok := jsonBody(body.Str(), f)
 		if !ok {
 			return
 		}
-		calls, dt, _, err := jsonparser.Get(data, "tool_calls")
-		if errors.Is(err, jsonparser.KeyPathNotFoundError) {
-			calls, dt, _, err = jsonparser.Get(data, "message", "tool_calls")
+		extractToolCallsJSON(data, t, step, f)
+	}
+}
+
+// extractToolCallsMap reads the tool_calls of a map (a body, or a span event's attributes),
+// at its top level or under message.
+func extractToolCallsMap(m pcommon.Map, t int64, step string, f *dialect.Found) {
+	calls, ok := fields.Get(m, "tool_calls")
+	if !ok {
+		if msg, found := fields.Get(m, "message"); found && msg.Type() == pcommon.ValueTypeMap {
+			calls, ok = fields.Get(msg.Map(), "tool_calls")
 		}
-		switch {
-		case errors.Is(err, jsonparser.KeyPathNotFoundError) || dt == jsonparser.Null:
-			return
-		case err != nil:
-			f.Skip(dialect.ReasonInvalidJSON)
-			return
-		case dt != jsonparser.Array:
+	}
+	if !ok || calls.Type() == pcommon.ValueTypeEmpty {
+		return // a text response
+	}
+	if calls.Type() != pcommon.ValueTypeSlice {
+		f.Skip(dialect.ReasonInvalidType)
+		return
+	}
+	s := calls.Slice()
+	for i := 0; i < s.Len(); i++ {
+		c := s.At(i)
+		if c.Type() != pcommon.ValueTypeMap {
+			f.Skip(dialect.ReasonInvalidType)
+			continue
+		}
+		id, ok := f.CallID(c.Map(), "id")
+		if !ok {
+			continue
+		}
+		name := ""
+		if fn, ok := fields.Get(c.Map(), "function"); ok && fn.Type() == pcommon.ValueTypeMap {
+			if n, ok := fields.Get(fn.Map(), "name"); ok {
+				name = n.AsString()
+			}
+		}
+		f.AddStep(pairing.KindUse, id, name, t, "", "", step)
+	}
+}
+
+// extractToolCallsJSON reads the tool_calls of a JSON object, at its top level or under
+// message.
+func extractToolCallsJSON(data []byte, t int64, step string, f *dialect.Found) {
+	calls, dt, _, err := jsonparser.Get(data, "tool_calls")
+	if errors.Is(err, jsonparser.KeyPathNotFoundError) {
+		calls, dt, _, err = jsonparser.Get(data, "message", "tool_calls")
+	}
+	switch {
+	case errors.Is(err, jsonparser.KeyPathNotFoundError) || dt == jsonparser.Null:
+		return
+	case err != nil:
+		f.Skip(dialect.ReasonInvalidJSON)
+		return
+	case dt != jsonparser.Array:
+		f.Skip(dialect.ReasonInvalidType)
+		return
+	}
+	_, err = jsonparser.ArrayEach(calls, func(c []byte, dt jsonparser.ValueType, _ int, e error) {
+		if e != nil || dt != jsonparser.Object {
 			f.Skip(dialect.ReasonInvalidType)
 			return
 		}
-		_, err = jsonparser.ArrayEach(calls, func(c []byte, dt jsonparser.ValueType, _ int, e error) {
-			if e != nil || dt != jsonparser.Object {
-				f.Skip(dialect.ReasonInvalidType)
-				return
-			}
-			id, ok := jsonID(c, f, "id")
-			if !ok {
-				return
-			}
-			name, _ := jsonparser.GetString(c, "function", "name")
-			f.Add(pairing.KindUse, id, name, t)
-		})
-		if err != nil {
-			f.Skip(dialect.ReasonInvalidJSON)
+		id, ok := jsonID(c, f, "id")
+		if !ok {
+			return
 		}
+		name, _ := jsonparser.GetString(c, "function", "name")
+		f.AddStep(pairing.KindUse, id, name, t, "", "", step)
+	})
+	if err != nil {
+		f.Skip(dialect.ReasonInvalidJSON)
 	}
+}
+
+// ExtractChoiceEvent appends to f the tool calls of the attributes attrs of a gen_ai.choice
+// span event (a span event has attributes and no body: the attributes stand for the body of
+// the log event), each a use at time t with the Step step:
+//
+//   - message a JSON string holding an object (the OpenAI message shape): its tool_calls, at
+//     its top level or under message, as in a string body ({"id", "function":{"name"}});
+//   - message a JSON string holding an array of content blocks, as AWS Strands Agents TS
+//     1.19.0 writes it on its chat spans ([{"type":"toolUse","name","toolUseId","input"}]; a
+//     Bedrock Converse {"toolUse":{"toolUseId","name"}} block is read the same): each toolUse
+//     block's toolUseId is a use, other blocks ({"text"}) are skipped;
+//   - message any other string: a text answer (Strands' invoke_agent span writes the final
+//     text so), nothing announced;
+//   - message absent or a map: the attributes are read as a map body (tool_calls at the top
+//     level, or under the message map).
+//
+// A message of another type is skipped as ReasonInvalidType; unreadable JSON (a truncated
+// message) as ReasonInvalidJSON; a toolUse block or tool call without a string call ID as
+// the ID's reason (dialect.Found.JSONCallID). The JSON is read by path (the first of repeated
+// keys).
+func ExtractChoiceEvent(attrs pcommon.Map, t int64, step string, f *dialect.Found) {
+	msg, ok := fields.Get(attrs, "message")
+	switch {
+	case !ok || msg.Type() == pcommon.ValueTypeMap:
+		extractToolCallsMap(attrs, t, step, f)
+		return
+	case msg.Type() != pcommon.ValueTypeStr:
+		f.Skip(dialect.ReasonInvalidType)
+		return
+	}
+	s := strings.TrimSpace(msg.Str())
+	switch {
+	case s == "":
+	case s[0] == '{':
+		if data, ok := jsonBody(s, f); ok {
+			extractToolCallsJSON(data, t, step, f)
+		}
+	case blockArray(s):
+		f.EachArrayObject(readonly.Bytes(s), func(block []byte) {
+			extractToolUse(block, t, step, f)
+		})
+	}
+}
+
+// blockArray reports whether s, trimmed, starts as a JSON array of objects or an empty
+// array ("[{", "[]", spaces allowed between): text such as "[1] done" is not one.
+func blockArray(s string) bool {
+	if s[0] != '[' {
+		return false
+	}
+	rest := strings.TrimLeft(s[1:], " \t\r\n")
+	return rest != "" && (rest[0] == '{' || rest[0] == ']')
+}
+
+// extractToolUse reads one content block of a Strands message: {"type":"toolUse",
+// "toolUseId","name"}, or {"toolUse":{"toolUseId","name"}}. Other blocks are skipped.
+func extractToolUse(block []byte, t int64, step string, f *dialect.Found) {
+	if inner, dt, _, err := jsonparser.Get(block, "toolUse"); err == nil && dt == jsonparser.Object {
+		block = inner
+	} else if typ, err := jsonparser.GetUnsafeString(block, "type"); err != nil || typ != "toolUse" {
+		return
+	}
+	id, ok := f.JSONCallID(block, "toolUseId")
+	if !ok {
+		return
+	}
+	f.AddStep(pairing.KindUse, id, dialect.JSONString(block, "name"), t, "", "", step)
 }
 
 // jsonBody returns a string body as bytes when it looks like a JSON object (braces at both

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
@@ -170,4 +171,22 @@ func (p plogMarshaler) marshal(f *testing.F, r record) []byte {
 		f.Fatal(err)
 	}
 	return data
+}
+
+// TestExtractChoiceEvent: the attributes of a gen_ai.choice span event, read as a body with
+// the time and Step given; a Strands content-block array is a span event's message only: a
+// log record's string body holding one is not read (a log body is an object).
+func TestExtractChoiceEvent(t *testing.T) {
+	attrs := pcommon.NewMap()
+	attrs.PutStr("message", `[{"type":"toolUse","name":"run_shell","toolUseId":"call_1"},{"text":"x"}]`)
+	attrs.PutStr("finish_reason", "toolUse")
+	var f dialect.Found
+	ExtractChoiceEvent(attrs, 20, "s", &f)
+	assert.Equal(t, []dialect.Item{{Kind: pairing.KindUse, CallID: "call_1", ToolName: "run_shell", Time: 20, Step: "s"}}, f.Items)
+	assert.Empty(t, f.Malformed)
+
+	f.Reset()
+	assert.True(t, ExtractLog(record{eventName: EventChoice, body: `[{"type":"toolUse","toolUseId":"call_1"}]`}.logRecord(), &f))
+	assert.Empty(t, f.Items)
+	assert.Equal(t, []string{dialect.ReasonInvalidJSON}, f.Malformed)
 }
