@@ -267,7 +267,7 @@ func (r *redeliveryRun) requireResults(signal, call string, n int, want int64) [
 	for _, rec := range got {
 		assert.Equal(r.t, "paired", rec.Outcome, "%s", call)
 		assert.True(r.t, rec.HasDuration, "%s has toolpair.call.duration_ms", call)
-		assert.Equal(r.t, want, rec.DurationMs, "%s: the duration its first delivery had", call)
+		assert.Equal(r.t, want, rec.ElapsedMs, "%s: the elapsed time its first delivery had", call)
 	}
 	return got
 }
@@ -826,7 +826,7 @@ func TestRedeliveryThroughOutages(t *testing.T) {
 				for k := range outageBlock {
 					for _, call := range []string{fmt.Sprintf("toolu_g_%02d_%03d", b, k), fmt.Sprintf("call_g_%02d_%03d", b, k)} {
 						got := byCall[call]
-						if len(got) != 1 || got[0].Outcome != "paired" || got[0].DurationMs != outageDuration(k) {
+						if len(got) != 1 || got[0].Outcome != "paired" || got[0].ElapsedMs != outageDuration(k) {
 							wrong = append(wrong, fmt.Sprintf("%s: %+v", call, got))
 						}
 					}

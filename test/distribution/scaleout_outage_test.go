@@ -227,7 +227,7 @@ func TestScaleOutNextHopOutage(t *testing.T) {
 				ok := len(got) > 0
 				for _, r := range got {
 					distinct[fmt.Sprintf("%s|%s|%s|%d", r.Signal, r.TraceID, r.SpanID, r.Time)] = true
-					ok = ok && r.Outcome == "paired" && r.HasDuration && r.DurationMs == hopDuration(k)
+					ok = ok && r.Outcome == "paired" && r.HasDuration && r.ElapsedMs == hopDuration(k)
 				}
 				if !ok || len(distinct) != 1 {
 					wrong = append(wrong, fmt.Sprintf("%s (want paired, %d ms): %d records, %d distinct: %s", call, hopDuration(k), len(got), len(distinct), hopDescribe(got)))
@@ -460,7 +460,7 @@ func hopSpanBatch(j int) ptrace.Traces {
 func hopDescribe(recs []otlptest.Record) string {
 	var out []string
 	for _, r := range recs {
-		out = append(out, fmt.Sprintf("%s/%d", r.Outcome, r.DurationMs))
+		out = append(out, fmt.Sprintf("%s/%d", r.Outcome, r.ElapsedMs))
 	}
 	sort.Strings(out)
 	return "[" + strings.Join(out, " ") + "]"

@@ -60,8 +60,11 @@ type Record struct {
 	CallID string
 	// Outcome is toolpair.outcome, Reason toolpair.interrupt.reason ("" when absent).
 	Outcome, Reason string
-	// DurationMs is toolpair.call.duration_ms, when HasDuration.
+	// DurationMs is toolpair.call.duration_ms, when HasDuration; ElapsedMs is
+	// toolpair.call.elapsed_ms, else DurationMs (the processor writes it where they differ):
+	// the time from the call's announcement to the record.
 	DurationMs  int64
+	ElapsedMs   int64
 	HasDuration bool
 	// Synthetic is toolpair.synthetic=true: a record toolpair made for a call whose result
 	// never came.
@@ -318,6 +321,10 @@ func record(signal, transport string, attrs pcommon.Map) Record {
 	r.Synthetic = r.Attributes["toolpair.synthetic"] == "true"
 	if v, ok := attrs.Get("toolpair.call.duration_ms"); ok && v.Type() == pcommon.ValueTypeInt {
 		r.DurationMs, r.HasDuration = v.Int(), true
+		r.ElapsedMs = r.DurationMs
+	}
+	if v, ok := attrs.Get("toolpair.call.elapsed_ms"); ok && v.Type() == pcommon.ValueTypeInt {
+		r.ElapsedMs = v.Int()
 	}
 	return r
 }
