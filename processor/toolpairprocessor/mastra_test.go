@@ -53,17 +53,7 @@ func TestGoldenMastraCaptures(t *testing.T) {
 				for _, lr := range logs {
 					assert.Empty(t, logAttr(lr, "toolpair.outcome"), lr.Body().AsString())
 				}
-				assert.Equal(t, uint64(len(callIDs)), st.UsesSeen)
-				assert.Zero(t, st.Standalone)
-				assert.Zero(t, st.Duplicate)
-				if want == "paired" {
-					assert.Equal(t, uint64(len(callIDs)), st.Paired)
-					assert.Zero(t, st.InterruptedTotal())
-				} else {
-					assert.Zero(t, st.Paired)
-					assert.Equal(t, uint64(len(callIDs)), st.Aborted)
-					assert.Equal(t, uint64(len(callIDs)), st.InterruptedTotal())
-				}
+				assertEveryCall(t, st, len(callIDs), want)
 				if first == nil {
 					first = marks
 				} else {

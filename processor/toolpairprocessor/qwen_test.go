@@ -27,10 +27,11 @@ func readQwen(t *testing.T, scenario string) (ptrace.Traces, plog.Logs) {
 	return td, ld
 }
 
-// qwenOutcomes returns the toolpair outcome (and interrupt reason, after a slash) of every
-// marked span and log record, by "span <name>" or "log <event.name>", and the number of
-// synthetic spans and log records.
-func qwenOutcomes(spans []ptrace.Span, logs []plog.LogRecord) (outcomes map[string]string, synthetic int) {
+// recordOutcomes returns the toolpair outcome (and interrupt reason, after a slash) of every
+// marked span and log record, by "span <name>" or "log <value of logKey>" (the attribute that
+// names the agent's event: event.name, VoltAgent's event), and the number of synthetic spans
+// and log records.
+func recordOutcomes(spans []ptrace.Span, logs []plog.LogRecord, logKey string) (outcomes map[string]string, synthetic int) {
 	outcomes = map[string]string{}
 	mark := func(key, o, reason string) {
 		if reason != "" {
@@ -49,15 +50,15 @@ func qwenOutcomes(spans []ptrace.Span, logs []plog.LogRecord) (outcomes map[stri
 		if v, _ := lr.Attributes().Get(synth.AttrSynthetic); v.Bool() {
 			synthetic++
 		} else if o := logAttr(lr, "toolpair.outcome"); o != "" {
-			mark("log "+logAttr(lr, "event.name"), o, logAttr(lr, "toolpair.interrupt.reason"))
+			mark("log "+logAttr(lr, logKey), o, logAttr(lr, "toolpair.interrupt.reason"))
 		}
 	}
 	return outcomes, synthetic
 }
 
 // TestGoldenQwenSpans runs Qwen Code's real spans alone. In normal, the call the first
-// qwen-code.llm_request announced is paired on its qwen-code.tool span, with the time from the
-// llm_request's end to the tool span's end; its qwen-code.tool.execution span and the next
+// qwen-code.llm_request announced is paired on its qwen-code.tool span, with Qwen Code's own
+// duration_ms as its duration; its qwen-code.tool.execution span and the next
 // llm_request's history, sources of their own, are paired too (specification section 2). In
 // interrupt_sigterm (SIGTERM 4 s into the tool) the tool span says tool.failure_kind cancelled
 // and the execution span execution_status cancelled: both are interrupted, aborted, and no
@@ -76,7 +77,7 @@ func TestGoldenQwenSpans(t *testing.T) {
 			pl.shutdown()
 			got := pl.output()
 			spans := allSpans(got)
-			outcomes, synthetic := qwenOutcomes(spans, nil)
+			outcomes, synthetic := recordOutcomes(spans, nil, "event.name")
 			assert.Equal(t, want, outcomes)
 			assert.Zero(t, synthetic)
 			assert.Equal(t, n, got.SpanCount())
@@ -124,7 +125,7 @@ func TestQwenSpansAndLogs(t *testing.T) {
 				st := b.stats()
 				b.shutdown()
 				spans, logs := tracesOut(b), allLogs(b.lsink)
-				outcomes, synthetic := qwenOutcomes(spans, logs)
+				outcomes, synthetic := recordOutcomes(spans, logs, "event.name")
 				want := map[string]string{"span qwen-code.tool": "paired", "log qwen-code.tool_call": "paired",
 					"span qwen-code.tool.execution": "paired", "span qwen-code.llm_request": "paired"}
 				assert.Equal(t, uint64(1), st.UsesSeen)

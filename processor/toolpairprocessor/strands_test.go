@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/internal/otlpsplit"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
 
@@ -120,17 +121,7 @@ func TestGoldenStrandsCaptures(t *testing.T) {
 				marks, synthetic := spanMarks(spans)
 				assert.Empty(t, synthetic)
 				assert.Equal(t, wantMarks, marks)
-				assert.Equal(t, uint64(len(callIDs)), st.UsesSeen)
-				assert.Zero(t, st.Standalone)
-				assert.Zero(t, st.Duplicate)
-				if want == "paired" {
-					assert.Equal(t, uint64(len(callIDs)), st.Paired)
-					assert.Zero(t, st.InterruptedTotal())
-				} else {
-					assert.Zero(t, st.Paired)
-					assert.Equal(t, uint64(len(callIDs)), st.Aborted)
-					assert.Equal(t, uint64(len(callIDs)), st.InterruptedTotal())
-				}
+				assertEveryCall(t, st, len(callIDs), want)
 				if first == nil {
 					first = marks
 				} else {
@@ -142,4 +133,22 @@ func TestGoldenStrandsCaptures(t *testing.T) {
 			})
 		}
 	}
+}
+
+// assertEveryCall fails t unless the engine's counters st show calls calls, none standalone or
+// duplicate, each with outcome want: "paired", or interrupted/aborted (on its tool span).
+func assertEveryCall(t *testing.T, st pairing.Stats, calls int, want string) {
+	t.Helper()
+	n := uint64(calls)
+	assert.Equal(t, n, st.UsesSeen)
+	assert.Zero(t, st.Standalone)
+	assert.Zero(t, st.Duplicate)
+	if want == "paired" {
+		assert.Equal(t, n, st.Paired)
+		assert.Zero(t, st.InterruptedTotal())
+		return
+	}
+	assert.Zero(t, st.Paired)
+	assert.Equal(t, n, st.Aborted)
+	assert.Equal(t, n, st.InterruptedTotal())
 }

@@ -15,7 +15,6 @@ import (
 
 	"github.com/otelcol-agent/otelcol-agent/internal/otlpsplit"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
-	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/synth"
 )
 
 // attrCounted is the mark of the one record that counts a call (specification section 3).
@@ -103,34 +102,6 @@ func countedCalls(spans []ptrace.Span, logs []plog.LogRecord) (n int64) {
 	return n
 }
 
-// voltAgentOutcomes returns the outcome (and interrupt reason, after a slash) of every marked
-// span, by "span <name>", and log record, by "log <event attribute>", and the number of
-// synthetic records.
-func voltAgentOutcomes(spans []ptrace.Span, logs []plog.LogRecord) (outcomes map[string]string, synthetic int) {
-	outcomes = map[string]string{}
-	mark := func(key, o, reason string) {
-		if reason != "" {
-			o += "/" + reason
-		}
-		outcomes[key] = o
-	}
-	for _, s := range spans {
-		if v, _ := s.Attributes().Get(synth.AttrSynthetic); v.Bool() {
-			synthetic++
-		} else if o := strAttr(s, "toolpair.outcome"); o != "" {
-			mark("span "+s.Name(), o, strAttr(s, "toolpair.interrupt.reason"))
-		}
-	}
-	for _, lr := range logs {
-		if v, _ := lr.Attributes().Get(synth.AttrSynthetic); v.Bool() {
-			synthetic++
-		} else if o := logAttr(lr, "toolpair.outcome"); o != "" {
-			mark("log "+logAttr(lr, "event"), o, logAttr(lr, "toolpair.interrupt.reason"))
-		}
-	}
-	return outcomes, synthetic
-}
-
 // TestGoldenVoltAgentCaptures runs VoltAgent 2.10.0's real captures, spans and logs, through one
 // component in both orders. VoltAgent announces its calls in its step log records only
 // (agent.step.tool_call, then tool.execution.started, a repeat), which share the run's trace
@@ -161,7 +132,7 @@ func TestGoldenVoltAgentCaptures(t *testing.T) {
 					require.Len(t, spans, nSpans)
 					require.Len(t, logs, nLogs)
 
-					outcomes, synthetic := voltAgentOutcomes(spans, logs)
+					outcomes, synthetic := recordOutcomes(spans, logs, "event")
 					assert.Zero(t, synthetic)
 					assert.Equal(t, uint64(1), st.UsesSeen)
 					assert.Equal(t, uint64(1), st.UsesRepeated, "tool.execution.started repeats the call")

@@ -5,45 +5,44 @@
 package transcript
 
 import (
-	"math"
-
 	"github.com/buger/jsonparser"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/normalize"
 )
 
 // runOf reads the durationMs member of a JSON object (Claude Code's toolUseResult, pi's and
-// OpenClaw's message.details): an integer, or a number rounded to the nearest ms.
+// OpenClaw's message.details) as runOfMap reads it from a map body, so that a line reads the
+// same as a string or a parsed body: a number (rounded to the nearest ms) or a numeric string.
 func runOf(obj []byte) (int64, bool) {
-	v, vt, _, err := jsonparser.Get(obj, "durationMs")
-	if err != nil || vt != jsonparser.Number {
+	raw, vt, _, err := jsonparser.Get(obj, "durationMs")
+	if err != nil {
 		return 0, false
 	}
-	if i, err := jsonparser.ParseInt(v); err == nil {
-		return i, true
+	v := pcommon.NewValueEmpty()
+	switch vt {
+	case jsonparser.Number:
+		if i, err := jsonparser.ParseInt(raw); err == nil {
+			v.SetInt(i)
+		} else if f, err := jsonparser.ParseFloat(raw); err == nil {
+			v.SetDouble(f)
+		}
+	case jsonparser.String:
+		if str, err := jsonparser.ParseString(raw); err == nil {
+			v.SetStr(str)
+		}
 	}
-	f, err := jsonparser.ParseFloat(v)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > 1e15 {
-		return 0, false
-	}
-	return int64(math.Round(f)), true
+	return normalize.Millis(v)
 }
 
-// runOfMap reads the durationMs field of a map (see runOf): an int, or a double rounded to
-// the nearest ms.
+// runOfMap reads the durationMs field of a map (see runOf) as the duration normalization
+// reads its fields (normalize.Millis): an int, a double rounded to the nearest ms, or a numeric
+// string.
 func runOfMap(m pcommon.Map) (int64, bool) {
 	v, ok := fields.Get(m, "durationMs")
 	if !ok {
 		return 0, false
 	}
-	switch v.Type() {
-	case pcommon.ValueTypeInt:
-		return v.Int(), true
-	case pcommon.ValueTypeDouble:
-		if f := v.Double(); !math.IsNaN(f) && !math.IsInf(f, 0) && math.Abs(f) <= 1e15 {
-			return int64(math.Round(f)), true
-		}
-	}
-	return 0, false
+	return normalize.Millis(v)
 }

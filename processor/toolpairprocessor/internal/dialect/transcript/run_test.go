@@ -26,7 +26,9 @@ func TestResultLineRun(t *testing.T) {
 		{name: "Claude Code fractional durationMs", line: sprintf(claude, `{"durationMs":12.5}`), ms: 13, has: true},
 		{name: "Claude Code without durationMs", line: sprintf(claude, `{"stdout":"ok"}`)},
 		{name: "Claude Code string toolUseResult", line: sprintf(claude, `"Error: failed"`)},
-		{name: "Claude Code durationMs not a number", line: sprintf(claude, `{"durationMs":"638"}`)},
+		{name: "Claude Code durationMs as a numeric string", line: sprintf(claude, `{"durationMs":"638"}`), ms: 638, has: true},
+		{name: "Claude Code durationMs not a number", line: sprintf(claude, `{"durationMs":"soon"}`)},
+		{name: "Claude Code durationMs null", line: sprintf(claude, `{"durationMs":null}`)},
 		{name: "OpenClaw details.durationMs", line: sprintf(openclaw, `{"status":"completed","durationMs":461}`), ms: 461, has: true},
 		{name: "OpenClaw without durationMs", line: sprintf(openclaw, `{"status":"completed"}`)},
 	}
