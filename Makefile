@@ -76,6 +76,8 @@ test: build $(JAEGER)
 	cd test/dashboard && OTELCOL_AGENT_BIN=$(CURDIR)/$(BINARY) go test -race -count=1 ./...
 	# Bounded memory under 5x10^6 never-resolved calls: without -race, which multiplies memory.
 	go test -run='^TestBoundedMemory$$' -count=1 ./processor/toolpairprocessor/
+	# Allocations per span of the genai dialect: without -race, whose runtime allocates too.
+	go test -run='^TestExtractSpanAllocations$$' -count=1 ./processor/toolpairprocessor/internal/dialect/genai/
 	# Every benchmark once, so a benchmark that breaks fails here (`make bench` gives the figures).
 	go test -run='^$$' -bench=. -benchtime=1x -count=1 ./processor/toolpairprocessor/...
 	# Fuzz budgets are execution counts (Nx), a few seconds each here: a duration budget

@@ -1,0 +1,6 @@
+//go:build !race
+
+package genai
+
+// raceEnabled: see race_test.go.
+const raceEnabled = false
