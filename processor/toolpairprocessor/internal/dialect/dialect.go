@@ -35,6 +35,12 @@ type Item struct {
 	// Match is the match hash (see MatchJSON) of a use whose results may come without a
 	// call ID, or of such a result (pairing.KindMatch, CallID empty); 0 otherwise.
 	Match uint64
+	// Aborted, on a pairing.KindMatch result, says the record reports its own call's abort
+	// (Cancelled: a cancellation marker of specification section 2), as a KindAbort says it
+	// of a result with a call ID; false on every other kind. Set by openinference on its TOOL
+	// spans without a call ID (LangGraph's interrupted tool: status Error "interrupted by
+	// SIGTERM"); the pairing engine does not read it yet.
+	Aborted bool
 }
 
 // Malformed-input reasons, the values of the malformed counter's reason attribute.

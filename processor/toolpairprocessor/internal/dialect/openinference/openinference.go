@@ -38,6 +38,7 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/genai"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
+	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/readonly"
 )
 
 // Name is the dialect's configuration name.
@@ -51,6 +52,11 @@ const (
 	keyToolID      = "tool.id"
 	keyGenAICallID = "gen_ai.tool.call.id"
 	keyInputValue  = "input.value"
+	keyInputMime   = "input.mime_type"
+	keyOutputValue = "output.value"
+	keyOutputMime  = "output.mime_type"
+	mimeJSON       = "application/json"
+	mimeText       = "text/plain"
 	kindLLM        = "LLM"
 	kindTool       = "TOOL"
 	kindAgent      = "AGENT"
@@ -100,7 +106,49 @@ func extractLLM(span ptrace.Span, f *dialect.Found) {
 		step = genai.TraceStep(span)
 		f.AddStep(pairing.KindBoundary, "", "", int64(span.StartTimestamp()), "", "", step)
 	}
+	if addLangChainUses(span, f, step) {
+		f.AddFlatHistory(span, nil, &inputs, step)
+		return
+	}
 	f.AddFlatHistory(span, &outputs, &inputs, step)
+}
+
+// addLangChainUses appends the uses of an LLM span whose output.value is a LangChain LLMResult
+// (output.mime_type application/json; see langChainCalls) and reports whether it is one: each
+// kwargs.tool_calls entry with a usable id is a use at the span's end, of step step, named by
+// its name, with the match hash of its args in LangChain's form (matchLangChain). An entry
+// without a usable id, an entry that is not an object and a result that is not JSON are
+// reported in f; a result that is not JSON is not one (the flattened attributes are read).
+func addLangChainUses(span ptrace.Span, f *dialect.Found, step string) bool {
+	attrs := span.Attributes()
+	if !isStrAttr(attrs, keyOutputMime, mimeJSON) {
+		return false
+	}
+	v, ok := fields.Get(attrs, keyOutputValue)
+	if !ok || v.Type() != pcommon.ValueTypeStr {
+		return false
+	}
+	var buf [4]lcCall
+	calls, recognised, invalid, wrong := langChainCalls(readonly.Bytes(v.Str()), buf[:0])
+	if invalid {
+		f.Skip(dialect.ReasonInvalidJSON)
+		return false
+	}
+	if !recognised {
+		return false
+	}
+	if wrong {
+		f.Skip(dialect.ReasonInvalidType)
+	}
+	end := int64(span.EndTimestamp())
+	for _, c := range calls {
+		if c.bad != "" {
+			f.Skip(c.bad)
+			continue
+		}
+		f.AddMatch(pairing.KindUse, c.id, c.name, end, step, dialect.InTrace(matchLangChain(c.name, c.args), span.TraceID()))
+	}
+	return true
 }
 
 func extractTool(span ptrace.Span, f *dialect.Found) {
@@ -124,9 +172,42 @@ func extractTool(span ptrace.Span, f *dialect.Found) {
 			return
 		}
 	}
+	if isStrAttr(attrs, keyOutputMime, mimeJSON) {
+		if v, ok := fields.Get(attrs, keyOutputValue); ok && v.Type() == pcommon.ValueTypeStr {
+			id, bad, found := langChainToolCallID(readonly.Bytes(v.Str()))
+			if found && bad == "" {
+				f.Add(dialect.ResultKind(span), id, name, end)
+				return
+			}
+			if bad != "" {
+				f.Skip(bad)
+			}
+		}
+	}
 	var h uint64
 	if v, ok := fields.Get(attrs, keyInputValue); ok {
-		h, _ = dialect.MatchValue(name, v)
+		h = matchToolInput(name, v, attrs)
 	}
 	f.AddMatch(pairing.KindMatch, "", name, end, "", dialect.InTrace(h, span.TraceID()))
+	if dialect.ResultKind(span) == pairing.KindAbort {
+		f.Items[len(f.Items)-1].Aborted = true
+	}
+}
+
+// matchToolInput returns the match hash of a TOOL span of tool whose input.value is v: the
+// string itself (dialect.MatchAny: JSON it holds read as JSON, other text as a string) when
+// input.mime_type is text/plain, as LangChain writes a tool input that is one string (see
+// matchLangChain); else the arguments v holds (dialect.MatchValue), 0 when they are not JSON.
+func matchToolInput(tool string, v pcommon.Value, attrs pcommon.Map) uint64 {
+	if v.Type() == pcommon.ValueTypeStr && isStrAttr(attrs, keyInputMime, mimeText) {
+		return dialect.MatchAny(tool, v.Str())
+	}
+	h, _ := dialect.MatchValue(tool, v)
+	return h
+}
+
+// isStrAttr reports whether attribute key of attrs (its last occurrence) is the string want.
+func isStrAttr(attrs pcommon.Map, key, want string) bool {
+	v, ok := fields.Get(attrs, key)
+	return ok && v.Type() == pcommon.ValueTypeStr && v.Str() == want
 }
