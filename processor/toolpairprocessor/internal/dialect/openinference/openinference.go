@@ -2,27 +2,38 @@
 // Arize OpenInference instrumentations write them.
 //
 // Checked against the OpenInference semantic conventions (spec/semantic_conventions.md and
-// spec/tool_calling.md of Arize-ai/openinference) and against
+// spec/tool_calling.md of Arize-ai/openinference), against
 // @arizeai/openinference-instrumentation-openai-agents 0.2.15 with @openai/agents 0.20.0
-// (the captures in testdata/agents).
+// (the captures in testdata/agents), and against
+// @arizeai/openinference-instrumentation-langchain 4.1.1 with LangGraph.js 1.7.3
+// (@langchain/core 1.4.0, @langchain/openai 1.6.0; the captures in testdata/langgraph).
 //
 // Fields read, on spans whose openinference.span.kind is:
 //
-//   - LLM: llm.output_messages.{i}.message.tool_calls.{j}.tool_call.id (string) is a use at
-//     the span's end, named by .tool_call.function.name, with the match hash
-//     (dialect.MatchJSON) of that name and .tool_call.function.arguments (a JSON string);
-//     llm.input_messages.{i}.message.tool_call_id (string) is an echo of a result at the
-//     span's start; the span's start is a step boundary. Its boundary and uses share the
+//   - LLM: the span's start is a step boundary. Its uses, at the span's end: when
+//     output.mime_type is application/json and output.value (a string) is a LangChain
+//     LLMResult, the entries of generations[0][i].message.kwargs.tool_calls (id, name, args:
+//     see langchain.go), with the match hash matchLangChain of name and args; otherwise
+//     llm.output_messages.{i}.message.tool_calls.{j}.tool_call.id (string), named by
+//     .tool_call.function.name, with the match hash (dialect.MatchJSON) of that name and
+//     .tool_call.function.arguments (a JSON string). The LangChain instrumentation writes
+//     these flattened calls without their ID. llm.input_messages.{i}.message.tool_call_id
+//     (string) is an echo of a result at the span's start. Its boundary and uses share the
 //     Step pairing.GroupStep(trace ID, span ID): the Agents SDK puts each model request
 //     under a "turn" span of its own, so the parent span does not tell the agent apart.
 //   - TOOL: a tool result at the span's end, named by tool.name (else the span name). Its
-//     call ID is tool_call.id, else tool.id, else gen_ai.tool.call.id (strings); with a call
-//     ID, it is a pairing.KindAbort when dialect.Cancelled says the span reports its call's
-//     cancellation (error.type, tool.failure_kind, status, span status). The Agents
-//     SDK writes none of them: the span then resolves the pending call of its scope and trace whose
-//     use has the same tool name and arguments (input.value, the JSON arguments the tool
-//     received), earliest use first (pairing.KindMatch), whatever it says of a cancellation:
-//     there is no abort of a call found by its arguments.
+//     call ID is tool_call.id, else tool.id, else gen_ai.tool.call.id (strings), else, when
+//     output.mime_type is application/json, the output.kwargs.tool_call_id of the LangChain
+//     ToolMessage in output.value (written only when the tool returned; its status "error"
+//     is a failed tool, still a result); with a call ID, it is a pairing.KindAbort when
+//     dialect.Cancelled says the span reports its call's cancellation (error.type,
+//     tool.failure_kind, status, span status). The Agents SDK writes none of them, nor does
+//     LangChain on a tool that failed or was interrupted: the span then resolves the
+//     pending call of its scope and trace whose use has the same tool name and arguments
+//     (input.value: the JSON arguments the tool received, or, with input.mime_type
+//     text/plain, LangChain's bare value of a tool's one string argument, see
+//     matchToolInput), earliest use first (pairing.KindMatch); when dialect.Cancelled says
+//     the span reports its call's cancellation, the match item is marked Aborted.
 //   - AGENT or CHAIN without a parent span (the root of the run): a session end at the span's
 //     end, closing every pending call of its scope.
 //
