@@ -1,7 +1,6 @@
 package dialect
 
 import (
-	"regexp"
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -35,11 +34,6 @@ var cancelErrorTypes = map[string]bool{
 	"aborted":    true,
 	"AbortError": true,
 }
-
-// timeoutMessage is specification section 4's timeout message pattern (package timeout's
-// MessagePattern, which imports this package): an abort caused by a timeout ("The operation
-// was aborted due to timeout") is a timeout, classified there, not an abort.
-var timeoutMessage = regexp.MustCompile(`(?i)timed? ?out|deadline exceeded`)
 
 // Cancelled reports whether a tool result record of any span or event dialect says that its
 // own call was aborted or cancelled, so that the dialect reports it as pairing.KindAbort
@@ -100,7 +94,9 @@ func cancelled(errorType pcommon.Value, errorTypeOK bool, failureKind pcommon.Va
 	if statusOK && status.Type() == pcommon.ValueTypeStr && status.Str() == statusCancelled {
 		return true
 	}
-	return code == ptrace.StatusCodeError && AbortMessage(message) && !timeoutMessage.MatchString(message)
+	// An abort caused by a timeout ("The operation was aborted due to timeout") is a
+	// timeout, classified by package timeout with the same pattern, not an abort.
+	return code == ptrace.StatusCodeError && AbortMessage(message) && !TimeoutMessage.MatchString(message)
 }
 
 // AbortMessage reports whether a status message says that the operation was aborted or
