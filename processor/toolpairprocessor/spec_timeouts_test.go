@@ -56,6 +56,9 @@ func TestContractS4Recognition(t *testing.T) {
 		{"status message deadline exceeded", chat(status("context Deadline Exceeded")), true},
 		{"status message DEADLINE EXCEEDED", chat(status("rpc error: code = DEADLINE EXCEEDED")), true},
 		{"status message other error", chat(status("overloaded_error")), false},
+		{"status message naming a setting", chat(status(`invalid request: {"timeoutMs":2000,"request_timeout_seconds":5}`)), false},
+		{"status message ETIMEDOUT", chat(status("connect ETIMEDOUT 10.0.0.1:443")), true},
+		{"status message DeadlineExceeded", chat(status("rpc error: code = DeadlineExceeded")), true},
 		{"error.message", chat(attr("error.message", "idle timeout waiting for SSE")), true},
 		{"exception.message on an exception event", chat(func(s *ctSpan) {
 			s.events = []ctEvent{{name: "exception", attrs: map[string]any{"exception.type": "Error", "exception.message": "The operation was aborted due to timeout"}}}
@@ -104,6 +107,15 @@ func TestContractS4Recognition(t *testing.T) {
 		{"Claude Code tool_result Shell command failed", ctClaude("tool_result", 100, "sess-1", "tool_use_id", "toolu_t", "tool_name", "Bash", "success", "false", "duration_ms", "120000", "error", "Shell command failed"), ""},
 		{"a gen_ai.choice with error.type DeadlineExceeded", ctLog{time: 100, body: "x", attrs: map[string]any{"event.name": "gen_ai.choice", "error.type": "DeadlineExceeded"}}, "provider"},
 		{"a log record with exception.type TimeoutError", ctLog{time: 100, body: "boom", attrs: map[string]any{"exception.type": "TimeoutError", "exception.message": "x"}}, "unknown"},
+		// VoltAgent's retry log: its error attribute holds the failed request's JSON, whose
+		// tool schema names the timeout_ms argument, an identifier, not a timeout word.
+		{"a VoltAgent-like retry log whose error holds a request with a timeout_ms schema", ctLog{time: 100, body: "[Agent:capture-agent] - Retrying generateText", attrs: map[string]any{
+			"component": "agent", "agentId": "capture-agent", "attempt": int64(1),
+			"error": `{"tools":[{"parameters":{"properties":{"timeout_ms":{"type":"number"}}}}]}`,
+		}}, ""},
+		{"a retry log whose error is a timeout", ctLog{time: 100, body: "[Agent:capture-agent] - Retrying generateText", attrs: map[string]any{
+			"component": "agent", "agentId": "capture-agent", "error": "Request timed out.",
+		}}, "unknown"},
 		{"a transcript api_error line, status 504, no timeout text", ctLog{time: 100, body: `{"type":"system","subtype":"api_error","error":{"message":"Bad gateway","status":504},"sessionId":"sess-1","timestamp":"2026-11-22T04:54:51.724Z"}`}, "provider"},
 		{"a transcript api_error line, status 502", ctLog{time: 100, body: `{"type":"system","subtype":"api_error","error":{"message":"Bad gateway","status":502,"requestId":"req_504"},"sessionId":"sess-1","timestamp":"2026-11-22T04:54:51.724Z"}`}, ""},
 	}

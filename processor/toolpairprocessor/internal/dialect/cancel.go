@@ -1,7 +1,6 @@
 package dialect
 
 import (
-	"regexp"
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -35,11 +34,6 @@ var cancelErrorTypes = map[string]bool{
 	"aborted":    true,
 	"AbortError": true,
 }
-
-// timeoutMessage is specification section 4's timeout message pattern (package timeout's
-// MessagePattern, which imports this package): an abort caused by a timeout ("The operation
-// was aborted due to timeout") is a timeout, classified there, not an abort.
-var timeoutMessage = regexp.MustCompile(`(?i)timed? ?out|deadline exceeded`)
 
 // Cancelled reports whether a tool result record of any span or event dialect says that its
 // own call was aborted or cancelled, so that the dialect reports it as pairing.KindAbort
@@ -100,18 +94,23 @@ func cancelled(errorType pcommon.Value, errorTypeOK bool, failureKind pcommon.Va
 	if statusOK && status.Type() == pcommon.ValueTypeStr && status.Str() == statusCancelled {
 		return true
 	}
-	return code == ptrace.StatusCodeError && AbortMessage(message) && !timeoutMessage.MatchString(message)
+	// An abort caused by a timeout ("The operation was aborted due to timeout") is a
+	// timeout, classified by package timeout with the same pattern, not an abort.
+	return code == ptrace.StatusCodeError && AbortMessage(message) && !TimeoutMessage.MatchString(message)
 }
 
 // AbortMessage reports whether a status message says that the operation was aborted or
 // cancelled: after leading white space, an optional "<Name>Error: " (letters ending in
 // "error", then a colon and a space), and at most four words of ASCII letters each followed
-// by one space, the word aborted, cancelled or canceled, not followed by a letter, digit or
+// by one space, the word aborted, cancelled or canceled, or the words "interrupted by SIG"
+// and at least one more letter (a signal's name), not followed by a letter, digit or
 // underscore; all without regard to case. So "Operation aborted", "The operation was
 // aborted.", "Command aborted: sleep 20", "Tool execution cancelled by user", "AbortError:
-// This operation was aborted" and "context canceled" say so; "fatal: rebase aborted" (the
-// word after other punctuation: the tool's own failure), "Operation abortedness" and
-// "the build step number one was aborted" (a sixth word) do not.
+// This operation was aborted", "context canceled" and "interrupted by SIGTERM" (the
+// LangGraph.js capture app's signal handler, on the TOOL span of the tool it stopped) say
+// so; "fatal: rebase aborted" (the word after other punctuation: the tool's own failure),
+// "Operation abortedness", "the build step number one was aborted" (a sixth word),
+// "Interrupted system call" and "interrupted by user" (no signal named) do not.
 func AbortMessage(msg string) bool {
 	s := strings.TrimLeft(msg, " \t\n\f\r")
 	if i := strings.Index(s, ": "); i >= len("error") && letters(s[:i]) == i && strings.EqualFold(s[i-len("error"):i], "error") {
@@ -126,11 +125,30 @@ func AbortMessage(msg string) bool {
 			(n == len(s) || !wordByte(s[n])) {
 			return true
 		}
+		if interruptedBySignal(s) {
+			return true
+		}
 		if words == 4 || n == len(s) || s[n] != ' ' {
 			return false
 		}
 		s = s[n+1:]
 	}
+}
+
+// bySignal is what interruptedBySignal looks for after its first word.
+const bySignal = " by sig"
+
+// interruptedBySignal reports whether s starts with "interrupted by SIG", at least one more
+// ASCII letter, and then no letter, digit or underscore, without regard to case.
+func interruptedBySignal(s string) bool {
+	const word = "interrupted"
+	if len(s) < len(word)+len(bySignal)+1 || !strings.EqualFold(s[:len(word)], word) ||
+		!strings.EqualFold(s[len(word):len(word)+len(bySignal)], bySignal) {
+		return false
+	}
+	rest := s[len(word)+len(bySignal):]
+	n := letters(rest)
+	return n > 0 && (n == len(rest) || !wordByte(rest[n]))
 }
 
 // letters returns the number of ASCII letters s starts with.

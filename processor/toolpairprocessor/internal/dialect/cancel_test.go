@@ -89,6 +89,19 @@ func TestCancelled(t *testing.T) {
 		{name: "message word and underscore", code: errCode, msg: "aborted_by_policy", want: false},
 		{name: "message word and digit", code: errCode, msg: "cancelled2", want: false},
 		{name: "message with two spaces", code: errCode, msg: "Operation  aborted", want: false},
+		{name: "LangGraph.js capture app: interrupted by SIGTERM, with its stack", code: errCode,
+			msg: "interrupted by SIGTERM\n\nError: interrupted by SIGTERM\n    at process.<anonymous> (file:///srv/realclients/clients/langgraph/agent.mjs:42:22)", want: true},
+		{name: "interrupted by SIGINT", code: errCode, msg: "interrupted by SIGINT", want: true},
+		{name: "interrupted by a signal after words", code: errCode, msg: "Command interrupted by sighup.", want: true},
+		{name: "interrupted by a signal after Error:", code: errCode, msg: "Error: interrupted by SIGTERM", want: true},
+		{name: "VoltAgent root span", code: errCode, msg: "Operation aborted: interrupted by SIGINT", want: true},
+		{name: "interrupted by a signal of a timeout", code: errCode, msg: "interrupted by SIGTERM: timed out", want: false},
+		{name: "interrupted by SIG and nothing", code: errCode, msg: "interrupted by SIG", want: false},
+		{name: "interrupted by a signal name with a digit", code: errCode, msg: "interrupted by SIGRT1", want: false},
+		{name: "interrupted system call", code: errCode, msg: "Interrupted system call", want: false},
+		{name: "interrupted by the user", code: errCode, msg: "interrupted by user", want: false},
+		{name: "interrupted by a signal after other punctuation", code: errCode, msg: "make: *** interrupted by SIGINT", want: false},
+		{name: "interrupted by a signal without error status", code: unset, msg: "interrupted by SIGTERM", want: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -146,7 +159,7 @@ func BenchmarkCancelled(b *testing.B) {
 
 // abortPattern is AbortMessage's rule written as a regular expression, the reference the
 // hand-written matcher is checked against.
-var abortPattern = regexp.MustCompile(`(?i)^[\t\n\f\r ]*(?:[a-z]*error: )?(?:[a-z]+ ){0,4}(?:aborted|cancell?ed)\b`)
+var abortPattern = regexp.MustCompile(`(?i)^[\t\n\f\r ]*(?:[a-z]*error: )?(?:[a-z]+ ){0,4}(?:aborted|cancell?ed|interrupted by sig[a-z]+)\b`)
 
 var abortSeeds = []string{
 	"", "Operation aborted", "The operation was aborted.", "Command aborted: echo start; sleep 20; echo done",
@@ -155,6 +168,10 @@ var abortSeeds = []string{
 	"one two three four aborted", "one two three four five aborted", "Error: aborted", "error:aborted",
 	"xError: Cancelled", "Error: Error: aborted", "aborted_x", "aborted9", "ABORTED!", "canceled.", "cancelledd",
 	"  \n cancelled", "Cancelled: deadline exceeded", "Shell command failed", "\u00e9 aborted", "abort",
+	"interrupted by SIGTERM", "interrupted by SIGINT\n\nError: interrupted by SIGINT", "Interrupted system call",
+	"interrupted by user", "interrupted by SIG", "interrupted by SIGRT1", "interrupted by SIGTERM_x",
+	"one two three four interrupted by SIGHUP", "one two three four five interrupted by SIGHUP",
+	"INTERRUPTED BY sigint.", "interrupted  by SIGINT", "interrupted by  SIGINT", "interruptedd by SIGINT",
 }
 
 // TestAbortMessageIsItsPattern: AbortMessage says what abortPattern says, on the examples of

@@ -9,6 +9,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/fields"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/messages"
@@ -35,8 +36,12 @@ type Item struct {
 	// Match is the match hash (see MatchJSON) of a use whose results may come without a
 	// call ID, or of such a result (pairing.KindMatch, CallID empty); 0 otherwise.
 	Match uint64
-	// Abort, on a pairing.KindMatch, says the record reports its call's abort (Cancelled):
-	// pairing.Event.Abort.
+	// Abort, on a pairing.KindMatch result, says the record reports its own call's abort
+	// (Cancelled: a cancellation marker of specification section 2), as a KindAbort says it
+	// of a result with a call ID; false on every other kind. The engine reads it as
+	// pairing.Event.Abort (interrupted, reason aborted). Set by openinference on its TOOL
+	// spans without a call ID (LangGraph's interrupted tool: status Error "interrupted by
+	// SIGTERM").
 	Abort bool
 }
 
@@ -195,6 +200,14 @@ func (f *Found) AddLogCallValues(lr plog.LogRecord, kind pairing.Kind, id pcommo
 // resolve, or such a result (pairing.KindMatch, callID "").
 func (f *Found) AddMatch(kind pairing.Kind, callID, toolName string, t int64, step string, match uint64) {
 	f.Items = append(f.Items, Item{Kind: kind, CallID: callID, ToolName: toolName, Time: t, Step: step, Match: match})
+}
+
+// AddMatchedResult adds a result span that carries no call ID, to be matched to its call by
+// match (a KindMatch item ending at t): marked Abort when the span reports its own call's
+// abort (ResultKind, the cancellation markers of specification section 2), so that it resolves
+// its call as interrupted/aborted as a result with a call ID would.
+func (f *Found) AddMatchedResult(span ptrace.Span, toolName string, t int64, match uint64) {
+	f.Items = append(f.Items, Item{Kind: pairing.KindMatch, ToolName: toolName, Time: t, Match: match, Abort: ResultKind(span) == pairing.KindAbort})
 }
 
 // Skip records a malformed piece of input.

@@ -137,19 +137,24 @@ func (f *Found) FlatCallID(c *FlatCall) (id string, ok bool) {
 // hash (MatchValue of its name and arguments, bound to the span's trace by InTrace) lets a
 // result without a call ID find it; each result laid out as echoes is an echo at the span's
 // start. Call IDs are read as FlatCallID reads them: a missing or wrong one is skipped and
-// reported.
+// reported. A nil uses (or echoes) reads no uses (or echoes).
 func (f *Found) AddFlatHistory(span ptrace.Span, uses, echoes *FlatLayout, step string) {
 	attrs := span.Attributes()
 	end, start := int64(span.EndTimestamp()), int64(span.StartTimestamp())
 	var buf [4]FlatCall
-	for _, c := range ScanFlat(attrs, uses, buf[:0]) {
-		if c.IsResult() {
-			continue
+	if uses != nil {
+		for _, c := range ScanFlat(attrs, uses, buf[:0]) {
+			if c.IsResult() {
+				continue
+			}
+			if id, ok := f.FlatCallID(&c); ok {
+				h, _ := MatchValue(c.Name, c.Arguments)
+				f.AddMatch(pairing.KindUse, id, c.Name, end, step, InTrace(h, span.TraceID()))
+			}
 		}
-		if id, ok := f.FlatCallID(&c); ok {
-			h, _ := MatchValue(c.Name, c.Arguments)
-			f.AddMatch(pairing.KindUse, id, c.Name, end, step, InTrace(h, span.TraceID()))
-		}
+	}
+	if echoes == nil {
+		return
 	}
 	for _, c := range ScanFlat(attrs, echoes, buf[:0]) {
 		if !c.IsResult() {

@@ -5,9 +5,22 @@ import (
 	"strings"
 )
 
-// TimeoutMessage is the specification section 4 pattern of a timeout message,
-// case-insensitive: "timed out", "timeout", "time out", "Timeout", "deadline exceeded".
-var TimeoutMessage = regexp.MustCompile(`(?i)timed? ?out|deadline exceeded`)
+// TimeoutMessage is the specification section 4 pattern of a timeout message. Without regard
+// to case, a timeout word: "timeout", "timed out", "time out", "timedout", "deadline
+// exceeded" or "deadlineexceeded", each optionally followed by "error" or "exception"
+// ("TimeoutError", "DeadlineExceeded"), or "etimedout" / "esockettimedout" (Node's errno
+// names), standing as a word: not preceded by an ASCII letter or digit (an underscore may
+// precede it: Claude Code's error_class "api_timeout", undici's "UND_ERR_CONNECT_TIMEOUT") and
+// not followed by an ASCII letter, digit or underscore. So the names of settings, the
+// identifiers "timeout_ms", "timeoutMs", "request_timeout_seconds", "idle_timeout_s" and
+// "readTimeout" (VoltAgent's retry logs carry a request JSON whose tool schema has
+// "timeout_ms"), do not match. Also, with regard to case, an error class name that ends in
+// Timeout, TimedOut or TimeOut then Error or Exception ("APITimeoutError",
+// "SocketTimeoutException", "ConnectTimeoutError"). Checked against "Request timed out." (Claude
+// Code, the OpenAI SDKs), "idle timeout waiting for SSE" (Codex), "Command timed out after
+// 2000 ms", "The operation was aborted due to timeout" (the AI SDK), "TimeoutError", "connect
+// ETIMEDOUT", "context deadline exceeded" (Go), "DeadlineExceeded".
+var TimeoutMessage = regexp.MustCompile(`(?i:(?:^|[^a-z0-9])(?:time(?:d ?| )?out|deadline ?exceeded)(?:error|exception)?(?:$|[^a-z0-9_])|(?:^|[^a-z0-9])e(?:socket)?timedout(?:$|[^a-z0-9_]))|\b[A-Z][A-Za-z0-9]*(?:Timeout|TimedOut|TimeOut)(?:Error|Exception)\b`)
 
 // commandTimedOut matches the line the shell tools of Claude Code ("Command timed out after
 // 2s"), pi ("Command timed out after 2 seconds") and OpenClaw write into a tool result whose

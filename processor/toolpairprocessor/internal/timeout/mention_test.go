@@ -45,6 +45,9 @@ func TestMayMention(t *testing.T) {
 		{`{"error":"Deadline exceeded"}`, true},
 		{`{"error":"Deadline Exceeded"}`, true},
 		{`{"error":"DEADLINE EXCEEDED"}`, true},
+		{`{"error":"DeadlineExceeded"}`, true},
+		{`{"error":"connect ETIMEDOUT"}`, true},
+		{`{"error":"timeout_ms"}`, true}, // let through, not a timeout word (MessagePattern)
 		{`{"timestamp":"2026-02-12T20:23:38.286Z","type":"user"}`, false},
 		{`{"content":"the deadline passed; runtime: 3s; mime output; TIMESTAMP"}`, false},
 		{`{"content":"TIMESTAMP; DEADLINE"}`, false},
@@ -136,9 +139,14 @@ func TestMayMentionCoversPattern(t *testing.T) {
 		for i := range buf {
 			buf[i] = alphabet[rng.IntN(len(alphabet))]
 		}
-		// Plant a spelling now and then, in a random case.
+		// Plant a spelling now and then, in a random case, standing as a word (between two
+		// delimiters) or not.
 		if rng.IntN(4) == 0 {
-			w := []string{"timed out", "timeout", "time out", "timedout", "deadline exceeded"}[rng.IntN(5)]
+			words := []string{"timed out", "timeout", "time out", "timedout", "deadline exceeded", "deadlineexceeded", "etimedout", "timeouterror"}
+			w := words[rng.IntN(len(words))]
+			if rng.IntN(4) != 0 {
+				w = string(" \"-"[rng.IntN(3)]) + w + string(" \"-"[rng.IntN(3)])
+			}
 			at := rng.IntN(len(buf) - len(w))
 			for i := 0; i < len(w); i++ {
 				c := w[i]

@@ -36,8 +36,9 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/pairing"
 )
 
-// MessagePattern is the specification section 4 pattern of a timeout message, case-insensitive:
-// "timed out", "timeout", "time out", "Timeout", "deadline exceeded" (dialect.TimeoutMessage).
+// MessagePattern is the specification section 4 pattern of a timeout message: the words
+// "timed out", "timeout", "time out", "deadline exceeded", "TimeoutError", "ETIMEDOUT", ...
+// standing as words, not inside identifiers such as "timeout_ms" (dialect.TimeoutMessage).
 var MessagePattern = dialect.TimeoutMessage
 
 // errorTypes are the error.type / exception.type values that name a timeout.

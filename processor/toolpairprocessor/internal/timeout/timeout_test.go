@@ -34,6 +34,8 @@ func TestMessage(t *testing.T) {
 		"api_timeout",                                   // Claude Code error_class
 		"REQUEST TIMED OUT",
 		"time out",
+		"connect ETIMEDOUT 10.0.0.1:443", // Node
+		"DeadlineExceeded",
 	} {
 		assert.True(t, Message(s), s)
 	}
@@ -47,6 +49,9 @@ func TestMessage(t *testing.T) {
 		"server_overload",
 		"Command aborted: interrupted by SIGINT",
 		"exception TypeError: fetch failed sending request",
+		`{"tools":[{"parameters":{"properties":{"timeout_ms":{"type":"number"}}}}]}`, // a request's tool schema
+		`{"timeoutMs":2000}`,
+		"request_timeout_seconds",
 	} {
 		assert.False(t, Message(s), s)
 	}

@@ -78,7 +78,8 @@ func mayStatus(data []byte) bool {
 }
 
 // mayMention reports whether a line may hold a timeout: a spelling MessagePattern matches
-// ("timed out", "timeout", "time out", "timedout", "deadline exceeded"), in any case, or one of
+// ("timed out", "timeout", "time out", "timedout", "deadline exceeded", "deadlineexceeded"),
+// in any case, wherever it stands (MessagePattern also asks it to stand as a word), or one of
 // the agents' other spellings ("Time-out" of "504 Gateway Time-out", "timed-out"); only such
 // lines are decoded. It looks for the rare letters of the two phrases, 'm' and 'x' in either
 // case, with bytes.IndexByte (vectorised), and checks the letters around each: four scans of
@@ -124,20 +125,27 @@ func timeAt(data []byte, i int) bool {
 	return k+3 <= len(data) && lower(data[k]) == 'o' && lower(data[k+1]) == 'u' && lower(data[k+2]) == 't'
 }
 
-// deadlineAt reports whether the 'x' at data[i] is that of "deadline exceeded", in any
-// case.
+// deadlineAt reports whether the 'x' at data[i] is that of "deadline exceeded" or
+// "deadlineexceeded", in any case.
 func deadlineAt(data []byte, i int) bool {
-	const before, after = "deadline e", "ceeded"
-	if i < len(before) || i+1+len(after) > len(data) {
+	const before, after = "deadline", "ceeded"
+	if i < 1+len(before) || i+1+len(after) > len(data) || lower(data[i-1]) != 'e' {
 		return false
-	}
-	for n := 0; n < len(before); n++ {
-		if lower(data[i-len(before)+n]) != before[n]|0x20 {
-			return false
-		}
 	}
 	for n := 0; n < len(after); n++ {
 		if lower(data[i+1+n]) != after[n] {
+			return false
+		}
+	}
+	k := i - 1 // the 'e' before the 'x'
+	if data[k-1] == ' ' {
+		k--
+	}
+	if k < len(before) {
+		return false
+	}
+	for n := 0; n < len(before); n++ {
+		if lower(data[k-len(before)+n]) != before[n] {
 			return false
 		}
 	}

@@ -34,7 +34,8 @@
 //     tool announced by its parent call_llm span, and gets the call's ID
 //     (gen_ai.tool.call.id); a bare span that carries that ID already (replayed, or in the back
 //     tier of route mode) is resolved by it. It cannot say which of two calls of one tool in
-//     one response it ran, nor that it was aborted: it resolves its call as a result.
+//     one response it ran; a span whose status reports its abort (specification section 2's
+//     markers) resolves its call as interrupted/aborted (Found.AddMatchedResult).
 //
 // ADK's invoke_agent span is the genai dialect's; its end is a session end keyed under its
 // gen_ai.conversation.id, which ADK's call_llm and execute_tool spans do not carry (they are
@@ -155,7 +156,7 @@ func extractTool(span ptrace.Span, suffix string, f *dialect.Found) bool {
 			f.Add(pairing.KindResult, id, suffix, end)
 			return true
 		}
-		f.AddMatch(pairing.KindMatch, "", suffix, end, "", NameMatch(suffix, parent))
+		f.AddMatchedResult(span, suffix, end, NameMatch(suffix, parent))
 		return true
 	}
 	a := f.Attrs(attrs)

@@ -248,3 +248,23 @@ func TestDerivedID(t *testing.T) {
 	assert.NotEqual(t, NameMatch("run_shell", callLLMID), NameMatch("read_file", callLLMID))
 	assert.NotEqual(t, NameMatch("run_shell", callLLMID), NameMatch("run_shell", pcommon.SpanID{1}))
 }
+
+// TestBareSpanCancelled: a bare execute_tool span (no call ID, matched by tool name) whose
+// status carries a cancellation marker of specification section 2 is a match marked Abort,
+// so the engine resolves its call as interrupted/aborted; any other status leaves it a match.
+// Only the status markers: a span with attributes is not bare.
+func TestBareSpanCancelled(t *testing.T) {
+	for _, m := range dialecttest.Markers() {
+		if len(m.Attrs) > 0 {
+			continue
+		}
+		t.Run(m.Name, func(t *testing.T) {
+			s := dialecttest.MarkedSpan(t, "execute_tool run_shell", nil, false, m)
+			var f dialect.Found
+			assert.True(t, ExtractSpan(s, &f))
+			require.Len(t, f.Items, 1)
+			assert.Equal(t, pairing.KindMatch, f.Items[0].Kind)
+			assert.Equal(t, m.Kind == pairing.KindAbort, f.Items[0].Abort)
+		})
+	}
+}

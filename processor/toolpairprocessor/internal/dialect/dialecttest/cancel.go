@@ -35,6 +35,9 @@ func Markers() []Marker {
 			Kind: pairing.KindAbort},
 		{Name: "status attribute cancelled", Attrs: map[string]any{"status": "cancelled"}, Kind: pairing.KindAbort},
 		{Name: "error status saying aborted", Code: ptrace.StatusCodeError, Message: "Command aborted: sleep 20", Kind: pairing.KindAbort},
+		{Name: "LangGraph.js capture app: status interrupted by SIGTERM", Code: ptrace.StatusCodeError,
+			Message: "interrupted by SIGTERM\n\nError: interrupted by SIGTERM\n    at process.<anonymous> (file:///srv/realclients/clients/langgraph/agent.mjs:42:22)",
+			Kind:    pairing.KindAbort},
 		{Name: "failed tool", Attrs: map[string]any{"error.type": "tool_error"}, Code: ptrace.StatusCodeError,
 			Message: "Shell command failed", Kind: pairing.KindResult},
 		{Name: "aborted by a timeout", Code: ptrace.StatusCodeError, Message: "The operation was aborted due to timeout",
@@ -45,7 +48,8 @@ func Markers() []Marker {
 // MarkedSpan returns NewSpan(t, name, attrs plus m.Attrs, root) with m's status.
 func MarkedSpan(t testing.TB, name string, attrs map[string]any, root bool, m Marker) ptrace.Span {
 	t.Helper()
-	all := maps.Clone(attrs)
+	all := map[string]any{}
+	maps.Copy(all, attrs)
 	maps.Copy(all, m.Attrs)
 	s := NewSpan(t, name, all, root)
 	s.Status().SetCode(m.Code)

@@ -124,12 +124,15 @@ func Spans(data []byte) (spans []ptrace.Span, ok bool) {
 
 // CheckFound fails t when what a dialect found in an input of inputLen bytes is not
 // well-formed: an item other than a step boundary, session end or match without a call ID, a
-// match with a call ID, an item
+// match with a call ID, an item other than a match marked Aborted, an item
 // of no known kind, or more items and malformed reasons than the input could describe (each
 // needs at least a few bytes of it: an extractor must never multiply its input).
 func CheckFound(t *testing.T, f *dialect.Found, inputLen int) {
 	t.Helper()
 	for _, it := range f.Items {
+		if it.Abort && it.Kind != pairing.KindMatch {
+			t.Fatalf("%v item marked aborted: only a match is", it.Kind)
+		}
 		switch it.Kind {
 		case pairing.KindBoundary, pairing.KindSessionEnd:
 		case pairing.KindUse, pairing.KindResult, pairing.KindEcho, pairing.KindReject, pairing.KindAbort, pairing.KindCompanion, pairing.KindRefused:

@@ -152,8 +152,8 @@ func TestRepeatedKeyLastWins(t *testing.T) {
 }
 
 // TestToolSpanCancelled: a TOOL span with a call ID that says its call was cancelled
-// (dialect.Cancelled) is an abort; one without a call ID stays a KindMatch (there is no abort
-// of a call found by its arguments).
+// (dialect.Cancelled) is an abort; one without a call ID stays a KindMatch, marked Aborted
+// (the engine decides what a match that reports its abort gets).
 func TestToolSpanCancelled(t *testing.T) {
 	for _, m := range dialecttest.Markers() {
 		t.Run(m.Name, func(t *testing.T) {
@@ -171,6 +171,7 @@ func TestToolSpanCancelled(t *testing.T) {
 			assert.True(t, ExtractSpan(s, &f))
 			require.Len(t, f.Items, 1)
 			assert.Equal(t, pairing.KindMatch, f.Items[0].Kind)
+			assert.Equal(t, m.Kind == pairing.KindAbort, f.Items[0].Abort)
 		})
 	}
 }

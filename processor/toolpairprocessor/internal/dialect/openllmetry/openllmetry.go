@@ -170,7 +170,7 @@ func extractTool(span ptrace.Span, f *dialect.Found) {
 	if v, ok := fields.Get(attrs, keyEntityInput); ok {
 		h = inputMatch(name, v)
 	}
-	f.AddMatch(pairing.KindMatch, "", name, end, "", dialect.InTrace(h, span.TraceID()))
+	f.AddMatchedResult(span, name, end, dialect.InTrace(h, span.TraceID()))
 }
 
 // inputMatch returns the match hash of a tool span's traceloop.entity.input, 0 when it

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect/dialecttest"
@@ -152,6 +153,24 @@ func TestExtractSpan(t *testing.T) {
 			assert.Equal(t, tt.claimed, ExtractSpan(s, &f))
 			assert.Equal(t, tt.items, f.Items)
 			assert.Equal(t, tt.malformed, f.Malformed)
+		})
+	}
+}
+
+// TestToolSpanCancelled: a *.tool span (no call ID, matched by arguments) whose status or
+// attributes carry a cancellation marker of specification section 2 is a match marked Abort,
+// so the engine resolves its call as interrupted/aborted; any other status leaves it a match.
+func TestToolSpanCancelled(t *testing.T) {
+	for _, m := range dialecttest.Markers() {
+		t.Run(m.Name, func(t *testing.T) {
+			s := dialecttest.MarkedSpan(t, "run_shell.tool", map[string]any{
+				"traceloop.span.kind": "tool", "traceloop.entity.input": `{"args":[],"kwargs":{"command":"ls"}}`,
+			}, false, m)
+			var f dialect.Found
+			assert.True(t, ExtractSpan(s, &f))
+			require.Len(t, f.Items, 1)
+			assert.Equal(t, pairing.KindMatch, f.Items[0].Kind)
+			assert.Equal(t, m.Kind == pairing.KindAbort, f.Items[0].Abort)
 		})
 	}
 }
