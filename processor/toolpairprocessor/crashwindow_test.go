@@ -166,7 +166,7 @@ func TestCrashWindowCallAnnouncedInBothSignals(t *testing.T) {
 		},
 		func(*rig) {},
 		func(r *rig) { r.advance(r.cfg.PairingTimeout + time.Minute) })
-	const call = "run_shell_command_1795323400327_0"
+	const call = "run_shell_command__run_shell_command_1795323400327_0" // as Gemini CLI writes it
 	require.Contains(t, reference[call], "span:interrupted/expired+synthetic")
 	require.Contains(t, reference[call], "log:interrupted/expired+synthetic")
 	assert.Equal(t, reference[call], crashed[call])

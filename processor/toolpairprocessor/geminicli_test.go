@@ -107,7 +107,8 @@ func TestGoldenGeminiCLISpans(t *testing.T) {
 				}
 				require.Len(t, synthetic, 1, id)
 				s := synthetic[0]
-				assert.Equal(t, id, strAttr(s, "gen_ai.tool.call.id"))
+				// In Gemini CLI's telemetry form, as its own records show the call.
+				assert.Equal(t, "run_shell_command__"+id, strAttr(s, "gen_ai.tool.call.id"))
 				assert.Equal(t, "execute_tool run_shell_command", s.Name())
 				assert.Equal(t, "expired", strAttr(s, "toolpair.interrupt.reason"))
 				assert.Equal(t, use.TraceID(), s.TraceID(), "in the trace of the announcing llm_call")
@@ -196,7 +197,7 @@ func TestGeminiCLIKilledCallGetsSpan(t *testing.T) {
 			}
 			require.Len(t, synthetic, 1)
 			s := synthetic[0]
-			assert.Equal(t, "run_shell_command_1795323400327_0", strAttr(s, "gen_ai.tool.call.id"))
+			assert.Equal(t, "run_shell_command__run_shell_command_1795323400327_0", strAttr(s, "gen_ai.tool.call.id"), "the call ID as Gemini CLI's telemetry writes it")
 			assert.Equal(t, "expired", strAttr(s, "toolpair.interrupt.reason"))
 			assert.Equal(t, llm[0].TraceID(), s.TraceID())
 			assert.Equal(t, llm[0].SpanID(), s.ParentSpanID())

@@ -54,7 +54,7 @@ func TestGeminiInterruptedCall(t *testing.T) {
 	b.advance(11 * time.Minute)
 	logs := syntheticLogs(b)
 	require.Len(t, logs, 1)
-	assert.Equal(t, "tool call run_shell_command_1795323400327_0 (run_shell_command) interrupted: expired", logs[0].Body().Str())
+	assert.Equal(t, "tool call run_shell_command__run_shell_command_1795323400327_0 (run_shell_command) interrupted: expired", logs[0].Body().Str())
 	assert.Equal(t, "99842fde-5e88-40a7-84db-a0b1a99e68bc", logAttr(logs[0], "session.id"))
 	b.shutdown()
 	assert.Len(t, allLogs(b.lsink), n+1)

@@ -195,6 +195,7 @@ func (p *logsProcessor) extract(ctx context.Context, b *logBatch, pos batch.Pos,
 			Conversation:     conv,
 			TraceID:          lr.TraceID(),
 			SpanID:           lr.SpanID(),
+			ToolPrefixedIDs:  b.Found.ToolPrefixedIDs,
 		})
 	}
 	// A result event that gives its tool's duration shows when the tool started.

@@ -194,6 +194,7 @@ func (p *tracesProcessor) extract(ctx context.Context, b *spanBatch, pos batch.P
 			TraceID:          span.TraceID(),
 			SpanID:           span.SpanID(),
 			ParentSpanID:     span.ParentSpanID(),
+			ToolPrefixedIDs:  b.Found.ToolPrefixedIDs,
 		})
 	}
 	// A result span is the tool's own operation: its start is a time the call shows.

@@ -171,7 +171,7 @@ func (b *Batch[D, R, N, S]) Origin(o synth.Origin) *synth.Origin {
 	// The IDs first: spans differ there, and comparing them reads no other memory.
 	if l := b.origin; l != nil && l.SpanID == o.SpanID && l.TraceID == o.TraceID && l.ParentSpanID == o.ParentSpanID &&
 		l.Resource == o.Resource && l.Signal == o.Signal && l.Also == o.Also &&
-		l.ConversationAttr == o.ConversationAttr && l.Conversation == o.Conversation {
+		l.ConversationAttr == o.ConversationAttr && l.Conversation == o.Conversation && l.ToolPrefixedIDs == o.ToolPrefixedIDs {
 		return l // Next is the batch's in both
 	}
 	b.origin = new(synth.Origin)

@@ -65,6 +65,10 @@ type Found struct {
 	// the duration fields of attributes and map bodies itself (synth.Runtime).
 	RunMs  int64
 	HasRun bool
+	// ToolPrefixedIDs says the record writes its call IDs as "<tool>__<id>", Gemini CLI's
+	// telemetry form, where its items hold "<id>" (genaievents.WireID): the synthetic records
+	// of its uses write their call IDs in that form too, as the agent's own records do.
+	ToolPrefixedIDs bool
 	// Line is what a dialect that read the record's body as a transcript line in full learned
 	// of it for the timeout classifier (package timeout), whether or not the line has tool
 	// items; LineUnread when none did.
@@ -153,6 +157,7 @@ func (f *Found) Reset() {
 	f.Malformed = f.Malformed[:0]
 	f.Line = LineUnread
 	f.RunMs, f.HasRun = 0, false
+	f.ToolPrefixedIDs = false
 	f.attrs.Reset(pcommon.Map{})
 }
 

@@ -228,7 +228,7 @@ func (r *decoder) readOrigins() {
 			r.fail("origin resource index %d", m.Resource)
 			return
 		}
-		o := &synth.Origin{Resource: resources[m.Resource], ConversationAttr: r.str(m.ScopeAttr), Conversation: r.str(m.ScopeValue), Signal: synth.Signal(m.Signal)}
+		o := &synth.Origin{Resource: resources[m.Resource], ConversationAttr: r.str(m.ScopeAttr), Conversation: r.str(m.ScopeValue), Signal: synth.Signal(m.Signal), ToolPrefixedIDs: m.ToolPrefixedIds}
 		if !setID(o.TraceID[:], m.TraceId) || !setID(o.SpanID[:], m.SpanId) || !setID(o.ParentSpanID[:], m.ParentSpanId) {
 			r.fail("origin %d: an ID of the wrong length", i)
 			return

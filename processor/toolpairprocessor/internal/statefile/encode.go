@@ -196,6 +196,7 @@ func (w *encoder) origin(o *synth.Origin) (uint32, error) {
 	w.originList = append(w.originList, &Origin{
 		Resource: ri, ScopeAttr: w.str(o.ConversationAttr), ScopeValue: w.str(o.Conversation), Signal: Signal(o.Signal),
 		TraceId: idBytes(o.TraceID[:]), SpanId: idBytes(o.SpanID[:]), ParentSpanId: idBytes(o.ParentSpanID[:]),
+		ToolPrefixedIds: o.ToolPrefixedIDs,
 	})
 	i := uint32(len(w.originList))
 	w.origins[o] = i

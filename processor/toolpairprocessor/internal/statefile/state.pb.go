@@ -432,11 +432,13 @@ type Origin struct {
 	ScopeValue uint32 `protobuf:"varint,3,opt,name=scope_value,json=scopeValue" json:"scope_value,omitempty"`
 	Signal     Signal `protobuf:"varint,4,opt,name=signal,enum=toolpair.state.v1.Signal" json:"signal,omitempty"`
 	// The announcing span's or log record's IDs: 16, 8 and 8 bytes, or empty for all zeros.
-	TraceId       []byte `protobuf:"bytes,5,opt,name=trace_id,json=traceId" json:"trace_id,omitempty"`
-	SpanId        []byte `protobuf:"bytes,6,opt,name=span_id,json=spanId" json:"span_id,omitempty"`
-	ParentSpanId  []byte `protobuf:"bytes,7,opt,name=parent_span_id,json=parentSpanId" json:"parent_span_id,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	TraceId      []byte `protobuf:"bytes,5,opt,name=trace_id,json=traceId" json:"trace_id,omitempty"`
+	SpanId       []byte `protobuf:"bytes,6,opt,name=span_id,json=spanId" json:"span_id,omitempty"`
+	ParentSpanId []byte `protobuf:"bytes,7,opt,name=parent_span_id,json=parentSpanId" json:"parent_span_id,omitempty"`
+	// The announcing record writes call IDs as "<tool>__<id>" (synth.Origin.ToolPrefixedIDs).
+	ToolPrefixedIds bool `protobuf:"varint,8,opt,name=tool_prefixed_ids,json=toolPrefixedIds" json:"tool_prefixed_ids,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *Origin) Reset() {
@@ -516,6 +518,13 @@ func (x *Origin) GetParentSpanId() []byte {
 		return x.ParentSpanId
 	}
 	return nil
+}
+
+func (x *Origin) GetToolPrefixedIds() bool {
+	if x != nil {
+		return x.ToolPrefixedIds
+	}
+	return false
 }
 
 // Scope is what the engine knows of one scope (pairing.ScopeSnapshot).
@@ -1607,7 +1616,7 @@ const file_state_proto_rawDesc = "" +
 	"\n" +
 	"deliveries\x18\n" +
 	" \x03(\v2\x1b.toolpair.state.v1.DeliveryR\n" +
-	"deliveries\"\xf1\x01\n" +
+	"deliveries\"\x9d\x02\n" +
 	"\x06Origin\x12\x1a\n" +
 	"\bresource\x18\x01 \x01(\rR\bresource\x12\x1d\n" +
 	"\n" +
@@ -1617,7 +1626,8 @@ const file_state_proto_rawDesc = "" +
 	"\x06signal\x18\x04 \x01(\x0e2\x19.toolpair.state.v1.SignalR\x06signal\x12\x19\n" +
 	"\btrace_id\x18\x05 \x01(\fR\atraceId\x12\x17\n" +
 	"\aspan_id\x18\x06 \x01(\fR\x06spanId\x12$\n" +
-	"\x0eparent_span_id\x18\a \x01(\fR\fparentSpanId\"\xc8\x01\n" +
+	"\x0eparent_span_id\x18\a \x01(\fR\fparentSpanId\x12*\n" +
+	"\x11tool_prefixed_ids\x18\b \x01(\bR\x0ftoolPrefixedIds\"\xc8\x01\n" +
 	"\x05Scope\x12\x16\n" +
 	"\x06tenant\x18\x01 \x01(\rR\x06tenant\x12\x14\n" +
 	"\x05scope\x18\x02 \x01(\rR\x05scope\x12\x1b\n" +

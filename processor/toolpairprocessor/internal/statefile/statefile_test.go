@@ -97,6 +97,7 @@ func fullSnapshot(t testing.TB, sinks Sinks) *pairing.Snapshot {
 	both.Also = origin(r2, synth.Logs, 7)
 	noParent := origin(r2, synth.Traces, 8)
 	noParent.ParentSpanID = pcommon.SpanID{}
+	noParent.ToolPrefixedIDs = true
 
 	s1 := pairing.ConversationKey{Tenant: "agent", Conversation: "s1"}
 	key := func(id string) pairing.Key {

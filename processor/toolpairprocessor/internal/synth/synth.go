@@ -105,6 +105,10 @@ type Origin struct {
 	TraceID      pcommon.TraceID
 	SpanID       pcommon.SpanID
 	ParentSpanID pcommon.SpanID
+	// ToolPrefixedIDs: the announcing record writes call IDs as "<tool>__<id>" (Gemini CLI's
+	// telemetry form, dialect.Found.ToolPrefixedIDs), while the call's key holds "<id>"; the
+	// synthetic records write gen_ai.tool.call.id in the record's form.
+	ToolPrefixedIDs bool
 	// Also is the origin of the call's first announcing record of the other signal, when it
 	// was announced in both (its own Also is nil): an interrupted call then gets a synthetic
 	// record in each (specification section 3).
@@ -286,9 +290,18 @@ func AppendLog(ld plog.Logs, r *pairing.Resolution, o *Origin, scopeName, scopeV
 	if tool == "" {
 		tool = "unknown tool"
 	}
-	lr.Body().SetStr(fmt.Sprintf("tool call %s (%s) interrupted: %s", r.Key.CallID, tool, r.Reason))
+	lr.Body().SetStr(fmt.Sprintf("tool call %s (%s) interrupted: %s", shownID(r, o), tool, r.Reason))
 	putSyntheticAttrs(lr.Attributes(), r, o)
 	return lr
+}
+
+// shownID is the call ID of r as the announcing record o shows it: "<tool>__<id>" when o
+// writes IDs in that form (Origin.ToolPrefixedIDs), else the key's.
+func shownID(r *pairing.Resolution, o *Origin) string {
+	if o.ToolPrefixedIDs && r.ToolName != "" {
+		return r.ToolName + "__" + r.Key.CallID
+	}
+	return r.Key.CallID
 }
 
 func putSyntheticAttrs(attrs pcommon.Map, r *pairing.Resolution, o *Origin) {
@@ -297,7 +310,7 @@ func putSyntheticAttrs(attrs pcommon.Map, r *pairing.Resolution, o *Origin) {
 	if r.ToolName != "" {
 		attrs.PutStr(attrToolName, r.ToolName)
 	}
-	attrs.PutStr(attrToolCallID, r.Key.CallID)
+	attrs.PutStr(attrToolCallID, shownID(r, o))
 	attrs.PutStr(attrErrorType, ErrorTypeInterrupted)
 	attrs.PutBool(AttrSynthetic, true)
 	attrs.PutStr(AttrOutcome, pairing.OutcomeInterrupted.String())

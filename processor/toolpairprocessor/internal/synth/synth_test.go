@@ -44,6 +44,31 @@ func TestAppendLog(t *testing.T) {
 	}, lr.Attributes().AsRaw())
 }
 
+// TestSyntheticCallIDForm: a call announced by a record that writes its IDs as
+// "<tool>__<id>" (Gemini CLI, Origin.ToolPrefixedIDs) gets its synthetic record's call ID in
+// that form; without a tool name, or from any other record, the key's ID.
+func TestSyntheticCallIDForm(t *testing.T) {
+	res := NewResource(pcommon.NewResource())
+	for _, tt := range []struct {
+		name, tool, want string
+		prefixed         bool
+	}{
+		{"Gemini CLI's form", "run_shell_command", "run_shell_command__run_shell_command_17_0", true},
+		{"no tool name", "", "run_shell_command_17_0", true},
+		{"another record", "run_shell_command", "run_shell_command_17_0", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := &Origin{Resource: res, ToolPrefixedIDs: tt.prefixed}
+			r := &pairing.Resolution{Outcome: pairing.OutcomeInterrupted, Reason: pairing.ReasonExpired, Key: pairing.Key{CallID: "run_shell_command_17_0"}, ToolName: tt.tool}
+			ld := plog.NewLogs()
+			lr := AppendLog(ld, r, o, "scope", "", pcommon.Timestamp(1).AsTime())
+			v, _ := lr.Attributes().Get("gen_ai.tool.call.id")
+			assert.Equal(t, tt.want, v.Str())
+			assert.Contains(t, lr.Body().Str(), "tool call "+tt.want+" ")
+		})
+	}
+}
+
 // TestMark: what a result record carries for the calls it resolved (specification section 3):
 // the outcome only when they share it, a duration only for one paired call, the interrupt
 // reason with an aborted outcome, and toolpair.call.counted the number of calls whose first

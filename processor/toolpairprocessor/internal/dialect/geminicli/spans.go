@@ -100,7 +100,7 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 		if v, ok := fields.Get(attrs, attrOutputMessages); ok {
 			end := int64(span.EndTimestamp())
 			scanParts(v, f, callParts, func(id, tool string) {
-				f.AddStep(pairing.KindUse, genaievents.WireID(id, tool), tool, end, "", "", step)
+				f.AddStep(pairing.KindUse, genaievents.UseID(id, tool, f), tool, end, "", "", step)
 			})
 		}
 		if v, ok := fields.Get(attrs, attrInputMessages); ok {
@@ -113,7 +113,7 @@ func ExtractSpan(span ptrace.Span, f *dialect.Found) bool {
 		step := spanStep(span)
 		start := int64(span.StartTimestamp())
 		add := func(id, tool string) {
-			f.AddStep(pairing.KindUse, genaievents.WireID(id, tool), tool, start, "", "", step)
+			f.AddStep(pairing.KindUse, genaievents.UseID(id, tool, f), tool, start, "", "", step)
 		}
 		if v, ok := fields.Get(attrs, attrOutputMessages); ok {
 			scanScheduled(v, f, add, "request")

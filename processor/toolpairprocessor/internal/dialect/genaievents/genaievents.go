@@ -123,7 +123,7 @@ func ExtractDetails(attrs pcommon.Map, t int64, step string, f *dialect.Found) {
 				f.Skip(p.IDState.String())
 				return
 			}
-			f.AddStep(pairing.KindUse, WireID(p.ID, p.Name), p.Name, t, "", "", step)
+			f.AddStep(pairing.KindUse, UseID(p.ID, p.Name, f), p.Name, t, "", "", step)
 		}))
 	}
 	if v, ok := fields.Get(attrs, attrInputMessages); ok {
@@ -138,6 +138,16 @@ func ExtractDetails(attrs pcommon.Map, t int64, step string, f *dialect.Found) {
 			f.Add(pairing.KindEcho, p.ID, "", t)
 		}))
 	}
+}
+
+// UseID returns WireID(id, name), the ID of a use item, and sets f.ToolPrefixedIDs when it
+// removed a prefix: the record shows its calls in Gemini CLI's telemetry form.
+func UseID(id, name string, f *dialect.Found) string {
+	w := WireID(id, name)
+	if len(w) != len(id) {
+		f.ToolPrefixedIDs = true
+	}
+	return w
 }
 
 // WireID returns the call ID a model saw for the tool call id of tool name: id without a
