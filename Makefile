@@ -100,6 +100,7 @@ test: build $(JAEGER)
 	go test -run='^$$' -fuzz='^FuzzExtractSpan$$' -fuzztime=6000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/openllmetry/
 	go test -run='^$$' -fuzz='^FuzzExtractLog$$' -fuzztime=10000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/custom/
 	go test -run='^$$' -fuzz='^FuzzExtractSpan$$' -fuzztime=10000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/custom/
+	go test -run='^$$' -fuzz='^FuzzExtractSpanEvents$$' -fuzztime=6000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/custom/
 	go test -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=20000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/statefile/
 	go test -run='^$$' -fuzz='^FuzzDecodeRecord$$' -fuzztime=10000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/statefile/
 

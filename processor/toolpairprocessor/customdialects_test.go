@@ -209,7 +209,7 @@ func TestCustomDialectConfigErrors(t *testing.T) {
 		{
 			name: "unknown context",
 			list: func() []custom.Config { c := good("acme"); c.Context = "metric"; return []custom.Config{c} },
-			want: []string{`custom_dialects[0].context: dialect "acme": must be "span" or "log"`},
+			want: []string{`custom_dialects[0].context: dialect "acme": must be "span", "spanevent" or "log"`},
 		},
 		{
 			name: "no name",

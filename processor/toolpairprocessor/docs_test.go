@@ -294,6 +294,22 @@ func dialectPage(t *testing.T, dir string) string {
 	return filepath.Join(dialectDocsDir, name+".md")
 }
 
+// fencedBlock is a fenced code block of Markdown (its content in group 1).
+var fencedBlock = regexp.MustCompile("(?ms)^```[a-z]*\n(.*?)^```")
+
+// quotedText returns what text quotes: each fenced code block whole, then each inline code
+// span of the rest (the fences' backquotes would pair with those of inline spans otherwise).
+func quotedText(text string) []string {
+	var quoted []string
+	for _, m := range fencedBlock.FindAllStringSubmatch(text, -1) {
+		quoted = append(quoted, m[1])
+	}
+	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(fencedBlock.ReplaceAllString(text, ""), -1) {
+		quoted = append(quoted, m[1])
+	}
+	return quoted
+}
+
 // TestDocsDialectPagesNameEverySourceFieldRead: every field name and value a dialect's code looks
 // up (see sourceFields) is named, between backquotes, on that dialect's page of docs/dialects,
 // alone or as part of a path or example; the fields of the code every dialect shares, on the
@@ -308,10 +324,7 @@ func TestDocsDialectPagesNameEverySourceFieldRead(t *testing.T) {
 			continue
 		}
 		page := dialectPage(t, dir)
-		var quoted []string
-		for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(docText(t, page), -1) {
-			quoted = append(quoted, m[1])
-		}
+		quoted := quotedText(docText(t, page))
 		for _, field := range sourceFields(t, dir) {
 			checked++
 			assert.Truef(t, slices.ContainsFunc(quoted, func(q string) bool { return strings.Contains(q, field) }),

@@ -99,6 +99,9 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 				} else {
 					rec = p.tmo.Names.LogLineIn(lr, b.Found.Line, b.Found.Attrs(lr.Attributes()))
 				}
+				if b.Found.ModelCall { // a custom dialect's model_call
+					rec.Kind = timeout.KindModel
+				}
 				if !timeout.Relevant(rec) {
 					continue
 				}
@@ -106,6 +109,8 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 				switch {
 				case itemConv != "":
 					conv = itemConv // the conversation of the record's calls (a transcript line's session)
+				case b.Found.ModelScope != "":
+					conv = b.Found.ModelScope
 				case conv == "" && rec.Transcript:
 					conv = timeout.FileConversation(lr.Attributes())
 				}

@@ -111,6 +111,9 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 				} else {
 					rec = p.tmo.Names.SpanIn(span, b.Found.Attrs(span.Attributes()))
 				}
+				if b.Found.ModelCall { // a custom dialect's model_call
+					rec.Kind = timeout.KindModel
+				}
 				if !timeout.Relevant(rec) {
 					continue
 				}
@@ -119,6 +122,9 @@ func (p *tracesProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 						_, own = p.keys.OfIn(b.Found.Attrs(span.Attributes()), fallback, span.TraceID(), &b.hex)
 					}
 					conv = own
+					if b.Found.ModelScope != "" {
+						conv = b.Found.ModelScope
+					}
 				}
 				b.AddTimeout(span.Attributes(), rec, pairing.ConversationKey{Tenant: tenant, Conversation: conv})
 			}

@@ -99,7 +99,7 @@ func New(enabled func(name string) bool, cfgs []custom.Config, set component.Tel
 		cd := customDialect{d: d}
 		source := dialect.SourceCustom + uint8(i)
 		switch d.Context() {
-		case custom.ContextSpan:
+		case custom.ContextSpan, custom.ContextSpanEvent:
 			cd.asSpn = Dialect[ptrace.Span]{Name: d.Name(), Source: source, OwnConversation: true}
 			s.customSpans, s.spansBefore = insertCustom(s.customSpans, s.spansBefore, cd)
 		default:
@@ -146,8 +146,14 @@ func (s *Set) Span(ctx context.Context, rs ptrace.ResourceSpans, ss ptrace.Scope
 	}
 	tc := custom.NewSpanContext(rs, ss, span)
 	defer tc.Close()
+	claims := func(cd *customDialect) bool {
+		if cd.d.Context() == custom.ContextSpanEvent {
+			return cd.d.ExtractSpanEvents(ctx, rs, ss, span, f)
+		}
+		return cd.d.ExtractSpan(ctx, tc, f)
+	}
 	for n := range s.customSpans[:s.spansBefore] {
-		if s.customSpans[n].d.ExtractSpan(ctx, tc, f) {
+		if claims(&s.customSpans[n]) {
 			return &s.customSpans[n].asSpn
 		}
 	}
@@ -155,7 +161,7 @@ func (s *Set) Span(ctx context.Context, rs ptrace.ResourceSpans, ss ptrace.Scope
 		return d
 	}
 	for n := s.spansBefore; n < len(s.customSpans); n++ {
-		if s.customSpans[n].d.ExtractSpan(ctx, tc, f) {
+		if claims(&s.customSpans[n]) {
 			return &s.customSpans[n].asSpn
 		}
 	}

@@ -65,6 +65,13 @@ type Found struct {
 	// the duration fields of attributes and map bodies itself (synth.Runtime).
 	RunMs  int64
 	HasRun bool
+	// ModelCall says the record is a call to the model provider, for timeout classification
+	// (specification section 4), as a custom dialect's model_call condition declares it;
+	// ModelScope is its scope when the dialect's scope expression gave one ("" otherwise:
+	// the processor's scope rules apply). The built-in dialects' model calls are known to
+	// package timeout by name.
+	ModelCall  bool
+	ModelScope string
 	// ToolPrefixedIDs says the record writes its call IDs as "<tool>__<id>", Gemini CLI's
 	// telemetry form, where its items hold "<id>" (genaievents.WireID): the synthetic records
 	// of its uses write their call IDs in that form too, as the agent's own records do.
@@ -158,6 +165,7 @@ func (f *Found) Reset() {
 	f.Line = LineUnread
 	f.RunMs, f.HasRun = 0, false
 	f.ToolPrefixedIDs = false
+	f.ModelCall, f.ModelScope = false, ""
 	f.attrs.Reset(pcommon.Map{})
 }
 

@@ -25,6 +25,10 @@ const (
 	ContextSpan = "span"
 	// ContextLog: the dialect reads log records, with OTTL's log context (ottllog).
 	ContextLog = "log"
+	// ContextSpanEvent: the dialect reads the events of spans, with OTTL's span event
+	// context (ottlspanevent: the event's name, time and attributes, and the span's fields
+	// under span.*); what the events of one span hold is the span's, as a span dialect's.
+	ContextSpanEvent = "spanevent"
 )
 
 // Precedences of a custom dialect (Config.Precedence): where it stands among the dialects a
@@ -45,7 +49,7 @@ type Config struct {
 	// Name identifies the dialect in the malformed-input metric and in errors; unique among
 	// the custom dialects and distinct from the built-in dialect names.
 	Name string `mapstructure:"name"`
-	// Context is ContextSpan or ContextLog: the signal the dialect reads.
+	// Context is ContextSpan, ContextSpanEvent or ContextLog: the records the dialect reads.
 	Context string `mapstructure:"context"`
 	// Precedence is PrecedenceAfterBuiltin ("" means it) or PrecedenceBeforeBuiltin, which
 	// requires Where.
@@ -68,8 +72,14 @@ type Config struct {
 	StepBoundary string `mapstructure:"step_boundary"`
 	// SessionEnd: the record closes the agent's turn or session in the scope.
 	SessionEnd string `mapstructure:"session_end"`
+	// ModelCall: the record is a call to the model provider, for timeout classification
+	// (specification section 4): a timeout of its own is phase provider, and a timeout of
+	// another record while it ran is too. Evaluated besides the other conditions.
+	ModelCall string `mapstructure:"model_call"`
 
-	// CallID: the call ID of a use, result, abort or reject record (a non-empty string).
+	// CallID: the call ID of a use, result, abort or reject record: a non-empty string, or a
+	// list of them (a slice attribute, ParseJSON of a JSON list, or OTTL's Keys(SliceToMap(...)) of a list
+	// of objects) for a record that names several calls, each entry one call.
 	CallID string `mapstructure:"call_id"`
 	// ToolName: the tool's name (a string); optional.
 	ToolName string `mapstructure:"tool_name"`
@@ -133,11 +143,11 @@ func (c *Config) check() error {
 	if strings.TrimSpace(c.Name) == "" {
 		errs = append(errs, keyError("name", errors.New("must not be empty")))
 	}
-	if c.Context != ContextSpan && c.Context != ContextLog {
-		errs = append(errs, keyError("context", fmt.Errorf("must be %q or %q, got %q", ContextSpan, ContextLog, c.Context)))
+	if c.Context != ContextSpan && c.Context != ContextLog && c.Context != ContextSpanEvent {
+		errs = append(errs, keyError("context", fmt.Errorf("must be %q, %q or %q, got %q", ContextSpan, ContextSpanEvent, ContextLog, c.Context)))
 	}
-	if c.Use == "" && c.Result == "" && c.Abort == "" && c.Reject == "" && c.StepBoundary == "" && c.SessionEnd == "" {
-		errs = append(errs, keyError("use", errors.New("at least one of use, result, abort, reject, step_boundary, session_end must be set")))
+	if c.Use == "" && c.Result == "" && c.Abort == "" && c.Reject == "" && c.StepBoundary == "" && c.SessionEnd == "" && c.ModelCall == "" {
+		errs = append(errs, keyError("use", errors.New("at least one of use, result, abort, reject, step_boundary, session_end, model_call must be set")))
 	}
 	callRecords := c.Result != "" || c.Abort != "" || c.Reject != "" || (c.Use != "" && c.Calls == "")
 	if callRecords && c.CallID == "" {

@@ -9,6 +9,7 @@ import (
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl/contexts/ottllog"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl/contexts/ottlspan"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl/contexts/ottlspanevent"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl/ottlfuncs"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -45,11 +46,12 @@ const (
 	roleUse
 	roleBoundary
 	roleSessionEnd
+	roleModel
 	nRoles
 )
 
 // keys are the configuration keys of the conditions, by role.
-var keys = [nRoles]string{"abort", "reject", "result", "use", "step_boundary", "session_end"}
+var keys = [nRoles]string{"abort", "reject", "result", "use", "step_boundary", "session_end", "model_call"}
 
 // kinds are the pairing kinds of the call roles.
 var kinds = [roleUse + 1]pairing.Kind{pairing.KindAbort, pairing.KindReject, pairing.KindResult, pairing.KindUse}
@@ -69,13 +71,14 @@ type Dialect struct {
 	conversationAttr string
 	calls            callsPaths
 	span             *program[*ottlspan.TransformContext]
+	event            *program[*ottlspanevent.TransformContext]
 	log              *program[*ottllog.TransformContext]
 }
 
 // Name returns the dialect's configured name.
 func (d *Dialect) Name() string { return d.name }
 
-// Context returns ContextSpan or ContextLog.
+// Context returns ContextSpan, ContextSpanEvent or ContextLog.
 func (d *Dialect) Context() string { return d.context }
 
 // BeforeBuiltin reports whether the dialect is tried before the built-in dialects
@@ -104,13 +107,20 @@ func New(cfg Config, set component.TelemetrySettings) (*Dialect, error) {
 	if set.Logger == nil {
 		set.Logger = zap.NewNop()
 	}
-	if cfg.Context == ContextSpan {
+	switch cfg.Context {
+	case ContextSpan:
 		parser, perr := ottlspan.NewParser(ottlfuncs.StandardConverters[*ottlspan.TransformContext](), set)
 		if perr != nil {
 			return nil, perr
 		}
 		d.span, err = compile(&parser, cfg)
-	} else {
+	case ContextSpanEvent:
+		parser, perr := ottlspanevent.NewParser(ottlfuncs.StandardConverters[*ottlspanevent.TransformContext](), set)
+		if perr != nil {
+			return nil, perr
+		}
+		d.event, err = compile(&parser, cfg)
+	default:
 		parser, perr := ottllog.NewParser(ottlfuncs.StandardConverters[*ottllog.TransformContext](), set)
 		if perr != nil {
 			return nil, perr
@@ -135,7 +145,7 @@ func compile[K any](parser *ottl.Parser[K], cfg Config) (*program[K], error) {
 		}
 		p.where = c
 	}
-	conds := [nRoles]string{cfg.Abort, cfg.Reject, cfg.Result, cfg.Use, cfg.StepBoundary, cfg.SessionEnd}
+	conds := [nRoles]string{cfg.Abort, cfg.Reject, cfg.Result, cfg.Use, cfg.StepBoundary, cfg.SessionEnd, cfg.ModelCall}
 	for r, src := range conds {
 		if src == "" {
 			continue
@@ -202,6 +212,40 @@ func (d *Dialect) ExtractSpan(ctx context.Context, tc *ottlspan.TransformContext
 	return extract(ctx, d, d.span, tc, rec, f)
 }
 
+// ExtractSpanEvents appends to f what the dialect finds in the events of span (under resource
+// group rs and scope group ss), each read with OTTL's span event context, and reports whether
+// it claims the span: whether it claims one of its events, as ExtractSpan claims a span. An
+// event's default time is its timestamp (the span's end when it has none); its uses and
+// boundaries have the span's step, as a span dialect's; a result event is an abort when the
+// event's attributes or the span's status carry a cancellation marker (dialect.Cancelled).
+// It must be called only on a dialect of ContextSpanEvent.
+func (d *Dialect) ExtractSpanEvents(ctx context.Context, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, f *dialect.Found) bool {
+	events := span.Events()
+	if events.Len() == 0 {
+		return false
+	}
+	step := stepUse
+	if id := span.SpanID(); !id.IsEmpty() {
+		step = hex.EncodeToString(id[:])
+	}
+	st := span.Status()
+	claimed := false
+	for i := 0; i < events.Len(); i++ {
+		ev := events.At(i)
+		t := int64(ev.Timestamp())
+		if t == 0 {
+			t = int64(span.EndTimestamp())
+		}
+		tc := ottlspanevent.NewTransformContextPtr(rs, ss, span, ev, ottlspanevent.WithEventIndex(int64(i)))
+		rec := record{start: t, end: t, useStep: step, boundaryStep: step, attrs: ev.Attributes(), code: st.Code(), message: st.Message()}
+		if extract(ctx, d, d.event, tc, rec, f) {
+			claimed = true
+		}
+		tc.Close()
+	}
+	return claimed
+}
+
 // ExtractLog is ExtractSpan for a log record, in a dialect of ContextLog. The default time
 // is the record's time (dialect.LogTime).
 func (d *Dialect) ExtractLog(ctx context.Context, tc *ottllog.TransformContext, f *dialect.Found) bool {
@@ -215,7 +259,8 @@ func (d *Dialect) ExtractLog(ctx context.Context, tc *ottllog.TransformContext, 
 // counted, with nothing else evaluated. The call conditions are tried in the order abort,
 // reject, result, use, and the first that holds decides the record's call kind;
 // step_boundary and session_end are evaluated besides, so that one record may be a boundary
-// (first) and announce calls, or resolve a call and end the session (last). A result whose
+// (first) and announce calls, or resolve a call and end the session (last); model_call too,
+// which sets f.ModelCall (and f.ModelScope to the scope expression's value). A result whose
 // record carries a cancellation marker (dialect.Cancelled) is an abort, as in every dialect.
 func extract[K any](ctx context.Context, d *Dialect, p *program[K], tc K, rec record, f *dialect.Found) bool {
 	if p.where != nil {
@@ -250,7 +295,7 @@ func extract[K any](ctx context.Context, d *Dialect, p *program[K], tc K, rec re
 			break
 		}
 	}
-	boundary, end := holds(roleBoundary), holds(roleSessionEnd)
+	boundary, end, model := holds(roleBoundary), holds(roleSessionEnd), holds(roleModel)
 	if !claimed {
 		return false
 	}
@@ -266,6 +311,12 @@ func extract[K any](ctx context.Context, d *Dialect, p *program[K], tc K, rec re
 	if p.tm != nil {
 		if t, ok := timeValue(ctx, p.tm, tc, f); ok {
 			start, endTime = t, t
+		}
+	}
+	if model {
+		f.ModelCall = true
+		if scope != "" {
+			f.ModelScope = scope
 		}
 	}
 	if boundary {
@@ -286,7 +337,7 @@ func extract[K any](ctx context.Context, d *Dialect, p *program[K], tc K, rec re
 					f.AddStep(pairing.KindUse, id, tool, endTime, scopeAttr, scope, step)
 				})
 			}
-		} else if id, ok := callID(ctx, p.callID, tc, f); ok {
+		} else if v, ok := evalValue(ctx, p.callID, tc, f); ok {
 			name := ""
 			if p.toolName != nil {
 				name = stringValue(ctx, p.toolName, tc, f)
@@ -295,7 +346,9 @@ func extract[K any](ctx context.Context, d *Dialect, p *program[K], tc K, rec re
 			if call == roleResult && dialect.Cancelled(rec.attrs, rec.code, rec.message) {
 				kind = pairing.KindAbort
 			}
-			f.AddStep(kind, id, name, endTime, scopeAttr, scope, step)
+			eachID(v, f, func(id string) {
+				f.AddStep(kind, id, name, endTime, scopeAttr, scope, step)
+			})
 		}
 	}
 	if end {
@@ -304,15 +357,50 @@ func extract[K any](ctx context.Context, d *Dialect, p *program[K], tc K, rec re
 	return true
 }
 
-// callID evaluates the call ID expression: a missing or empty value is skipped as
-// ReasonMissingCallID, a value that is not a string as ReasonInvalidCallID.
-func callID[K any](ctx context.Context, e *ottl.ValueExpression[K], tc K, f *dialect.Found) (string, bool) {
+// evalValue evaluates e; an error is skipped as ReasonExpressionError.
+func evalValue[K any](ctx context.Context, e *ottl.ValueExpression[K], tc K, f *dialect.Found) (any, bool) {
 	v, err := e.Eval(ctx, tc)
 	if err != nil {
 		f.Skip(ReasonExpressionError)
-		return "", false
+		return nil, false
 	}
-	return idValue(v, f)
+	return v, true
+}
+
+// eachID calls fn with each call ID the call_id expression's value v names: v itself, or
+// every entry of a list (a slice attribute, ParseJSON of a JSON list, OTTL's Keys). Each
+// entry is checked as idValue checks a value (missing or empty: ReasonMissingCallID, not a
+// string: ReasonInvalidCallID); an empty list is skipped as ReasonMissingCallID.
+func eachID(v any, f *dialect.Found, fn func(id string)) {
+	if pv, ok := v.(pcommon.Value); ok && pv.Type() == pcommon.ValueTypeSlice {
+		v = pv.Slice()
+	}
+	var entries []any
+	switch l := v.(type) {
+	case pcommon.Slice:
+		for i := 0; i < l.Len(); i++ {
+			entries = append(entries, l.At(i))
+		}
+	case []any:
+		entries = l
+	case []string:
+		for _, s := range l {
+			entries = append(entries, s)
+		}
+	default:
+		if id, ok := idValue(v, f); ok {
+			fn(id)
+		}
+		return
+	}
+	if len(entries) == 0 {
+		f.Skip(dialect.ReasonMissingCallID)
+	}
+	for _, e := range entries {
+		if id, ok := idValue(e, f); ok {
+			fn(id)
+		}
+	}
 }
 
 // idValue checks a call ID read from a record or a call entry.

@@ -405,7 +405,7 @@ func TestNewErrorsNameTheKey(t *testing.T) {
 		{name: "unknown function", cfg: func(c *Config) { c.Result = `Nope(event_name)` }, want: []string{"result: ", "Nope"}},
 		{name: "value that does not parse", cfg: func(c *Config) { c.CallID = `attributes[` }, want: []string{"call_id: "}},
 		{name: "path of another context", cfg: func(c *Config) { c.Conversation = `span.name` }, want: []string{"scope: "}},
-		{name: "bad context", cfg: func(c *Config) { c.Context = "metric" }, want: []string{`context: must be "span" or "log", got "metric"`}},
+		{name: "bad context", cfg: func(c *Config) { c.Context = "metric" }, want: []string{`context: must be "span", "spanevent" or "log", got "metric"`}},
 		{name: "no role", cfg: func(c *Config) { *c = Config{Name: "x", Context: ContextLog} }, want: []string{"use: at least one of use"}},
 		{name: "no call ID", cfg: func(c *Config) { c.CallID = "" }, want: []string{"call_id: must be set"}},
 		{name: "calls without use", cfg: func(c *Config) { c.Use, c.Calls = "", `body` }, want: []string{"calls: is read on use records"}},

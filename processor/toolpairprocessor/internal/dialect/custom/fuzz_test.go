@@ -137,3 +137,39 @@ func FuzzCallsWildcard(f *testing.F) {
 		}
 	})
 }
+
+// FuzzExtractSpanEvents is FuzzExtractSpan for the span event form: mutations of AWS Strands
+// Agents' real spans, whose chat spans announce their calls in gen_ai.choice events, read by
+// a spanevent dialect.
+func FuzzExtractSpanEvents(f *testing.F) {
+	dialecttest.SeedSpans(f, "strands/normal/traces.json")
+	d, err := New(Config{
+		Name: "strands_uses", Context: ContextSpanEvent,
+		Use:        `name == "gen_ai.choice" and attributes["finish_reason"] == "toolUse"`,
+		Result:     `name == "gen_ai.tool.message"`,
+		CallID:     `attributes["id"]`,
+		Calls:      `ParseJSON(attributes["message"])`,
+		CallsMatch: map[string]string{"type": "toolUse"}, CallIDPath: "toolUseId",
+	}, componenttest.NewNopTelemetrySettings())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var u ptrace.ProtoUnmarshaler
+		td, err := u.UnmarshalTraces(data)
+		if err != nil {
+			return
+		}
+		for i := 0; i < td.ResourceSpans().Len(); i++ {
+			rs := td.ResourceSpans().At(i)
+			for j := 0; j < rs.ScopeSpans().Len(); j++ {
+				ss := rs.ScopeSpans().At(j)
+				for k := 0; k < ss.Spans().Len(); k++ {
+					dialecttest.Extract(t, ss.Spans().At(k), func(s ptrace.Span, found *dialect.Found) bool {
+						return d.ExtractSpanEvents(context.Background(), rs, ss, s, found)
+					}, len(data))
+				}
+			}
+		}
+	})
+}
