@@ -77,6 +77,7 @@ func TestDurationsAgreeWithTheAgents(t *testing.T) {
 		{name: "genai (Mastra)", dir: "mastra/normal", sources: map[string]runSource{"execute_tool run_shell": fromSpan}},
 		{name: "voltagent", dir: "voltagent/normal", sources: map[string]runSource{"tool.execution:run_shell": fromSpan, "agent.step.tool_result": fromElapsed}},
 		{name: "adk", dir: "adk/normal", sources: map[string]runSource{"execute_tool run_shell": fromSpan}},
+		{name: "openinference (LangGraph.js)", dir: "langgraph/normal", sources: map[string]runSource{"run_shell": fromSpan}},
 		{name: "transcript (OpenClaw)", transcripts: []string{"openclaw/normal.jsonl", "openclaw/tool_timeout.jsonl"}, sources: map[string]runSource{"line": fromLine}},
 		{name: "transcript (pi)", transcripts: []string{"pi/normal.jsonl", "pi/parallel.jsonl"}, sources: map[string]runSource{"line": fromLine}},
 		{name: "transcript (Claude Code)", transcripts: []string{
