@@ -23,7 +23,7 @@ import (
 const (
 	DialectGenAI      = genai.Name
 	DialectTranscript = transcript.Name
-	sourceGenAI       = genai.SourceSpan
+	sourceGenAI       = dialect.SourceGenAISpan
 	sourceGenAIEcho   = dialect.SourceEcho
 )
 

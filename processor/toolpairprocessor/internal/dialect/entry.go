@@ -128,17 +128,3 @@ type KindAttribute struct {
 	// Tool and Model are the values that say a tool call and a model call.
 	Tool, Model []string
 }
-
-// Sources shared by every dialect.
-const (
-	// SourceEcho is the Source of every echo item (pairing.KindEcho) of a span, whatever its
-	// dialect: a result repeated as history in a later model request.
-	SourceEcho uint8 = 5
-	// SourceEchoLog is the Source of every echo item of a log record: each signal's history
-	// is a source of its own, since a span and an event of one request both repeat it
-	// (specification section 2).
-	SourceEchoLog uint8 = 18
-	// SourceCustom is the first Source above the built-in ones: custom dialects take theirs
-	// from it up.
-	SourceCustom uint8 = 128
-)

@@ -6,17 +6,13 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 )
 
-// SourceSpan is the Source of ADK's result stream, its execute_tool spans
-// (dialect.Rule.Source).
-const SourceSpan uint8 = 22
-
 // Entry describes the adk dialect for package registry: its call_llm and execute_tool spans,
 // call_llm a model call span for timeout classification (ADK gives it no GenAI operation
 // name), and the prefix of its tool spans, which carry no attribute when the tool threw. It adds no scope attribute: ADK's call_llm and
 // execute_tool spans are keyed by their trace.
 var Entry = dialect.Entry{
 	Name:  Name,
-	Spans: []dialect.Rule[ptrace.Span]{{Source: SourceSpan, Extract: ExtractSpan}},
+	Spans: []dialect.Rule[ptrace.Span]{{Source: dialect.SourceADKSpan, Extract: ExtractSpan}},
 	Operations: dialect.Operations{
 		ModelSpans:       []string{spanCallLLM},
 		ToolSpanPrefixes: []string{toolSpanPrefix},

@@ -6,15 +6,11 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 )
 
-// SourceSpan is the Source of the Vercel AI SDK's result stream, its spans
-// (dialect.Rule.Source).
-const SourceSpan uint8 = 12
-
 // Entry describes the ai_sdk dialect for package registry: its spans, and the names of its
 // provider-call (model call) and ai.toolCall (tool) spans, which carry no GenAI operation name.
 var Entry = dialect.Entry{
 	Name:  Name,
-	Spans: []dialect.Rule[ptrace.Span]{{Source: SourceSpan, Extract: ExtractSpan}},
+	Spans: []dialect.Rule[ptrace.Span]{{Source: dialect.SourceAISDKSpan, Extract: ExtractSpan}},
 	Operations: dialect.Operations{
 		ModelSpans:       []string{opDoGenerate, opDoStream, "ai.generateObject.doGenerate", "ai.streamObject.doStream"},
 		ToolSpans:        []string{opToolCall},

@@ -7,14 +7,6 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 )
 
-// Sources of Claude Code's result streams (dialect.Rule.Source): its log events, its
-// claude_code.tool spans and its claude_code.tool.execution spans.
-const (
-	SourceLog       uint8 = 2
-	SourceSpan      uint8 = 6
-	SourceExecution uint8 = 7
-)
-
 // Entry describes the claude_code dialect for package registry: its log events, its beta
 // spans (the tool spans, then the execution spans, late: a companion of the tool span), its
 // interaction (turn) and llm_request (model call) anchor spans, and the names of its model
@@ -22,8 +14,8 @@ const (
 var Entry = dialect.Entry{
 	Name:                   Name,
 	ConversationAttributes: []string{"session.id"},
-	Spans:                  []dialect.Rule[ptrace.Span]{{Source: SourceSpan, Extract: ExtractSpan}, {Source: SourceExecution, Extract: ExtractExecutionSpan, Late: true}},
-	Logs:                   []dialect.Rule[plog.LogRecord]{{Source: SourceLog, Extract: ExtractLog}},
+	Spans:                  []dialect.Rule[ptrace.Span]{{Source: dialect.SourceClaudeCodeSpan, Extract: ExtractSpan}, {Source: dialect.SourceClaudeCodeExecution, Extract: ExtractExecutionSpan, Late: true}},
+	Logs:                   []dialect.Rule[plog.LogRecord]{{Source: dialect.SourceClaudeCodeLog, Extract: ExtractLog}},
 	Anchors: dialect.Anchors{
 		TurnSpans:  []string{SpanInteraction},
 		ModelSpans: []string{SpanLLMRequest},

@@ -7,12 +7,6 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 )
 
-// Sources of Codex's result streams (dialect.Rule.Source): its log events and its tool spans.
-const (
-	SourceLog  uint8 = 4
-	SourceSpan uint8 = 8
-)
-
 // spanSampling is Codex's span of one model request; it carries conversation.id.
 const spanSampling = "codex.sampling"
 
@@ -23,8 +17,8 @@ const spanSampling = "codex.sampling"
 var Entry = dialect.Entry{
 	Name:                   Name,
 	ConversationAttributes: []string{"conversation.id"},
-	Spans:                  []dialect.Rule[ptrace.Span]{{Source: SourceSpan, Extract: ExtractSpan}},
-	Logs:                   []dialect.Rule[plog.LogRecord]{{Source: SourceLog, Extract: ExtractLog}},
+	Spans:                  []dialect.Rule[ptrace.Span]{{Source: dialect.SourceCodexSpan, Extract: ExtractSpan}},
+	Logs:                   []dialect.Rule[plog.LogRecord]{{Source: dialect.SourceCodexLog, Extract: ExtractLog}},
 	Anchors:                dialect.Anchors{ModelSpans: []string{spanSampling}},
 	Operations: dialect.Operations{
 		ModelSpans: []string{spanSampling},

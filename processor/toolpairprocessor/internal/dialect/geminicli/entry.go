@@ -7,16 +7,6 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 )
 
-// Sources of the dialect's result streams (dialect.Rule.Source): Gemini CLI's spans and log
-// events; Qwen Code's log events, tool spans and tool execution spans.
-const (
-	SourceSpan          uint8 = 10
-	SourceLog           uint8 = 11
-	SourceQwenLog       uint8 = 15
-	SourceQwenSpan      uint8 = 16
-	SourceQwenExecution uint8 = 17
-)
-
 // Entry describes the gemini_cli dialect for package registry: the spans and log events of
 // Gemini CLI and of its fork Qwen Code (the Qwen tool execution spans late: a companion of the
 // tool span), their model request spans (model call anchors: Gemini CLI's llm_call, a root
@@ -30,13 +20,13 @@ var Entry = dialect.Entry{
 	// spans) as session.id.
 	ConversationAttributes: []string{"gen_ai.conversation.id", "session.id"},
 	Spans: []dialect.Rule[ptrace.Span]{
-		{Source: SourceSpan, Extract: ExtractSpan},
-		{Source: SourceQwenSpan, Extract: ExtractQwenSpan},
-		{Source: SourceQwenExecution, Extract: ExtractQwenExecutionSpan, Late: true},
+		{Source: dialect.SourceGeminiSpan, Extract: ExtractSpan},
+		{Source: dialect.SourceQwenSpan, Extract: ExtractQwenSpan},
+		{Source: dialect.SourceQwenExecution, Extract: ExtractQwenExecutionSpan, Late: true},
 	},
 	Logs: []dialect.Rule[plog.LogRecord]{
-		{Source: SourceLog, Extract: ExtractLog},
-		{Source: SourceQwenLog, Extract: ExtractQwenLog},
+		{Source: dialect.SourceGeminiLog, Extract: ExtractLog},
+		{Source: dialect.SourceQwenLog, Extract: ExtractQwenLog},
 	},
 	Anchors: dialect.Anchors{ModelSpans: []string{opLLMCall, qwenSpanLLMRequest}},
 	Operations: dialect.Operations{

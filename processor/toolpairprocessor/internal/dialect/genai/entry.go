@@ -11,9 +11,6 @@ import (
 // belongs to.
 var keyConversationID = string(semconv.GenAIConversationIDKey)
 
-// SourceSpan is the Source of the GenAI spans' result stream (dialect.Rule.Source).
-const SourceSpan uint8 = 1
-
 // Entry describes the genai dialect for package registry: its spans (a span is claimed unless
 // ExtractSpan says Other), and its agent spans, "invoke_agent {gen_ai.agent.name}", which are
 // turn anchors.
@@ -21,7 +18,7 @@ var Entry = dialect.Entry{
 	Name:                   Name,
 	Convention:             true,
 	ConversationAttributes: []string{keyConversationID},
-	Spans: []dialect.Rule[ptrace.Span]{{Source: SourceSpan, Extract: func(span ptrace.Span, f *dialect.Found) bool {
+	Spans: []dialect.Rule[ptrace.Span]{{Source: dialect.SourceGenAISpan, Extract: func(span ptrace.Span, f *dialect.Found) bool {
 		return ExtractSpan(span, f) != Other
 	}}},
 	Anchors: dialect.Anchors{TurnSpanPrefixes: []string{opInvokeAgent}},

@@ -6,9 +6,6 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 )
 
-// SourceLog is the Source of the GenAI log events' result stream (dialect.Rule.Source).
-const SourceLog uint8 = 9
-
 // Entry describes the genai_events dialect for package registry: its log events, and which of
 // them are model call records (the operation details and choice events) and tool records (the
 // tool message event).
@@ -16,7 +13,7 @@ var Entry = dialect.Entry{
 	Name:                   Name,
 	Convention:             true,
 	ConversationAttributes: []string{"gen_ai.conversation.id"},
-	Logs:                   []dialect.Rule[plog.LogRecord]{{Source: SourceLog, Extract: ExtractLog}},
+	Logs:                   []dialect.Rule[plog.LogRecord]{{Source: dialect.SourceGenAILog, Extract: ExtractLog}},
 	Operations: dialect.Operations{
 		ModelEvents: []string{EventOperationDetails, EventChoice},
 		ToolEvents:  []string{EventToolMessage},

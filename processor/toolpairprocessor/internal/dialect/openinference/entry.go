@@ -6,14 +6,11 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 )
 
-// SourceSpan is the Source of OpenInference's result stream, its spans (dialect.Rule.Source).
-const SourceSpan uint8 = 13
-
 // Entry describes the openinference dialect for package registry: its spans, and its span
 // kind attribute, which says a tool call (TOOL) or a model call (LLM, EMBEDDING).
 var Entry = dialect.Entry{
 	Name:  Name,
-	Spans: []dialect.Rule[ptrace.Span]{{Source: SourceSpan, Extract: ExtractSpan}},
+	Spans: []dialect.Rule[ptrace.Span]{{Source: dialect.SourceOpenInferenceSpan, Extract: ExtractSpan}},
 	Operations: dialect.Operations{
 		KindAttribute: dialect.KindAttribute{Key: keySpanKind, Tool: []string{kindTool}, Model: []string{kindLLM, "EMBEDDING"}},
 	},

@@ -6,15 +6,12 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 )
 
-// SourceSpan is the Source of OpenLLMetry's result stream, its spans (dialect.Rule.Source).
-const SourceSpan uint8 = 14
-
 // Entry describes the openllmetry dialect for package registry: its spans, its span kind
 // attribute (tool: a tool call), and llm.request.type (chat, completion, embedding), set on
 // its model call spans.
 var Entry = dialect.Entry{
 	Name:  Name,
-	Spans: []dialect.Rule[ptrace.Span]{{Source: SourceSpan, Extract: ExtractSpan}},
+	Spans: []dialect.Rule[ptrace.Span]{{Source: dialect.SourceOpenLLMetrySpan, Extract: ExtractSpan}},
 	Operations: dialect.Operations{
 		ToolKindAttribute: dialect.KindAttribute{Key: keySpanKind, Tool: []string{kindTool}},
 		ModelAttributes:   []string{keyRequestType},

@@ -6,9 +6,6 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 )
 
-// SourceLog is the Source of the transcript lines' result stream (dialect.Rule.Source).
-const SourceLog uint8 = 3
-
 // Entry describes the transcript dialect for package registry: its lines (log bodies), which
 // give their items a scope of their own (the session, or the file of a pi/OpenClaw line); the
 // scope of a line without items (LineScope) and of a timeout line naming no session
@@ -17,7 +14,7 @@ const SourceLog uint8 = 3
 // and compaction spans, and its compaction event.
 var Entry = dialect.Entry{
 	Name:             Name,
-	Logs:             []dialect.Rule[plog.LogRecord]{{Source: SourceLog, Extract: ExtractLog, OwnConversation: true}},
+	Logs:             []dialect.Rule[plog.LogRecord]{{Source: dialect.SourceTranscriptLog, Extract: ExtractLog, OwnConversation: true}},
 	LineConversation: LineConversation,
 	TimeoutLine:      TimeoutLine,
 	FileConversation: FileConversation,

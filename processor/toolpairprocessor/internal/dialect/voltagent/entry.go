@@ -7,13 +7,6 @@ import (
 	"github.com/otelcol-agent/otelcol-agent/processor/toolpairprocessor/internal/dialect"
 )
 
-// Sources of VoltAgent's result streams (dialect.Rule.Source): its tool spans and its
-// agent.step.tool_result log records, two reports of one result.
-const (
-	SourceSpan uint8 = 19
-	SourceLog  uint8 = 20
-)
-
 // Entry describes the voltagent dialect for package registry: its tool spans and root agent
 // span, its step log records, its llm:generateText and llm:streamText spans (model call
 // anchors, under which a synthetic span of a call announced in its logs goes, and model
@@ -21,8 +14,8 @@ const (
 // the records' common scope is their trace.
 var Entry = dialect.Entry{
 	Name:    Name,
-	Spans:   []dialect.Rule[ptrace.Span]{{Source: SourceSpan, Extract: ExtractSpan}},
-	Logs:    []dialect.Rule[plog.LogRecord]{{Source: SourceLog, Extract: ExtractLog}},
+	Spans:   []dialect.Rule[ptrace.Span]{{Source: dialect.SourceVoltAgentSpan, Extract: ExtractSpan}},
+	Logs:    []dialect.Rule[plog.LogRecord]{{Source: dialect.SourceVoltAgentLog, Extract: ExtractLog}},
 	Anchors: dialect.Anchors{ModelSpans: []string{spanGenerateText, spanStreamText}},
 	Operations: dialect.Operations{
 		ModelSpans:       []string{spanGenerateText, spanStreamText},
