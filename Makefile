@@ -24,7 +24,7 @@ DIST_SRCS      := $(wildcard $(DIST_DIR)/*.go $(DIST_DIR)/go.mod $(DIST_DIR)/go.
 JAEGER         := .cache/jaeger
 JAEGER_MODULE  := internal/tools/jaeger
 
-.PHONY: all build generate proto test bench bench-e2e mdatagen run clean jaeger jaeger-run
+.PHONY: all build generate proto test fuzz bench bench-e2e mdatagen run clean jaeger jaeger-run
 
 all: build
 
@@ -80,29 +80,31 @@ test: build $(JAEGER)
 	go test -run='^TestExtractSpanAllocations$$' -count=1 ./processor/toolpairprocessor/internal/dialect/genai/
 	# Every benchmark once, so a benchmark that breaks fails here (`make bench` gives the figures).
 	go test -run='^$$' -bench=. -benchtime=1x -count=1 ./processor/toolpairprocessor/...
-	# Fuzz budgets are execution counts (Nx), a few seconds each here: a duration budget
-	# (-fuzztime=5s) can fail with a spurious "context deadline exceeded" when it expires while a
-	# worker is busy (golang/go#75804, fixed in Go 1.27), which a loaded CI machine makes likely.
-	go test -run='^$$' -fuzz=FuzzScan -fuzztime=60000x ./processor/toolpairprocessor/internal/messages/
-	go test -run='^$$' -fuzz=FuzzScanner -fuzztime=60000x ./processor/toolpairprocessor/internal/jsonscan/
-	go test -run='^$$' -fuzz=FuzzExtractLog -fuzztime=30000x ./processor/toolpairprocessor/internal/dialect/transcript/
-	go test -run='^$$' -fuzz=FuzzLogLine -fuzztime=20000x ./processor/toolpairprocessor/internal/timeout/
-	go test -run='^$$' -fuzz=FuzzExtractSpan -fuzztime=30000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/genai/
-	go test -run='^$$' -fuzz=FuzzExtractLog -fuzztime=30000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/claudecode/
-	go test -run='^$$' -fuzz=FuzzExtractLog -fuzztime=20000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/codex/
-	go test -run='^$$' -fuzz='^FuzzExtractSpan$$' -fuzztime=10000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/claudecode/
-	go test -run='^$$' -fuzz='^FuzzExtractSpan$$' -fuzztime=6000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/codex/
-	go test -run='^$$' -fuzz=FuzzExtractLog -fuzztime=8000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/genaievents/
-	go test -run='^$$' -fuzz='^FuzzExtractSpan$$' -fuzztime=6000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/geminicli/
-	go test -run='^$$' -fuzz='^FuzzExtractLog$$' -fuzztime=6000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/geminicli/
-	go test -run='^$$' -fuzz='^FuzzExtractSpan$$' -fuzztime=6000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/aisdk/
-	go test -run='^$$' -fuzz='^FuzzExtractSpan$$' -fuzztime=6000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/openinference/
-	go test -run='^$$' -fuzz='^FuzzExtractSpan$$' -fuzztime=6000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/openllmetry/
-	go test -run='^$$' -fuzz='^FuzzExtractLog$$' -fuzztime=10000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/custom/
-	go test -run='^$$' -fuzz='^FuzzExtractSpan$$' -fuzztime=10000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/custom/
-	go test -run='^$$' -fuzz='^FuzzExtractSpanEvents$$' -fuzztime=6000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/dialect/custom/
-	go test -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=20000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/statefile/
-	go test -run='^$$' -fuzz='^FuzzDecodeRecord$$' -fuzztime=10000x -fuzzminimizetime=500x ./processor/toolpairprocessor/internal/statefile/
+	$(MAKE) fuzz
+
+# Every fuzz target of the processor's packages, found by `go test -list` (a new target runs
+# without being listed here), FUZZ_EXECS executions each, or the count FUZZ_BUDGET gives it as
+# <package>.<target>=<count> (the targets whose inputs are cheap get more). Budgets are execution
+# counts, a few seconds each here: a duration budget (-fuzztime=5s) can fail with a spurious
+# "context deadline exceeded" when it expires while a worker is busy (golang/go#75804, fixed in
+# Go 1.27), which a loaded CI machine makes likely.
+FUZZ_EXECS  ?= 6000
+FUZZ_BUDGET := messages.FuzzScan=60000 jsonscan.FuzzScanner=60000 transcript.FuzzExtractLog=30000 \
+	timeout.FuzzLogLine=20000 genai.FuzzExtractSpan=30000 claudecode.FuzzExtractLog=30000 \
+	codex.FuzzExtractLog=20000 claudecode.FuzzExtractSpan=10000 genaievents.FuzzExtractLog=8000 \
+	custom.FuzzExtractLog=10000 custom.FuzzExtractSpan=10000 statefile.FuzzDecode=20000 \
+	statefile.FuzzDecodeRecord=10000
+
+fuzz:
+	@mkdir -p .cache && go test -list '^Fuzz' ./processor/... > .cache/fuzz-list
+	@awk '/^Fuzz/ {f[n++] = $$1; next} /^ok/ {for (i = 0; i < n; i++) print $$2, f[i]; n = 0}' .cache/fuzz-list > .cache/fuzz-targets
+	@test -s .cache/fuzz-targets || { echo "no fuzz target found"; exit 1; }
+	@set -e; while read -r pkg target; do \
+		n=$(FUZZ_EXECS); \
+		for b in $(FUZZ_BUDGET); do if [ "$${b%%=*}" = "$${pkg##*/}.$$target" ]; then n=$${b#*=}; fi; done; \
+		echo "fuzz $$target in $${pkg##*/}: $${n}x"; \
+		go test -run='^$$' -fuzz="^$$target\$$" -fuzztime=$${n}x -fuzzminimizetime=500x $$pkg; \
+	done < .cache/fuzz-targets
 
 # Benchmarks of the engine and the message scanner (see the component README).
 bench:
