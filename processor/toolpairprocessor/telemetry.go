@@ -86,27 +86,30 @@ func newTelemetry(set component.TelemetrySettings, engine *pairing.Engine) (*tel
 		}
 		return outcomeSet{value: value, attrs: metric.WithAttributeSet(attribute.NewSet(kv...))}
 	}
-	outcomes := []outcomeSet{
-		outcome(pairing.OutcomePaired, pairing.ReasonNone, func(s pairing.Stats) uint64 { return s.Paired }),
-		outcome(pairing.OutcomeRejected, pairing.ReasonNone, func(s pairing.Stats) uint64 { return s.Rejected }),
-		outcome(pairing.OutcomeOrphan, pairing.ReasonNone, func(s pairing.Stats) uint64 { return s.Orphan - s.UnmatchedOrphan }),
-		{
-			value: func(s pairing.Stats) uint64 { return s.UnmatchedOrphan },
-			attrs: metric.WithAttributeSet(attribute.NewSet(
-				attribute.String(telAttrOutcome, pairing.OutcomeOrphan.String()),
-				attribute.String(telAttrWhy, telNoMatchingCall))),
-		},
-		outcome(pairing.OutcomeDuplicate, pairing.ReasonNone, func(s pairing.Stats) uint64 { return s.Duplicate }),
-		outcome(pairing.OutcomeStandalone, pairing.ReasonNone, func(s pairing.Stats) uint64 { return s.Standalone - s.Unmatched }),
-		{
-			value: func(s pairing.Stats) uint64 { return s.Unmatched },
-			attrs: metric.WithAttributeSet(attribute.NewSet(
-				attribute.String(telAttrOutcome, pairing.OutcomeStandalone.String()),
-				attribute.String(telAttrWhy, telNoMatchingCall))),
-		},
-	}
-	for _, r := range pairing.Reasons() {
-		outcomes = append(outcomes, outcome(pairing.OutcomeInterrupted, r, func(s pairing.Stats) uint64 { return s.Interrupted[r] }))
+	// One series per outcome (per reason for an interrupted one), the part settled without
+	// a matching call apart (why=no_matching_call): pairing.Props says which.
+	var outcomes []outcomeSet
+	for _, o := range pairing.Outcomes() {
+		p := o.Props()
+		count := p.Results
+		if p.Uses != nil {
+			count = p.Uses
+		}
+		switch {
+		case p.PerReason:
+			for _, r := range pairing.Reasons() {
+				outcomes = append(outcomes, outcome(o, r, func(s pairing.Stats) uint64 { return s.Interrupted[r] }))
+			}
+		case p.Unmatched != nil:
+			outcomes = append(outcomes, outcome(o, pairing.ReasonNone, func(s pairing.Stats) uint64 { return count(s) - p.Unmatched(s) }), outcomeSet{
+				value: p.Unmatched,
+				attrs: metric.WithAttributeSet(attribute.NewSet(
+					attribute.String(telAttrOutcome, p.Name),
+					attribute.String(telAttrWhy, telNoMatchingCall))),
+			})
+		default:
+			outcomes = append(outcomes, outcome(o, pairing.ReasonNone, count))
+		}
 	}
 	observe := func(value func(pairing.Stats) int64) metric.Int64Callback {
 		return func(_ context.Context, o metric.Int64Observer) error {

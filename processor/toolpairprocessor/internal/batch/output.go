@@ -165,16 +165,30 @@ type Applier struct {
 	Delivered *delivery.Memory
 }
 
+// drops reports whether the record of r is dropped rather than marked: its outcome may be
+// dropped (pairing.Props.Drop) and the configuration says so, and, for an outcome dropped only
+// from the source that resolved the call (Props.SameSourceOnly), r is of that source.
+func (a *Applier) drops(r *pairing.Resolution) bool {
+	p := r.Outcome.Props()
+	if p.SameSourceOnly && !r.SameSource {
+		return false
+	}
+	switch p.Drop {
+	case pairing.DropOrphans:
+		return a.DropOrphans
+	case pairing.DropDuplicates:
+		return a.DropDuplicates
+	}
+	return false
+}
+
 // Apply marks or drops the result records of the current batch (through b, nil outside a
 // batch), marks and releases held results, and builds synthetic records (observed at now),
 // all into out.
 func (a *Applier) Apply(res []pairing.Resolution, out *Output, b InBatch, now time.Time) {
 	for i := range res {
 		r := &res[i]
-		// A duplicate from another signal than the result that resolved the call is that
-		// pipeline's only record of the result: it is marked, never dropped.
-		drop := (r.Outcome == pairing.OutcomeDuplicate && r.SameSource && a.DropDuplicates) ||
-			(r.Outcome == pairing.OutcomeOrphan && a.DropOrphans)
+		drop := a.drops(r)
 		if r.ResultRef >= 0 && b != nil {
 			if drop {
 				b.DropResult(r.ResultRef, r)

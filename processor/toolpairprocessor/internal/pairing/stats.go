@@ -77,15 +77,24 @@ func (s Stats) InterruptedTotal() uint64 {
 // aborted + orphan + duplicate + standalone + waiting.
 func (s Stats) CheckConservation() error {
 	var errs []error
-	uses := s.Paired + s.InterruptedTotal() + s.Rejected + uint64(s.Pending)
-	if s.UsesSeen != uses {
-		errs = append(errs, fmt.Errorf("uses seen %d != paired %d + interrupted %d + rejected %d + pending %d",
-			s.UsesSeen, s.Paired, s.InterruptedTotal(), s.Rejected, s.Pending))
+	uses, results := uint64(s.Pending), uint64(s.Waiting)
+	useTerms, resultTerms := fmt.Sprintf("pending %d", s.Pending), fmt.Sprintf("waiting %d", s.Waiting)
+	for _, o := range Outcomes() {
+		p := o.Props()
+		if p.Uses != nil {
+			uses += p.Uses(s)
+			useTerms = fmt.Sprintf("%s %d + %s", p.Name, p.Uses(s), useTerms)
+		}
+		if p.Results != nil {
+			results += p.Results(s)
+			resultTerms = fmt.Sprintf("%s %d + %s", p.Name, p.Results(s), resultTerms)
+		}
 	}
-	results := s.Paired + s.Aborted + s.Orphan + s.Duplicate + s.Standalone + uint64(s.Waiting)
+	if s.UsesSeen != uses {
+		errs = append(errs, fmt.Errorf("uses seen %d != %s", s.UsesSeen, useTerms))
+	}
 	if s.ResultsSeen != results {
-		errs = append(errs, fmt.Errorf("results seen %d != paired %d + aborted %d + orphan %d + duplicate %d + standalone %d + waiting %d",
-			s.ResultsSeen, s.Paired, s.Aborted, s.Orphan, s.Duplicate, s.Standalone, s.Waiting))
+		errs = append(errs, fmt.Errorf("results seen %d != %s", s.ResultsSeen, resultTerms))
 	}
 	return errors.Join(errs...)
 }

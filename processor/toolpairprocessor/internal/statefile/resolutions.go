@@ -42,7 +42,7 @@ func EncodeBatch(res []pairing.Resolution, added *pairing.Snapshot, dels []deliv
 	var call, held *ResolvedRun
 	for i := range res {
 		r := &res[i]
-		if r.Outcome != pairing.OutcomeDuplicate && r.Key.CallID != "" {
+		if r.Outcome.Props().Settles && r.Key.CallID != "" {
 			call = runOf(&m.Calls, call, r.Key.ConversationKey())
 			call.CallIds = append(call.CallIds, r.Key.CallID)
 		}

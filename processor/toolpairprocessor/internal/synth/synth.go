@@ -167,7 +167,7 @@ func (m *Mark) Add(r *pairing.Resolution, run Run) {
 	}
 	m.n++
 	m.outcome, m.reason = r.Outcome, r.Reason
-	if r.Outcome == pairing.OutcomePaired {
+	if r.Outcome.Props().Timed {
 		m.durationMs, m.elapsedMs, m.differs = Durations(r, run)
 	}
 	if Counts(r) {
@@ -193,16 +193,15 @@ func (m *Mark) Write(attrs pcommon.Map) {
 		return
 	}
 	attrs.PutStr(AttrOutcome, m.outcome.String())
-	switch m.outcome {
-	case pairing.OutcomePaired:
-		if m.n == 1 {
-			attrs.PutInt(AttrCallDurationMs, m.durationMs)
-			if m.differs {
-				attrs.PutInt(AttrCallElapsedMs, m.elapsedMs)
-			}
+	p := m.outcome.Props()
+	if p.Timed && m.n == 1 {
+		attrs.PutInt(AttrCallDurationMs, m.durationMs)
+		if m.differs {
+			attrs.PutInt(AttrCallElapsedMs, m.elapsedMs)
 		}
-	case pairing.OutcomeInterrupted:
-		// Only an aborted result reaches here: the record says its call was aborted.
+	}
+	if p.PerReason {
+		// Of interrupted calls, only an aborted result reaches a record: it says so itself.
 		attrs.PutStr(AttrInterruptReason, m.reason.String())
 	}
 }
@@ -216,10 +215,10 @@ func MarkResult(attrs pcommon.Map, r *pairing.Resolution, run Run) {
 }
 
 // Counts reports whether the record of resolution r counts its call (toolpair.call.counted):
-// the call's first report (any outcome but a duplicate, on a result record), not a further
-// report of another source.
+// the call's first report (of an outcome that counts, pairing.Props.Counts: not a duplicate),
+// not a further report of another source.
 func Counts(r *pairing.Resolution) bool {
-	return !r.Report && r.Outcome != pairing.OutcomeDuplicate
+	return !r.Report && r.Outcome.Props().Counts
 }
 
 // SpanID returns the synthetic span ID of a call: the first 8 bytes of SHA-256 over the trace
