@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package benchload builds the synthetic batches of the cost measurements: the per-pair
 // benchmark against contrib's servicegraph connector (processor/toolpairprocessor) and the
 // end-to-end measurement of the built collector (test/e2ebench). Every batch holds a number

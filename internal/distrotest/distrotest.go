@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package distrotest runs the distribution's binaries in tests as a user would: the built
 // bin/otelcol-agent with an example configuration, and the Jaeger binary `make jaeger` builds,
 // each on free loopback ports, started and stopped by the test itself. It is shared by the

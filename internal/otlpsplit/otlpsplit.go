@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package otlpsplit splits OTLP batches into one-record batches, as an agent exporting each
 // record on its own would send them. Tests of the processor and of the built collector share
 // it.

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //go:build !race
 
 // The race detector multiplies memory use, so this test runs without it, on its own Makefile

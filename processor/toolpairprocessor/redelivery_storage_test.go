@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package toolpairprocessor
 
 // Specification section 9: with storage, what a result record's delivery got, and what the

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package toolpairprocessor
 
 // Specification section 2 (a record delivered again gets what its first delivery got) and 9

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package toolpairprocessor
 
 // Specification section 6: configuration, and the component as a collector builds it.

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package toolpairprocessor
 
 // Specification section 5: duration normalization.

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package dashboard checks examples/grafana/otelcol-agent-tools.json against what the
 // distribution really serves: every PromQL expression of the dashboard parses with the
 // Prometheus parser, and every metric and label it names is among the series scraped from

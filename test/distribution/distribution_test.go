@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package distribution runs the built otelcol-agent binary, as a user would, with the
 // bundled default configuration, and checks what its file exporter writes.
 package distribution

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package docs checks the repository's Markdown: every relative link names a file that
 // exists, and every #fragment a heading of its target.
 package docs

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package e2ebench measures what the toolpair processor costs inside the built collector: the
 // CPU time of the bin/otelcol-agent process per record, with and without toolpair in the
 // pipeline, on the same batches (internal/benchload: Claude Code log events, GenAI chat and

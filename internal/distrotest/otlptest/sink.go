@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package otlptest holds the OTLP ends of the distribution's end-to-end tests: a Sink, an OTLP
 // server in the test process that the collector under test exports to and that the test
 // switches down and up, and a Sender that posts batches to the collector's OTLP/HTTP receiver

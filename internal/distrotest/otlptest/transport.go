@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package otlptest
 
 // The transports of a Sink: its OTLP/HTTP handlers and its OTLP/gRPC servers, both handing

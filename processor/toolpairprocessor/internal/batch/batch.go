@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package batch is one batch of records on its way through a toolpair processor: the
 // records dialects recognised (Ref), the events they give the engine, the result records the
 // engine holds while they wait for their use (HeldSpan, HeldLog), the outcomes written on

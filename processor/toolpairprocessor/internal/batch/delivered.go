@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package batch
 
 // What a batch's records got, remembered by their identity (internal/delivery), and applied

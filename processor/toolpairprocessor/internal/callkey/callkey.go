@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package callkey computes the tenant and conversation parts of a call key (specification
 // section 1) and the route of a conversation in route mode (section 8). A call key is
 // (tenant, conversation, call ID): the tenant comes from a record's resource, the

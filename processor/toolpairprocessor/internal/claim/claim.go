@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package claim gives a record its dialect: the one place a span or log record is tried
 // against the dialects of a component (built-in rules from package registry, and custom
 // dialects compiled from OTTL), in pair mode and route mode alike.

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package delivery remembers what each delivery of a record got, by the record's identity
 // (ID), so that a record delivered again gets what its first delivery got (specification
 // section 2). Collector pipelines deliver at least once: when anything after the processor

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package dialect holds what every source dialect shares: the tool call items a dialect
 // finds in one record, and the reasons it gives for skipping malformed input. Each
 // dialect lives in a subpackage and turns pdata records of its source into Items.

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package fields reads the fields of records as the processor must (specification section 2): of a
 // key repeated within one attribute map or map body, the last occurrence. OTLP can carry the
 // same key twice in one record (an agent records a span field when the span starts and again

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package jsonscan reads JSON text in one forward pass without decoding what the caller does
 // not ask for. It is made for picking a few small fields out of large documents (GenAI chat
 // histories, agent transcript lines): string contents are skipped with vectorised byte

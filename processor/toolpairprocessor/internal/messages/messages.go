@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package messages finds the tool call parts of GenAI chat history attributes without
 // decoding the rest of them.
 //

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package normalize makes the duration fields of tool_result records agree (specification
 // section 5, after OpenClaw's rules): when a record has the canonical duration field, every
 // mirror field it already has is set to the same value, as an int of milliseconds.

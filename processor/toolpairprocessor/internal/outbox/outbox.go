@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package outbox keeps the records a toolpair processor sent on its own and a next consumer
 // refused (specification section 9): synthetic records of closed calls, held results released
 // by their use or at orphan_grace, records bound for another pipeline of the component. No

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // activity.go holds what a scope did besides its tool calls: the model calls and compactions
 // the timeout classifier asks about (InFlightAt) and the anchor spans a synthetic span can be
 // put under (Anchor). They hang off the scope like its calls: one scope table, one lifetime.

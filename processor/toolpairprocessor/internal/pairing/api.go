@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // api.go holds the engine's public vocabulary: the call key (Key, ConversationKey), what an event
 // reports (Kind, Event) and what Process decided for it (Verdict), the outcome of a call
 // (Resolution), and the engine's limits (Config) and clock (Clock, SystemClock).

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // callindex.go holds the call index: an open-addressing table from the 32-bit index hash of
 // each call key to its entry (see Engine).
 

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // closing.go holds the closings of a scope: step boundaries (KindBoundary) and session ends
 // (KindSessionEnd), queued for Config.CloseDelay in their scope's list and in the engine's
 // FIFO of deadlines, then applied to the scope's pending calls: a pending call is

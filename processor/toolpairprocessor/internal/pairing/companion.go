@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // companion.go holds the companion result records that a state stored by an earlier version
 // may still hold for a pending call (statePendingHeld; restored from a CallPendingHeld):
 // released as a further report when the call's main result arrives, or answering the call

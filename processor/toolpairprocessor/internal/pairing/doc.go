@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package pairing is the signal-agnostic heart of the toolpair processor: it pairs each
 // tool_use with its tool_result by call key and decides the outcome of every call
 // (specification sections 1, 2 and 7). It knows nothing of pdata: callers translate records

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // engine.go holds the Engine itself: the store's fields and New. The rest of the package:
 //
 //   - api.go: the types callers use (Key, Kind, Event, Verdict, Resolution, Config, Clock);

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // expiry.go holds what the engine decides without an event: on Tick, pending calls past
 // pairing_timeout are interrupted (expired), held results past orphan_grace are released as
 // orphan or standalone (a pending call whose companion is held is paired with it) and

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // index.go holds the moves of entries into and out of the call index (callindex.go), which
 // holds the pending calls and held results; the resolved calls have their own (resolved.go).
 

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // intern.go holds the engine's copies of the strings many calls share: interned tool names
 // and tenants, the step shared by the calls of one model request, and the one-allocation
 // string copies they are made with.

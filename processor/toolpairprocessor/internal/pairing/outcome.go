@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package pairing
 
 // Outcome is what became of one tool_use or one tool_result (specification section 2).

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package pairing
 
 // Seeded property tests of the engine: random scenarios of uses, results, echoes, rejects,

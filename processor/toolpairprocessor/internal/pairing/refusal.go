@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // refusal.go holds the two ways a call is refused: the agent's refusal announced as a use
 // (KindReject) and a result record saying the user refused the call (KindRefused).
 

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // reports.go holds the further reports of a call (specification section 2): a call's result
 // can show in records of several sources (the tool's own span, a tool-result event, a
 // companion span, the result repeated in a later request's history). The first record of each

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // resolved.go holds the memory of resolved calls (its ring and index in resolvedring.go): what the engine keeps of a call once it is
 // resolved, for as long as Config.ResolvedRetention and Config.MaxResolved allow, so that a
 // later copy of its result is a duplicate, a later use a repeat (specification section 2),

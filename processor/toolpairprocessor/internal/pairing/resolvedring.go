@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // resolvedring.go holds the ring of resolved calls and its index (resolvedMemory), which
 // resolved.go fills and empties.
 

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // stats.go holds the engine's counters and the conservation they obey (specification
 // section 7).
 

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // store.go holds what the store is made of: an entry per call key and its states and flags,
 // the insertion-ordered lists (fifo) the entries live in, the scope table (conversation, the
 // memory of forgotten scopes that saw a use) and each scope's list of its entries, pending

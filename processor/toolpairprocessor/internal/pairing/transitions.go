@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // transitions.go holds the transition rules: Process and what each event does to the call
 // its key names. A call is in one of five states: none (never seen, or forgotten), pending,
 // waiting (a result held for its use), answered (resolved by a report: a result or an echo,

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package readonly converts between strings and byte slices without copying, where the
 // bytes are only read: JSON held in a pdata string (a log body, a span attribute) read by
 // byte-slice parsers, and strings made of bytes that are never written again.

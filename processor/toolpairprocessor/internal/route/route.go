@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package route is the toolpair processor's route mode (specification section 10): the
 // front tier of a scaled-out deployment writes on every record the route of its call keys,
 // for a load_balancing exporter to route on.

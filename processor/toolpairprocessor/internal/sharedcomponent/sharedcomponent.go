@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package sharedcomponent keeps one instance of a component per component ID across the
 // pipelines it is configured in, as the collector-contrib receivers that serve several
 // signals from one instance do: the collector creates one processor per pipeline, each with

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package statefile is the stored format of the toolpair processor's state (specification
 // section 9): checkpoints of the engine's snapshot (Encode, Decode) and the resolution records
 // written between them, one per batch: what it resolved and what it added (EncodeRecord,

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package statestore keeps a toolpair component's state in a storage extension
 // (specification section 9): checkpoints of the engine written every checkpoint_interval and
 // at shutdown, and between them a resolution record per batch, written before the batch's

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package synth turns pairing outcomes back into pdata: it writes the toolpair attributes
 // on result records and builds the synthetic span or log record of an interrupted call
 // (specification section 3).

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package timeout recognises timeout records (specification section 4) and says what kind of
 // operation a record is: a tool call, a model call, a compaction, or something else (an
 // agent, turn or step record, or a record of no known kind).

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package adk is the dialect of Google's Agent Development Kit for JavaScript (@google/adk
 // 2.0.0, tracer gcp.vertex.agent; checked against testdata/adk/normal and ADK's
 // telemetry/tracing.ts and agents/functions.ts).

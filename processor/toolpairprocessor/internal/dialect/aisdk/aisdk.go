@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package aisdk is the dialect of the Vercel AI SDK's own telemetry spans (the ai.* spans
 // that generateText and streamText make when experimental_telemetry is enabled, in the
 // "ai" package v4 to v6; checked against ai 6.0.326 and the SDK's telemetry documentation).

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package codex is the dialect of the OpenAI Codex CLI's log events (Codex 0.169, exported
 // through the [otel] section of its config.toml).
 //

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package custom is the dialect an operator declares in collector YAML (the processor's
 // custom_dialects key): OTTL conditions say which records of an agent the processor does not
 // know (or reads otherwise than the operator wants: Config.Precedence) are tool uses,

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package dialecttest helps test the dialect extractors: it builds the spans of their rule
 // tables (NewSpan, Match) and fuzzes them with the real captures in the repository's
 // testdata/ as seeds. A fuzz input is an OTLP protobuf request (the bytes a

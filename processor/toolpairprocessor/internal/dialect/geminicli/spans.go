@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package geminicli is the dialect of Gemini CLI's spans and log events (checked against
 // Gemini CLI 0.61.0, @google/gemini-cli, with telemetry traces on: its llm_call,
 // schedule_tool_calls and tool_call spans under the tracer "gemini-cli", and its

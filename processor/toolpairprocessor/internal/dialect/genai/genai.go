@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package genai is the dialect of spans that follow the OpenTelemetry GenAI semantic
 // conventions (v1.37+): model call spans whose gen_ai.output.messages announce tool calls,
 // execute_tool spans that resolve them, and later model calls whose gen_ai.input.messages

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package genaievents is the dialect of the OpenTelemetry GenAI semantic-convention events,
 // log records that carry the chat history of model calls:
 //

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package openinference is the dialect of OpenInference spans (specification section 8), as the
 // Arize OpenInference instrumentations write them.
 //

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package openllmetry is the dialect of Traceloop OpenLLMetry spans (specification section 8).
 //
 // Checked against OpenLLMetry JS 0.27.0 (@traceloop/node-server-sdk and

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package registry lists the built-in dialects (specification section 8), each described by
 // the dialect.Entry its own package declares, in the order the processor tries them on a
 // record: the first dialect whose rule claims a record reads it.

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // claudeline.go holds the one-pass reader of a Claude Code line given as JSON text (package
 // jsonscan): the line's top-level fields and its message (readLine), each content block
 // (readBlock), and whether a tool_result's content starts with InterruptMarker.

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // claudemap.go holds the reading of a Claude Code line whose body is an already-parsed map
 // (the filelog receiver's json_parser), through fields.Get.
 

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // run.go reads the tool's own run time that a result line states: Claude Code's
 // toolUseResult.durationMs, pi's and OpenClaw's message.details.durationMs (dialect.Found.RunMs,
 // the record's toolpair.call.duration_ms when it is paired).

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // timeoutline.go holds what the dialect tells the timeout classifier of each line
 // (dialect.Line): from the fields readLine reads of a JSON line (lineTimeout), or from the
 // members of a map body as the classifier would read its JSON text.

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package transcript is the dialect of agent session transcripts read line by line, as the
 // filelog receiver produces them: one JSONL line per log record, the body being the line as
 // a string or an already-parsed map.

@@ -1,3 +1,6 @@
+// Copyright The otelcol-agent Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package voltagent is the dialect of VoltAgent's own telemetry (@voltagent/core 2.10.0, on
 // the Vercel AI SDK 6, exported through VoltAgentObservability's span and log processors;
 // checked against the captures in testdata/voltagent).
