@@ -37,7 +37,13 @@ func TestSyntheticSpanInJaeger(t *testing.T) {
 	root := distrotest.RepoRoot(t)
 	jaegerBin := distrotest.JaegerBinary(t)
 	otlpGRPC, queryHTTP := distrotest.FreePort(t), distrotest.FreePort(t)
+	// A stand-in for a built Jaeger UI (the module build embeds none): the config serves the
+	// directory JAEGER_UI_ASSETS names, as the README tells users to.
+	ui := t.TempDir()
+	const uiPage = `<html><head><base href="/" data-inject-target="BASE_URL"/><title>ui under test</title></head><body></body></html>`
+	require.NoError(t, os.WriteFile(filepath.Join(ui, "index.html"), []byte(uiPage), 0o600))
 	j := distrotest.Start(t, "jaeger", jaegerBin, []string{
+		"JAEGER_UI_ASSETS=" + ui,
 		fmt.Sprintf("JAEGER_OTLP_GRPC_ENDPOINT=127.0.0.1:%d", otlpGRPC),
 		fmt.Sprintf("JAEGER_OTLP_HTTP_ENDPOINT=127.0.0.1:%d", distrotest.FreePort(t)),
 		fmt.Sprintf("JAEGER_QUERY_HTTP_ENDPOINT=127.0.0.1:%d", queryHTTP),
@@ -45,6 +51,13 @@ func TestSyntheticSpanInJaeger(t *testing.T) {
 	}, "--config", filepath.Join(root, "examples", "jaeger", "jaeger.yaml"))
 	query := fmt.Sprintf("http://127.0.0.1:%d", queryHTTP)
 	j.WaitHTTP(query + "/api/services")
+	// The trace's page, where the README sends users, is the UI's.
+	resp, err := http.Get(query + "/trace/" + claudeTrace)
+	require.NoError(t, err)
+	page, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	assert.Contains(t, string(page), "ui under test", "the UI of JAEGER_UI_ASSETS")
 
 	httpPort := distrotest.FreePort(t)
 	c := distrotest.StartCollector(t, "full.yaml",
