@@ -28,7 +28,7 @@ import (
 // its batch returns with the record taken out (ErrSkipProcessingData), its sender is answered and
 // forgets it; the batch's record now keeps the held record (crashwindow_test.go,
 // TestCrashWindowHeldResultSurvives). Its use comes in a later batch: the pair is decided, the
-// batch's resolution record says the call is resolved (finishBatch, engine.go), then the held
+// batch's resolution record says the call is resolved (finishBatch, batchflow.go), then the held
 // result, released, leaves in a delivery of the processor's own (send: out.Send), before the
 // batch itself. A kill between the record's write and the next consumer's answer to that
 // delivery loses the result for good: the restarted collector knows the call as resolved and

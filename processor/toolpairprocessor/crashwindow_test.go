@@ -124,7 +124,7 @@ func TestCrashWindowReplayedResolutionKeepsItsReports(t *testing.T) {
 // of the call, only the turn's model-request span, the anchor a synthetic span of a call
 // announced only in logs goes under (specification section 3). The logs come first: the call is
 // pending, and its batch's record holds it. The spans come next, before the crash: pairBatch
-// (engine.go) hands their activity to the engine (Engine.Observe: the anchor is in memory), but
+// (batchflow.go) hands their activity to the engine (Engine.Observe: the anchor is in memory), but
 // processTraces returns before finishBatch when the batch has no tool events (traces.go: `if
 // len(b.Events) == 0 { return td, nil }`; logs.go likewise for log records), and finishBatch is
 // where Engine.Added copies a batch's anchor spans into its record. No record holds the anchor:

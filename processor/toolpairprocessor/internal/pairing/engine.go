@@ -1,12 +1,13 @@
 // Copyright The otelcol-agent Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// engine.go holds the Engine itself: the store's fields and New. The rest of the package:
+// engine.go holds the Engine itself: the store's fields and New. The rest of the package
+// (doc.go: its documentation):
 //
 //   - api.go: the types callers use (Key, Kind, Event, Verdict, Resolution, Config, Clock);
-//     outcome.go the outcomes and reasons; group.go grouped steps;
+//     outcome.go the outcomes, their properties (Props) and reasons; group.go grouped steps;
 //   - store.go: entries, their states and lists, and the scopes; index.go: the call index
-//     of pending calls and held results; resolved.go: the memory of resolved calls (its ring
+//     of pending calls and held results (its table in callindex.go); resolved.go: the memory of resolved calls (its ring
 //     and index in resolvedring.go) and the reading ahead of a batch (hashEvents,
 //     readAhead); intern.go: the strings calls share;
 //   - transitions.go: Process and what each event does to a call (with their table), with
@@ -16,7 +17,9 @@
 //     use; closing.go: step boundaries and session ends;
 //   - activity.go: model calls, compactions and anchor spans of a scope (Observe, Anchor);
 //     inflight.go: what was in flight at an instant (InFlightAt);
-//   - expiry.go: Tick, eviction and Shutdown; stats.go: the counters;
+//   - expiry.go: Tick, eviction and Shutdown; tenants.go: each tenant's share of the pending
+//     calls; heldbytes.go: the bound on held records' bytes; usedconversations.go: the scopes
+//     forgotten after a use (orphan, not standalone); stats.go: the counters;
 //   - snapshot.go: Snapshot and Restore, for the processor's stored state; added.go: what a
 //     batch added (Added) and the merge of such additions into a snapshot (Merge), for the
 //     records written between snapshots.

@@ -17,7 +17,7 @@ import (
 	"go.uber.org/zap"
 )
 
-// engine.go: a batch's way through the engine (pairBatch, finishBatch) and the outcomes decided
+// batchflow.go: a batch's way through the engine (pairBatch, finishBatch) and the outcomes decided
 // between batches (emit), out to the pipelines (send).
 
 // emit sends outcomes decided outside a pipeline call (expiry, shutdown: the trigger)
