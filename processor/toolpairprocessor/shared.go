@@ -100,7 +100,7 @@ func acquire(cfg *Config, id component.ID, set component.TelemetrySettings, cloc
 // newShared builds the state of component id. On error, whatever it built so far that holds
 // resources (the telemetry's metric registrations) is released before it returns.
 func newShared(cfg *Config, id component.ID, set component.TelemetrySettings, clock pairing.Clock) (_ *shared, err error) {
-	engine, err := pairing.New(pairing.Config{
+	engine := pairing.New(pairing.Config{
 		PairingTimeout: cfg.PairingTimeout,
 		OrphanGrace:    cfg.OrphanGrace,
 		MaxPending:     cfg.MaxPendingCalls,
@@ -120,9 +120,6 @@ func newShared(cfg *Config, id component.ID, set component.TelemetrySettings, cl
 		MaxHeldBytes:      cfg.MaxHeldBytes,
 		HeldSize:          batch.HeldSize,
 	})
-	if err != nil {
-		return nil, err
-	}
 	s := &shared{
 		cfg:    cfg,
 		engine: engine,

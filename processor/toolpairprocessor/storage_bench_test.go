@@ -106,10 +106,7 @@ func BenchmarkCheckpoint(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			e, err := pairing.New(pairing.Config{PairingTimeout: time.Hour, OrphanGrace: time.Minute, MaxPending: 2 * n})
-			if err != nil {
-				b.Fatal(err)
-			}
+			e := pairing.New(pairing.Config{PairingTimeout: time.Hour, OrphanGrace: time.Minute, MaxPending: 2 * n})
 			if rs, err := e.Restore(st, nil); err != nil || rs.Pending != n {
 				b.Fatalf("restored %d pending calls (%v), want %d", rs.Pending, err, n)
 			}

@@ -99,8 +99,7 @@ func TestActivityRestoreKeepsNewest(t *testing.T) {
 // and closings all hang off it.
 func TestRestoreRepeatedScope(t *testing.T) {
 	clk := newFakeClock()
-	e, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 10, CloseDelay: testGrace, Clock: clk})
-	require.NoError(t, err)
+	e := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 10, CloseDelay: testGrace, Clock: clk})
 	snap := &Snapshot{
 		Conversations: []ConversationSnapshot{
 			{Key: scopeS1, Closings: []ClosingSnapshot{{Kind: KindBoundary, Time: 5}}},
@@ -109,7 +108,7 @@ func TestRestoreRepeatedScope(t *testing.T) {
 		Queue: []QueuedClosing{{Scope: 0, Time: 5, Deadline: 1}},
 		Calls: []CallSnapshot{{State: CallPending, Key: Key{Tenant: "svc", Conversation: "s1", CallID: "c1"}, UseTime: 1000 * msNs, Deadline: clk.Now().UnixNano() + int64(time.Hour)}},
 	}
-	_, err = e.Restore(snap, nil)
+	_, err := e.Restore(snap, nil)
 	require.NoError(t, err)
 	require.NoError(t, e.checkScopes())
 	e.Tick(nil)

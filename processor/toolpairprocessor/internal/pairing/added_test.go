@@ -160,9 +160,8 @@ func TestSnapshotKeepsAnchors(t *testing.T) {
 			snap.Activity[i].Anchor = nil
 		}
 	}
-	r, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, Clock: clk})
-	require.NoError(t, err)
-	_, err = r.Restore(snap, nil)
+	r := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, Clock: clk})
+	_, err := r.Restore(snap, nil)
 	require.NoError(t, err)
 	got, ok := r.Anchor(scopeS1, 1000*msNs, 0)
 	require.True(t, ok)

@@ -8,7 +8,6 @@
 package pairing
 
 import (
-	"errors"
 	"time"
 )
 
@@ -314,28 +313,4 @@ type Config struct {
 	// HeldSize returns the size in bytes of a record the hold callback returned. Nil counts
 	// every record as 0 bytes.
 	HeldSize func(held any) int64
-}
-
-// Validate returns an error when a limit is not positive.
-func (c Config) Validate() error {
-	var errs []error
-	if c.PairingTimeout <= 0 {
-		errs = append(errs, errors.New("pairing timeout must be positive"))
-	}
-	if c.OrphanGrace <= 0 {
-		errs = append(errs, errors.New("orphan grace must be positive"))
-	}
-	if c.MaxPending < 1 {
-		errs = append(errs, errors.New("max pending must be at least 1"))
-	}
-	if c.MaxPendingPerTenant < 0 {
-		errs = append(errs, errors.New("max pending per tenant must not be negative"))
-	}
-	if c.MaxHeldBytes < 0 {
-		errs = append(errs, errors.New("max held bytes must not be negative"))
-	}
-	if c.Linger < 0 || c.ActivityRetention < 0 || c.MaxActivity < 0 {
-		errs = append(errs, errors.New("linger, activity retention and max activity must not be negative"))
-	}
-	return errors.Join(errs...)
 }

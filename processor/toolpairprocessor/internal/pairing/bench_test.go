@@ -15,10 +15,7 @@ import (
 // holds after it processed, in batches of about 1,000, the events events(i) of each call i,
 // once check accepts the engine.
 func heapPerCall(b *testing.B, calls int, events func(i int) []Event, check func(*Engine) error) float64 {
-	e, err := New(Config{PairingTimeout: time.Hour, OrphanGrace: time.Minute, MaxPending: calls, Clock: newFakeClock()})
-	if err != nil {
-		b.Fatal(err)
-	}
+	e := New(Config{PairingTimeout: time.Hour, OrphanGrace: time.Minute, MaxPending: calls, Clock: newFakeClock()})
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -97,10 +94,7 @@ func BenchmarkResolvedCallMemory(b *testing.B) {
 
 // BenchmarkPairUseResult measures one use and its result through the engine.
 func BenchmarkPairUseResult(b *testing.B) {
-	e, err := New(Config{PairingTimeout: time.Hour, OrphanGrace: time.Minute, MaxPending: 100_000, Clock: newFakeClock()})
-	if err != nil {
-		b.Fatal(err)
-	}
+	e := New(Config{PairingTimeout: time.Hour, OrphanGrace: time.Minute, MaxPending: 100_000, Clock: newFakeClock()})
 	ids := make([]string, 4096)
 	for i := range ids {
 		ids[i] = "call_" + strconv.Itoa(i)

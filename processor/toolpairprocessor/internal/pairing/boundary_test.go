@@ -86,8 +86,7 @@ func TestBoundaryOfAnotherScopeOrWithoutStepDoesNotClose(t *testing.T) {
 func newDelayedEngine(t *testing.T) (*Engine, *fakeClock) {
 	t.Helper()
 	clk := newFakeClock()
-	e, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, CloseDelay: testGrace, Clock: clk})
-	require.NoError(t, err)
+	e := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, CloseDelay: testGrace, Clock: clk})
 	return e, clk
 }
 

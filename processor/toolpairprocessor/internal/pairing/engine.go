@@ -101,11 +101,11 @@ type Engine struct {
 	touched uint32
 }
 
-// New returns an engine. It returns an error when cfg does not validate.
-func New(cfg Config) (*Engine, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
+// New returns an engine of cfg, which it trusts: the processor's configuration check
+// (toolpairprocessor's Config.Validate, the one place a limit is validated, naming its key)
+// guarantees what it needs, a positive PairingTimeout and OrphanGrace, a MaxPending of at
+// least 1 and no negative bound. Its other zero values mean the defaults their fields give.
+func New(cfg Config) *Engine {
 	if cfg.ResolvedRetention <= 0 {
 		cfg.ResolvedRetention = cfg.PairingTimeout
 	}
@@ -139,5 +139,5 @@ func New(cfg Config) (*Engine, error) {
 		loads:             make(map[string]*tenantLoad),
 	}
 	e.pending.count, e.waiting.count = e.countLoad, e.countLoad
-	return e, nil
+	return e
 }

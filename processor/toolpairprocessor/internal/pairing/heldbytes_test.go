@@ -20,9 +20,8 @@ func holdSized(size int64) func(*Event) any {
 func newSizedEngine(t *testing.T, maxHeldBytes int64) (*Engine, *fakeClock) {
 	t.Helper()
 	clk := newFakeClock()
-	e, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, Clock: clk,
+	e := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, Clock: clk,
 		MaxHeldBytes: maxHeldBytes, HeldSize: func(p any) int64 { return int64(p.(sized)) }})
-	require.NoError(t, err)
 	return e, clk
 }
 

@@ -19,8 +19,7 @@ var scopeS1 = ConversationKey{Tenant: "svc", Conversation: "s1"}
 func newFlightEngine(t *testing.T) (*Engine, *fakeClock) {
 	t.Helper()
 	clk := newFakeClock()
-	e, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 1000, Linger: time.Second, Clock: clk})
-	require.NoError(t, err)
+	e := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 1000, Linger: time.Second, Clock: clk})
 	return e, clk
 }
 
@@ -184,8 +183,7 @@ func TestActivityIntervalsMerged(t *testing.T) {
 // nothing else goes with it.
 func TestActivityBounds(t *testing.T) {
 	clk := newFakeClock()
-	e, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 1000, MaxActivity: 50, Linger: time.Second, Clock: clk})
-	require.NoError(t, err)
+	e := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 1000, MaxActivity: 50, Linger: time.Second, Clock: clk})
 	e.Observe([]Activity{ivl(ActivityModel, 10, 20)})
 	for i := range int64(2 * maxIntervalsInScope) { // 2 s apart: never merged
 		e.Observe([]Activity{ivl(ActivityCompaction, 100_000+2000*i, 100_005+2000*i)})
@@ -252,9 +250,8 @@ func TestActivitySnapshot(t *testing.T) {
 	snap := e.Snapshot(nil)
 	require.Len(t, snap.Activity, 3)
 	snap.Activity[2].Anchor = nil // as a codec that cannot bind it leaves it
-	r, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 1000, Linger: time.Second, Clock: clk})
-	require.NoError(t, err)
-	_, err = r.Restore(snap, nil)
+	r := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 1000, Linger: time.Second, Clock: clk})
+	_, err := r.Restore(snap, nil)
 	require.NoError(t, err)
 	assert.True(t, r.InFlightAt(scopeS1, 1500*msNs).Model)
 	assert.True(t, r.InFlightAt(scopeS1, 5500*msNs).Compaction)

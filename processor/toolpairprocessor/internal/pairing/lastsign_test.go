@@ -79,8 +79,7 @@ func TestInterruptionEndsAtScopeLastSign(t *testing.T) {
 			if tt.finish == "evict" {
 				maxPending = 2
 			}
-			e, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: maxPending, Clock: clk})
-			require.NoError(t, err)
+			e := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: maxPending, Clock: clk})
 			var out []Resolution
 			for _, ev := range tt.events {
 				out = append(out, run(t, e, ev)...)
@@ -112,9 +111,8 @@ func TestLastSignSurvivesRestore(t *testing.T) {
 	e, clk := newTestEngine(t, 100)
 	run(t, e, use("a", 100), use("b", 150), result("b", 900))
 	snap := e.Snapshot(nil)
-	restored, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, Clock: clk})
-	require.NoError(t, err)
-	_, err = restored.Restore(snap, nil)
+	restored := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, Clock: clk})
+	_, err := restored.Restore(snap, nil)
 	require.NoError(t, err)
 	clk.Advance(2 * testTimeout)
 	out := restored.Tick(nil)

@@ -21,10 +21,7 @@ func BenchmarkMatchIdenticalCalls(b *testing.B) {
 	}
 	results := make([]Event, calls)
 	for b.Loop() {
-		e, err := New(Config{PairingTimeout: time.Hour, OrphanGrace: time.Minute, MaxPending: 2 * calls, Clock: newFakeClock()})
-		if err != nil {
-			b.Fatal(err)
-		}
+		e := New(Config{PairingTimeout: time.Hour, OrphanGrace: time.Minute, MaxPending: 2 * calls, Clock: newFakeClock()})
 		e.Process(uses, nil, nil)
 		for i := range results {
 			results[i] = Event{Kind: KindMatch, Key: Key{Tenant: "svc", Conversation: "s1"}, Time: int64(calls + i), ToolName: "run_shell", Match: 7}

@@ -419,9 +419,8 @@ func TestMatchRandomSequences(t *testing.T) {
 			if rng.IntN(15) == 0 {
 				// A restart: the state goes on in another engine, with the same clock.
 				snap := e.Snapshot(nil)
-				r, err := New(e.cfg)
-				require.NoError(t, err)
-				_, err = r.Restore(snap, nil)
+				r := New(e.cfg)
+				_, err := r.Restore(snap, nil)
 				require.NoError(t, err)
 				require.Equal(t, e.Stats().Pending, r.Stats().Pending)
 				require.Equal(t, e.Stats().Waiting, r.Stats().Waiting)

@@ -44,8 +44,7 @@ func TestEngineKeepsOwnCopies(t *testing.T) {
 // TestToolNamesInterned checks that calls of one tool share one copy of its name, and that
 // the interning table stays bounded.
 func TestToolNamesInterned(t *testing.T) {
-	e, err := New(Config{PairingTimeout: time.Hour, OrphanGrace: time.Minute, MaxPending: 10 * maxNames, Clock: newFakeClock()})
-	require.NoError(t, err)
+	e := New(Config{PairingTimeout: time.Hour, OrphanGrace: time.Minute, MaxPending: 10 * maxNames, Clock: newFakeClock()})
 	a, b := e.name(string([]byte("Bash"))), e.name(string([]byte("Bash")))
 	assert.Same(t, a, b)
 	assert.Nil(t, e.name(""))
@@ -75,8 +74,7 @@ func TestCloneBoxed(t *testing.T) {
 // TestTenantsInterned checks that the scopes of one tenant share one copy of it, and that
 // the interning table stays bounded.
 func TestTenantsInterned(t *testing.T) {
-	e, err := New(Config{PairingTimeout: time.Hour, OrphanGrace: time.Minute, MaxPending: 10 * maxNames, Clock: newFakeClock()})
-	require.NoError(t, err)
+	e := New(Config{PairingTimeout: time.Hour, OrphanGrace: time.Minute, MaxPending: 10 * maxNames, Clock: newFakeClock()})
 	a, b := e.conversationOf(ConversationKey{Tenant: string([]byte("svc")), Conversation: "s1"}, 0), e.conversationOf(ConversationKey{Tenant: string([]byte("svc")), Conversation: "s2"}, 0)
 	assert.Same(t, unsafe.StringData(a.key.Tenant), unsafe.StringData(b.key.Tenant))
 	for i := range 2 * maxNames {
@@ -88,8 +86,7 @@ func TestTenantsInterned(t *testing.T) {
 // TestEngineHandsBackItsCopies checks that Process replaces the key of each event whose call
 // or scope it keeps with its own copy, and leaves the others alone.
 func TestEngineHandsBackItsCopies(t *testing.T) {
-	e, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, CloseDelay: testGrace, Clock: newFakeClock()})
-	require.NoError(t, err)
+	e := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, CloseDelay: testGrace, Clock: newFakeClock()})
 	buf := []byte("svc|s1|call_1|call_2")
 	str := func(from, to int) string { return unsafe.String(&buf[from], to-from) }
 	tenant, scope := str(0, 3), str(4, 6)

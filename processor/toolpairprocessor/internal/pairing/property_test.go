@@ -355,10 +355,7 @@ func propExecute(sc *propScenario) (*propRun, error) {
 	if act.IntN(3) == 0 {
 		cfg.ActivityRetention = time.Duration(1+act.IntN(5)) * time.Second
 	}
-	e, err := New(cfg)
-	if err != nil {
-		return nil, err
-	}
+	e := New(cfg)
 	e.hashMask = propHashMask
 	n := len(sc.events)
 	r := &propRun{

@@ -58,8 +58,7 @@ func continuation(t *testing.T, e *Engine, clk *fakeClock) []Resolution {
 
 func newCloseDelayEngine(t *testing.T, clk *fakeClock) *Engine {
 	t.Helper()
-	e, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, CloseDelay: testGrace, Clock: clk})
-	require.NoError(t, err)
+	e := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, CloseDelay: testGrace, Clock: clk})
 	return e
 }
 
@@ -138,8 +137,7 @@ func TestRestoreReplaysResolutions(t *testing.T) {
 	run(t, e, use("a", 1), result("b", 2), use("d", 3), fromSource(result("b", 4), 2), use("keep", 5))
 	snap := e.Snapshot(nil)
 
-	r, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, Clock: clk})
-	require.NoError(t, err)
+	r := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, Clock: clk})
 	rs, err := r.Restore(snap, []Key{key("a"), key("b"), key("d"), key("new")})
 	require.NoError(t, err)
 	assert.Equal(t, RestoreStats{Pending: 1, Waiting: 0, Resolved: 4, Replayed: 4}, rs, "b's held records are dropped with it")
@@ -163,9 +161,8 @@ func TestRestoreKeepsDeadlines(t *testing.T) {
 	run(t, e, use("a", 1))
 	snap := e.Snapshot(nil)
 	clk.Advance(testTimeout) // down for the whole pairing timeout
-	r, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, Clock: clk})
-	require.NoError(t, err)
-	_, err = r.Restore(snap, nil)
+	r := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, Clock: clk})
+	_, err := r.Restore(snap, nil)
 	require.NoError(t, err)
 	out := r.Tick(nil)
 	require.Len(t, out, 1)

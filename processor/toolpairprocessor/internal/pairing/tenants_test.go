@@ -28,8 +28,7 @@ func tenantResult(tenant, id string, ms int64) Event {
 // oldest calls; tenant a's pending calls, older than all of b's, stay and pair.
 func TestTenantFloodEvictsItsOwn(t *testing.T) {
 	clk := newFakeClock()
-	e, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, MaxPendingPerTenant: 50, Clock: clk})
-	require.NoError(t, err)
+	e := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, MaxPendingPerTenant: 50, Clock: clk})
 	run(t, e, tenantUse("a", "a1", 1), tenantUse("a", "a2", 2))
 	var flood []Event
 	for i := range 500 {
@@ -73,8 +72,7 @@ func TestGlobalBoundEvictsTheHeaviestTenant(t *testing.T) {
 // pending calls; at the bound its oldest, a held result here, leaves as at orphan_grace.
 func TestTenantBoundCountsHeldResults(t *testing.T) {
 	clk := newFakeClock()
-	e, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, MaxPendingPerTenant: 2, Clock: clk})
-	require.NoError(t, err)
+	e := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, MaxPendingPerTenant: 2, Clock: clk})
 	run(t, e, tenantResult("a", "r1", 1))
 	clk.Advance(time.Second)
 	run(t, e, tenantUse("a", "u1", 2))
@@ -88,8 +86,7 @@ func TestTenantBoundCountsHeldResults(t *testing.T) {
 // calls in a new conversation and in an old one, has one count: its bound counts both.
 func TestTenantLoadAcrossIdleConversations(t *testing.T) {
 	clk := newFakeClock()
-	e, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, MaxPendingPerTenant: 2, Clock: clk})
-	require.NoError(t, err)
+	e := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, MaxPendingPerTenant: 2, Clock: clk})
 	old := tenantUse("a", "o1", 1)
 	run(t, e, old)
 	res := old
@@ -109,8 +106,7 @@ func TestTenantLoadAcrossIdleConversations(t *testing.T) {
 // tenant holding nothing keeps its load: the last to empty.
 func TestTenantLoadKeptWhileIdle(t *testing.T) {
 	clk := newFakeClock()
-	e, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, MaxPendingPerTenant: 2, Clock: clk})
-	require.NoError(t, err)
+	e := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, MaxPendingPerTenant: 2, Clock: clk})
 	var first *tenantLoad
 	for i := range 5 {
 		id := fmt.Sprintf("a%d", i)
@@ -138,8 +134,7 @@ func TestTenantLoadKeptWhileIdle(t *testing.T) {
 // rejection each) store no load, so a stream of such tenants does not grow the engine.
 func TestTenantLoadStoredOnlyWhenHolding(t *testing.T) {
 	clk := newFakeClock()
-	e, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, MaxPendingPerTenant: 2, Clock: clk})
-	require.NoError(t, err)
+	e := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, MaxPendingPerTenant: 2, Clock: clk})
 	for i := range 50 {
 		ev := tenantUse(fmt.Sprintf("t%d", i), "r", int64(i))
 		ev.Kind = KindReject

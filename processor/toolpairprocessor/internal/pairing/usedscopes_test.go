@@ -25,8 +25,7 @@ func scopeEvent(scope, id string, kind Kind, ms int64) Event {
 // forgotten first.
 func TestOrphanAfterResolvedTrim(t *testing.T) {
 	clk := newFakeClock()
-	e, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, MaxResolved: 2, Clock: clk})
-	require.NoError(t, err)
+	e := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, MaxResolved: 2, Clock: clk})
 	// Scope s1 sees a call, paired; then two pairs in s2 and s3 trim s1's call (and s1) away.
 	for _, sc := range []string{"s1", "s2", "s3"} {
 		run(t, e, scopeEvent(sc, "a", KindUse, 1), scopeEvent(sc, "a", KindResult, 2))
@@ -107,8 +106,7 @@ func TestConversationMemoryAgainstAMap(t *testing.T) {
 // remade by the held result; before the lazy sawUse it read the memory when it was made.
 func TestOrphanWhenMemoryMovesOnWhileHeld(t *testing.T) {
 	clk := newFakeClock()
-	e, err := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, MaxResolved: 1, Clock: clk})
-	require.NoError(t, err)
+	e := New(Config{PairingTimeout: testTimeout, OrphanGrace: testGrace, MaxPending: 100, MaxResolved: 1, Clock: clk})
 	run(t, e, scopeEvent("s1", "a", KindUse, 1), scopeEvent("s1", "a", KindResult, 2))
 	run(t, e, scopeEvent("s2", "a", KindUse, 1), scopeEvent("s2", "a", KindResult, 2)) // forgets s1: remembered
 	require.NotContains(t, e.conversations, ConversationKey{Tenant: "svc", Conversation: "s1"})

@@ -132,9 +132,9 @@ type run struct {
 
 func openRun(t *testing.T, ext component.Component, clk pairing.Clock, fingerprint [8]byte, keepActivity bool) *run {
 	t.Helper()
-	e, err := pairing.New(pairing.Config{PairingTimeout: time.Minute, OrphanGrace: time.Second, MaxPending: 100, CloseDelay: time.Second, Clock: clk})
-	require.NoError(t, err)
+	e := pairing.New(pairing.Config{PairingTimeout: time.Minute, OrphanGrace: time.Second, MaxPending: 100, CloseDelay: time.Second, Clock: clk})
 	r := &run{engine: e, traces: new(consumertest.TracesSink), logs: new(consumertest.LogsSink), tel: &counts{}}
+	var err error
 	r.store, err = Open(context.Background(), host{storageID: ext}, storageID, ownerID, Options{
 		Fingerprint: fingerprint, Engine: e, Traces: r.traces, Logs: r.logs, KeepActivity: keepActivity,
 		Telemetry: r.tel, Logger: zap.NewNop(),
