@@ -237,6 +237,35 @@ func (e *Engine) Restore(snap *Snapshot, resolved []Key, released ...HeldRef) (R
 		return RestoreStats{}, errors.New("pairing: restore into an engine that is not empty")
 	}
 	var rs RestoreStats
+	// 1. The scopes, with their queued closings; 2. the calls; 3. the activity; 4. the calls
+	// resolved since the snapshot; 5. the scopes no call or closing needs, forgotten; 6. the
+	// counts.
+	scopes := e.restoreScopes(snap)
+	rs.Replayed += e.restoreCalls(snap.Calls, released)
+	e.restoreActivity(snap.Activity)
+	now := e.cfg.Clock.Now().UnixNano()
+	for _, k := range resolved {
+		if e.markResolved(k, now) {
+			rs.Replayed++
+		}
+	}
+	// Scopes made for closings alone that the snapshot had no calls or closings for are not
+	// kept (a live engine forgets a scope at zero refs).
+	for _, sc := range scopes {
+		if sc.refs <= 0 && sc.stored {
+			e.forgetConversation(sc)
+		}
+	}
+	e.restoreCounts(&rs)
+	e.trimResolved()
+	e.recountHeld()
+	return rs, nil
+}
+
+// restoreScopes makes the scopes of snap (with their queued closings, sorted by time), the
+// closing queue and the memory of forgotten scopes that saw a use, and returns the scopes in
+// the order of snap.Conversations (the closing queue's Scope indexes).
+func (e *Engine) restoreScopes(snap *Snapshot) []*conversation {
 	for _, h := range snap.UsedConversations {
 		e.usedConversations.add(h)
 	}
@@ -264,12 +293,19 @@ func (e *Engine) Restore(snap *Snapshot, resolved []Key, released ...HeldRef) (R
 			e.closings.push(closing{scope: scopes[q.Scope], time: q.Time, deadline: q.Deadline})
 		}
 	}
+	return scopes
+}
+
+// restoreCalls puts the calls of a snapshot back in their lists and side tables, skipping
+// those known already and the held results without a call ID that were released since the
+// snapshot (released), which it returns the number of.
+func (e *Engine) restoreCalls(calls []CallSnapshot, released []HeldRef) (replayed int) {
 	gone := make(map[HeldRef]struct{}, len(released))
 	for _, h := range released {
 		gone[h] = struct{}{}
 	}
-	for i := range snap.Calls {
-		c := &snap.Calls[i]
+	for i := range calls {
+		c := &calls[i]
 		// A result without a call ID (KindMatch), held or settled, is known by its scope and
 		// Match only.
 		unkeyed := c.Key.CallID == "" && (c.State == CallWaiting || c.State == CallResolved) && c.HasMatch() && c.Match != 0
@@ -277,81 +313,80 @@ func (e *Engine) Restore(snap *Snapshot, resolved []Key, released ...HeldRef) (R
 			continue
 		}
 		if _, gone := gone[HeldRef{Scope: c.Key.ConversationKey(), Seq: c.Seq}]; unkeyed && c.State == CallWaiting && gone {
-			rs.Replayed++
+			replayed++
 			continue
 		}
-		sc := e.conversations[c.Key.ConversationKey()]
-		if sc == nil {
-			sc = e.restoreConversation(c.Key.ConversationKey(), 0)
-		}
-		ent := &entry{
-			scope: sc, callID: strings.Clone(c.Key.CallID), toolName: e.name(c.ToolName), step: e.step(c.Step),
-			useTime: c.UseTime, resultTime: c.ResultTime, deadline: c.Deadline,
-			source: c.Source, flags: entryFlags(c.Flags) &^ flagMatch, payload: c.Payload,
-		}
-		var l *fifo
-		switch c.State {
-		case CallPending:
-			ent.state, l = statePending, &e.pending
-		case CallPendingHeld:
-			ent.state, l = statePendingHeld, &e.waiting
-			e.companions[ent] = c.Companion
-		case CallWaiting:
-			ent.state, l = stateWaiting, &e.waiting
-		case CallResolved:
-			ent.state, ent.payload = stateResolved, nil
-		default:
-			continue
-		}
-		switch {
-		case l == nil:
-			// Resolved: remembered once its listing and side tables are back (remember).
-		case unkeyed:
-			e.attach(ent)
-			l.pushBack(ent)
-		default:
-			e.insert(ent, l)
-		}
-		ent.seq = c.Seq
-		e.seq = max(e.seq, c.Seq)
-		if ent.state == statePending || ent.state == statePendingHeld {
-			e.linkConversation(ent)
-		}
-		if c.HasMatch() {
-			e.listMatch(ent, c.Match)
-		}
-		for _, src := range c.Reporters {
-			e.addReporter(ent, src)
-		}
-		ent.useSig = c.UseSignal
-		if c.SignalUseTimes != [2]int64{} {
-			e.signalUses[ent] = c.SignalUseTimes
-		}
-		if ent.state == stateWaiting {
-			for _, h := range c.Reports {
-				e.addReporter(ent, h.Source)
-				e.heldReports[ent] = append(e.heldReports[ent], heldReport{payload: h.Payload, time: h.Time, start: h.Start, source: h.Source, aborted: h.Aborted})
-			}
-		}
-		if ent.state == stateResolved {
-			sc.refs++
-			e.remember(ent)
+		e.restoreCall(c, unkeyed)
+	}
+	return replayed
+}
+
+// restoreCall makes the entry of one call of a snapshot, unkeyed when it is a result without
+// a call ID, and links it where its state says.
+func (e *Engine) restoreCall(c *CallSnapshot, unkeyed bool) {
+	sc := e.conversations[c.Key.ConversationKey()]
+	if sc == nil {
+		sc = e.restoreConversation(c.Key.ConversationKey(), 0)
+	}
+	ent := &entry{
+		scope: sc, callID: strings.Clone(c.Key.CallID), toolName: e.name(c.ToolName), step: e.step(c.Step),
+		useTime: c.UseTime, resultTime: c.ResultTime, deadline: c.Deadline,
+		source: c.Source, flags: entryFlags(c.Flags) &^ flagMatch, payload: c.Payload,
+	}
+	var l *fifo
+	switch c.State {
+	case CallPending:
+		ent.state, l = statePending, &e.pending
+	case CallPendingHeld:
+		ent.state, l = statePendingHeld, &e.waiting
+		e.companions[ent] = c.Companion
+	case CallWaiting:
+		ent.state, l = stateWaiting, &e.waiting
+	case CallResolved:
+		ent.state, ent.payload = stateResolved, nil
+	default:
+		return
+	}
+	switch {
+	case l == nil:
+		// Resolved: remembered once its listing and side tables are back (remember).
+	case unkeyed:
+		e.attach(ent)
+		l.pushBack(ent)
+	default:
+		e.insert(ent, l)
+	}
+	ent.seq = c.Seq
+	e.seq = max(e.seq, c.Seq)
+	if ent.state == statePending || ent.state == statePendingHeld {
+		e.linkConversation(ent)
+	}
+	if c.HasMatch() {
+		e.listMatch(ent, c.Match)
+	}
+	for _, src := range c.Reporters {
+		e.addReporter(ent, src)
+	}
+	ent.useSig = c.UseSignal
+	if c.SignalUseTimes != [2]int64{} {
+		e.signalUses[ent] = c.SignalUseTimes
+	}
+	if ent.state == stateWaiting {
+		for _, h := range c.Reports {
+			e.addReporter(ent, h.Source)
+			e.heldReports[ent] = append(e.heldReports[ent], heldReport{payload: h.Payload, time: h.Time, start: h.Start, source: h.Source, aborted: h.Aborted})
 		}
 	}
-	e.restoreActivity(snap.Activity)
-	now := e.cfg.Clock.Now().UnixNano()
-	for _, k := range resolved {
-		if e.markResolved(k, now) {
-			rs.Replayed++
-		}
+	if ent.state == stateResolved {
+		sc.refs++
+		e.remember(ent)
 	}
-	// Scopes made for closings alone that the snapshot had no calls or closings for are not
-	// kept (a live engine forgets a scope at zero refs).
-	for _, sc := range scopes {
-		if sc.refs <= 0 && sc.stored {
-			e.forgetConversation(sc)
-		}
-	}
+}
+
+// restoreCounts counts what Restore put back into rs and the engine's stats: the restored
+// pending uses and held results are the uses and results seen (the conservation of section 7
+// holds from there).
+func (e *Engine) restoreCounts(rs *RestoreStats) {
 	for ent := e.pending.head; ent != nil; ent = ent.next {
 		rs.Pending++
 	}
@@ -369,9 +404,6 @@ func (e *Engine) Restore(snap *Snapshot, resolved []Key, released ...HeldRef) (R
 	}
 	rs.HeldReports = e.stats.HeldReports
 	e.stats.UsesSeen, e.stats.ResultsSeen = uint64(rs.Pending), uint64(rs.Waiting)
-	e.trimResolved()
-	e.recountHeld()
-	return rs, nil
 }
 
 // restoreConversation makes the scope of key k, stored in the engine, last seen at lastSeen.
