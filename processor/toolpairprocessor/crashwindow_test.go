@@ -77,7 +77,7 @@ func crashWindowRuns(t *testing.T, before, then, after func(r *rig)) (reference,
 // first record gets the outcome its content shows (specification section 2). The log events
 // (the decision and the result) pair the call before the crash; the spans come after the
 // restart. The resolution record holds only the call's key (statefile.Record.Resolved), and
-// Restore makes such a call resolved through markResolved (internal/pairing/added.go), a bare
+// Restore makes such a call resolved through markResolved (internal/pairing/persist_added.go), a bare
 // entry: not answered (flagAnswered), no source, no reporters, no orphan or standalone flag. A
 // result for a resolved call that is not answered is a duplicate (transitions.go, result: "closed
 // without a result"), so the exec_command span, paired on the reference, is a duplicate (dropped
@@ -180,7 +180,7 @@ func TestCrashWindowCallAnnouncedInBothSignals(t *testing.T) {
 // tool_result in one export, as a front's exporter batches them) adds nothing (Engine.Added
 // returns nil: no event is left VerdictPending), so its resolution record holds the call's key
 // alone. After the crash Restore makes the call's scope from that key (markResolved,
-// restoreConversation in internal/pairing/snapshot.go), with usesSeen false: the scope forgot it
+// restoreConversation in internal/pairing/persist_snapshot.go), with usesSeen false: the scope forgot it
 // saw a use. A result of that scope whose use never came (lost, or routed to another collector)
 // is then standalone after orphan_grace, where the reference says orphan (section 2: orphan "in a
 // scope where uses are visible"). That is the issue's "standalone on both records": once the

@@ -2,27 +2,30 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // engine.go holds the Engine itself: the store's fields and New. The rest of the package
-// (doc.go: its documentation):
+// (doc.go: its documentation), by room:
 //
-//   - api.go: the types callers use (Key, Kind, Event, Verdict, Resolution, Config, Clock);
-//     outcome.go the outcomes, their properties (Props) and reasons; group.go grouped steps;
-//   - store.go: entries, their states and lists, and the scopes; index.go: the call index
-//     of pending calls and held results (its table in callindex.go); resolved.go: the memory of resolved calls (its ring
-//     and index in resolvedring.go) and the reading ahead of a batch (hashEvents,
-//     readAhead); intern.go: the strings calls share;
-//   - transitions.go: Process and what each event does to a call (with their table), with
-//     refusal.go, companion.go and match.go for refusals, companion results and results
-//     found by Match; reports.go: the further reports of a call (each source's first record
-//     with its own outcome), the records held with a waiting result, each signal's earliest
-//     use; closing.go: step boundaries and session ends;
-//   - activity.go: model calls, compactions and anchor spans of a scope (Observe, Anchor);
-//     inflight.go: what was in flight at an instant (InFlightAt);
-//   - expiry.go: Tick, eviction and Shutdown; tenants.go: each tenant's share of the pending
-//     calls; heldbytes.go: the bound on held records' bytes; usedconversations.go: the scopes
-//     forgotten after a use (orphan, not standalone); stats.go: the counters;
-//   - snapshot.go: Snapshot and Restore, for the processor's stored state; added.go: what a
-//     batch added (Added) and the merge of such additions into a snapshot (Merge), for the
-//     records written between snapshots.
+//   - the vocabulary: api.go, the types callers use (Key, Kind, Event, Verdict, Resolution,
+//     Config, Clock); outcome.go, the outcomes, their properties (Props) and reasons;
+//     steps.go, grouped steps;
+//   - the store: store.go, entries, their states and lists, and the scopes; callindex.go, the
+//     call index of pending calls and held results; resolved.go, the memory of resolved calls
+//     (its ring and index in resolvedring.go) and the reading ahead of a batch (hashEvents,
+//     readAhead); intern.go, the strings calls share; forgottenscopes.go, the scopes
+//     forgotten after a use (orphan, not standalone);
+//   - the state machine: transitions.go, Process and what each event does to a call (with
+//     their table), with refusal.go, companion.go and match.go for refusals, companion results
+//     and results found by Match; reports.go, the further reports of a call (each source's
+//     first record with its own outcome), the records held with a waiting result, each
+//     signal's earliest use; closing.go, step boundaries and session ends;
+//   - bounds (bounds_*): bounds_expiry.go, Tick, eviction and Shutdown; bounds_tenants.go,
+//     each tenant's share of the pending calls; bounds_heldbytes.go, the bound on held
+//     records' bytes; stats.go, the counters;
+//   - timeout activity (activity*): activity.go, model calls, compactions and anchor spans of
+//     a scope (Observe, Anchor); activity_inflight.go, what was in flight at an instant
+//     (InFlightAt);
+//   - persistence (persist_*): persist_snapshot.go, Snapshot and Restore, for the processor's
+//     stored state; persist_added.go, what a batch added (Added) and the merge of such
+//     additions into a snapshot (Merge), for the records written between snapshots.
 
 package pairing
 
@@ -63,13 +66,13 @@ type Engine struct {
 	stats    Stats
 	// loads counts the pending uses and waiting results of each tenant holding any, and of
 	// idle, the last tenant to hold none, if it has held none since; heavy is the one last
-	// seen holding the most (tenants.go).
+	// seen holding the most (bounds_tenants.go).
 	loads map[string]*tenantLoad
 	heavy *tenantLoad
 	idle  *tenantLoad
 	// heldBytes is the HeldSize of the records held (waiting results, companions, further
 	// reports): added when the hold callback returns one, taken off when a resolution
-	// releases it (heldbytes.go).
+	// releases it (bounds_heldbytes.go).
 	heldBytes int64
 	// closings is the FIFO of step boundaries and session ends waiting for CloseDelay (see
 	// deferClose). closingsQueued counts the closings waiting in the scopes' lists.

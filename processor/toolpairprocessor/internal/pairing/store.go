@@ -120,7 +120,7 @@ type fifo struct {
 	head, tail *entry
 	n          int
 	// count, when set, is told each entry that enters (+1) or leaves (-1) the list: the
-	// pending and waiting lists count their entries per tenant (tenants.go).
+	// pending and waiting lists count their entries per tenant (bounds_tenants.go).
 	count func(ent *entry, delta int)
 }
 

@@ -35,7 +35,7 @@
 //  (5) SameSource false for the first result of a refused call (see KindReject).
 // Two more states exist only in a state stored by an earlier version (see companion.go): a
 // pending call whose companion record is held, and a companion held for its use.
-// A new pending call or held result first makes room (see makeRoom in expiry.go). KindMatch
+// A new pending call or held result first makes room (see makeRoom in bounds_expiry.go). KindMatch
 // results (match.go) find their call by Match rather than by key; step boundaries and
 // session ends act on a scope (closing.go).
 

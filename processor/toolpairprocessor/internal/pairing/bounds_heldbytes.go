@@ -1,7 +1,7 @@
 // Copyright The otelcol-agent Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// heldbytes.go keeps the records held for their use within Config.MaxHeldBytes: their bytes
+// bounds_heldbytes.go keeps the records held for their use within Config.MaxHeldBytes: their bytes
 // are counted when the hold callback returns them (callHold) and taken off when a resolution
 // releases them; past the bound the oldest waiting result leaves as it would at OrphanGrace.
 

@@ -1,7 +1,7 @@
 // Copyright The otelcol-agent Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// tenants.go keeps one tenant's flood from costing another's calls: the pending uses and
+// bounds_tenants.go keeps one tenant's flood from costing another's calls: the pending uses and
 // waiting results are counted per tenant (the pending and waiting lists tell countLoad of
 // every entry in and out), each tenant keeps the order its entries came in, and eviction
 // takes the oldest of the tenant at its own bound, or, at MaxPending, of the tenant holding

@@ -1,7 +1,7 @@
 // Copyright The otelcol-agent Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// added.go holds what the processor's record of a batch between checkpoints carries and how
+// persist_added.go holds what the processor's record of a batch between checkpoints carries and how
 // Restore replays it: what one Process call added to the state, as a Snapshot of its own
 // (Added, copying calls as Snapshot does: callSnapshot), such snapshots merged into the full
 // one they follow (Merge), and the calls the records resolved (markResolved).

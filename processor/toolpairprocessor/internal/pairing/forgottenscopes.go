@@ -1,7 +1,7 @@
 // Copyright The otelcol-agent Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// usedconversations.go holds the memory of forgotten scopes that saw a use (specification
+// forgottenscopes.go holds the memory of forgotten scopes that saw a use (specification
 // section 2: a result without its use in such a scope is an orphan, not standalone).
 
 package pairing

@@ -1,7 +1,7 @@
 // Copyright The otelcol-agent Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// expiry.go holds what the engine decides without an event: on Tick, pending calls past
+// bounds_expiry.go holds what the engine decides without an event: on Tick, pending calls past
 // pairing_timeout are interrupted (expired), held results past orphan_grace are released as
 // orphan or standalone (a pending call whose companion is held is paired with it) and
 // resolved calls of idle scopes are forgotten; at max_pending_calls the oldest pending call
@@ -11,7 +11,7 @@ package pairing
 
 // makeRoom makes room for one more pending use or waiting result of tenant: while the tenant
 // holds MaxPendingPerTenant, its own oldest is evicted; while the engine holds MaxPending, the
-// oldest of the tenant holding the most (see tenants.go).
+// oldest of the tenant holding the most (see bounds_tenants.go).
 func (e *Engine) makeRoom(now int64, out []Resolution, tenant string) []Resolution {
 	if max := e.cfg.MaxPendingPerTenant; max > 0 {
 		if t := e.loads[tenant]; t != nil {

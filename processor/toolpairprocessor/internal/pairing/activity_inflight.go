@@ -1,7 +1,7 @@
 // Copyright The otelcol-agent Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// inflight.go answers "what was in flight in a scope at instant T" for timeout
+// activity_inflight.go answers "what was in flight in a scope at instant T" for timeout
 // classification (specification section 4), from the entries the engine pairs with and the
 // scope's activity: there is no second record of the calls.
 
