@@ -47,7 +47,7 @@ func TestCallsPerRecordBound(t *testing.T) {
 func TestHeldResultsBoundedInBytes(t *testing.T) {
 	r := newRig(t, tracesOnly(), withConfig(func(c *Config) { c.MaxHeldBytes = 5000 }))
 	big := strings.Repeat("x", 2000)
-	result := func(trace byte, id string, endMs int64) spanSpec {
+	result := func(trace byte, id string, endMs int64) ctSpan {
 		s := toolSpan(trace, id, endMs)
 		s.attrs["gen_ai.tool.call.result"] = big
 		return s

@@ -83,13 +83,13 @@ func TestSemconvEventsEchoDoesNotDropTheToolSpan(t *testing.T) {
 	}
 	choice := func(lr plog.LogRecord) {
 		lr.SetEventName("gen_ai.choice")
-		lr.SetTimestamp(1_000_000_000)
+		lr.SetTimestamp(ctTS(1000))
 		_ = lr.Body().SetEmptyMap().FromRaw(map[string]any{"index": 0, "message": map[string]any{
 			"tool_calls": []any{map[string]any{"id": "call_w", "function": map[string]any{"name": "get_weather"}}}}})
 	}
 	toolMsg := func(lr plog.LogRecord) {
 		lr.SetEventName("gen_ai.tool.message")
-		lr.SetTimestamp(3_000_000_000)
+		lr.SetTimestamp(ctTS(3000))
 		_ = lr.Body().SetEmptyMap().FromRaw(map[string]any{"id": "call_w", "content": "sunny"})
 	}
 	require.NoError(t, b.logs.ConsumeLogs(context.Background(), events(choice)))

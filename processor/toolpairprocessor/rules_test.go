@@ -9,21 +9,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
-// spanSpec describes one span of a hand-made batch.
-type spanSpec struct {
-	service string
-	trace   byte
-	name    string
-	start   int64 // ms
-	end     int64 // ms
-	attrs   map[string]any
-}
-
-func chatSpan(trace byte, endMs int64, ids ...string) spanSpec {
+// chatSpan is a GenAI chat span of trace ending at endMs (after ctBase) whose output
+// messages announce a run_shell call for each of ids.
+func chatSpan(trace byte, endMs int64, ids ...string) ctSpan {
 	msg := `[{"role":"assistant","parts":[`
 	for i, id := range ids {
 		if i > 0 {
@@ -32,37 +23,27 @@ func chatSpan(trace byte, endMs int64, ids ...string) spanSpec {
 		msg += `{"type":"tool_call","id":"` + id + `","name":"run_shell","arguments":{"command":"ls"}}`
 	}
 	msg += `]}]`
-	return spanSpec{trace: trace, name: "chat m", start: endMs - 10, end: endMs, attrs: map[string]any{
+	return ctSpan{trace: trace, name: "chat m", start: endMs - 10, end: endMs, attrs: map[string]any{
 		"gen_ai.operation.name": "chat", "gen_ai.output.messages": msg,
 	}}
 }
 
-func toolSpan(trace byte, id string, endMs int64) spanSpec {
-	return spanSpec{trace: trace, name: "execute_tool run_shell", start: endMs - 5, end: endMs, attrs: map[string]any{
+// toolSpan is the execute_tool span of call id in trace, ending at endMs (after ctBase).
+func toolSpan(trace byte, id string, endMs int64) ctSpan {
+	return ctSpan{trace: trace, name: "execute_tool run_shell", start: endMs - 5, end: endMs, attrs: map[string]any{
 		"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "run_shell", "gen_ai.tool.call.id": id,
 	}}
 }
 
-func spanBatchOf(specs ...spanSpec) ptrace.Traces {
-	td := ptrace.NewTraces()
-	for i, sp := range specs {
-		rs := td.ResourceSpans().AppendEmpty()
-		svc := sp.service
-		if svc == "" {
-			svc = "app"
-		}
-		rs.Resource().Attributes().PutStr("service.name", svc)
-		s := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
-		s.SetName(sp.name)
-		s.SetTraceID(pcommon.TraceID{sp.trace})
-		s.SetSpanID(pcommon.SpanID{sp.trace, byte(i + 1)})
-		s.SetStartTimestamp(pcommon.Timestamp(sp.start * 1e6))
-		s.SetEndTimestamp(pcommon.Timestamp(sp.end * 1e6))
-		if err := s.Attributes().FromRaw(sp.attrs); err != nil {
-			panic(err)
+// spanBatchOf is ctTraces of specs, each span without an ID of its own given its place in
+// the batch (1, 2, ...).
+func spanBatchOf(specs ...ctSpan) ptrace.Traces {
+	for i := range specs {
+		if specs[i].id == 0 {
+			specs[i].id = byte(i + 1)
 		}
 	}
-	return td
+	return ctTraces(specs...)
 }
 
 // toolSpans returns the non-synthetic execute_tool spans of the output by call ID.
@@ -134,7 +115,7 @@ func TestDispositions(t *testing.T) {
 func TestStandaloneWhenNoUseIsVisible(t *testing.T) {
 	pl := newRig(t, tracesOnly())
 	// Message content not captured: the chat span has no output messages.
-	pl.consume(spanBatchOf(spanSpec{trace: 2, name: "chat m", start: 0, end: 10, attrs: map[string]any{"gen_ai.operation.name": "chat"}}, toolSpan(2, "c1", 50)))
+	pl.consume(spanBatchOf(ctSpan{trace: 2, name: "chat m", start: 0, end: 10, attrs: map[string]any{"gen_ai.operation.name": "chat"}}, toolSpan(2, "c1", 50)))
 	pl.advance(30 * time.Second)
 	got := toolSpans(pl.output())["c1"]
 	require.Len(t, got, 1)
@@ -192,7 +173,7 @@ func TestEvictionSynthesizesTheOldestCall(t *testing.T) {
 
 func TestEchoInLaterModelInputPairsWithoutToolSpan(t *testing.T) {
 	pl := newRig(t, tracesOnly())
-	next := spanSpec{trace: 1, name: "chat m", start: 1400, end: 1600, attrs: map[string]any{
+	next := ctSpan{trace: 1, name: "chat m", start: 1400, end: 1600, attrs: map[string]any{
 		"gen_ai.operation.name": "chat",
 		"gen_ai.input.messages": `[{"role":"tool","parts":[{"type":"tool_call_response","id":"c1","response":"ok"}]}]`,
 	}}

@@ -245,7 +245,7 @@ func TestSynthesizeDisabled(t *testing.T) {
 // marked paired: the first record of its source for the call.
 func TestEchoThenToolSpanKeepsTheToolSpan(t *testing.T) {
 	pl := newRig(t, tracesOnly())
-	next := spanSpec{trace: 1, name: "chat m", start: 1400, end: 1600, attrs: map[string]any{
+	next := ctSpan{trace: 1, name: "chat m", start: 1400, end: 1600, attrs: map[string]any{
 		"gen_ai.operation.name": "chat",
 		"gen_ai.input.messages": `[{"role":"tool","parts":[{"type":"tool_call_response","id":"c1","response":"ok"}]}]`,
 	}}
