@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
-	"time"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl/contexts/ottllog"
@@ -326,151 +325,12 @@ func extract[K any](ctx context.Context, d *Dialect, p *program[K], tc K, rec re
 		f.AddStep(pairing.KindBoundary, "", "", start, scopeAttr, scope, rec.boundaryStep)
 	}
 	if call != nRoles {
-		step := ""
-		if call == roleUse {
-			step = rec.useStep
-		}
-		if call == roleUse && p.callsEx != nil {
-			// Each entry names its own tool (tool_name_path); tool_name is not read.
-			v, err := p.callsEx.Eval(ctx, tc)
-			if err != nil {
-				f.Skip(ReasonExpressionError)
-			} else {
-				d.calls.each(v, f, func(id, tool string) {
-					f.AddStep(pairing.KindUse, id, tool, endTime, scopeAttr, scope, step)
-				})
-			}
-		} else if v, ok := evalValue(ctx, p.callID, tc, f); ok {
-			name := ""
-			if p.toolName != nil {
-				name = stringValue(ctx, p.toolName, tc, f)
-			}
-			kind := kinds[call]
-			if call == roleResult && dialect.Cancelled(rec.attrs, rec.code, rec.message) {
-				kind = pairing.KindAbort
-			}
-			eachID(v, f, func(id string) {
-				f.AddStep(kind, id, name, endTime, scopeAttr, scope, step)
-			})
-		}
+		addCalls(ctx, d, p, tc, rec, call, endTime, scopeAttr, scope, f)
 	}
 	if end {
 		f.AddStep(pairing.KindSessionEnd, "", "", endTime, scopeAttr, scope, "")
 	}
 	return true
-}
-
-// evalValue evaluates e; an error is skipped as ReasonExpressionError.
-func evalValue[K any](ctx context.Context, e *ottl.ValueExpression[K], tc K, f *dialect.Found) (any, bool) {
-	v, err := e.Eval(ctx, tc)
-	if err != nil {
-		f.Skip(ReasonExpressionError)
-		return nil, false
-	}
-	return v, true
-}
-
-// eachID calls fn with each call ID the call_id expression's value v names: v itself, or
-// every entry of a list (a slice attribute, ParseJSON of a JSON list, OTTL's Keys). Each
-// entry is checked as idValue checks a value (missing or empty: ReasonMissingCallID, not a
-// string: ReasonInvalidCallID); an empty list is skipped as ReasonMissingCallID.
-func eachID(v any, f *dialect.Found, fn func(id string)) {
-	if pv, ok := v.(pcommon.Value); ok && pv.Type() == pcommon.ValueTypeSlice {
-		v = pv.Slice()
-	}
-	var entries []any
-	switch l := v.(type) {
-	case pcommon.Slice:
-		for i := 0; i < l.Len(); i++ {
-			entries = append(entries, l.At(i))
-		}
-	case []any:
-		entries = l
-	case []string:
-		for _, s := range l {
-			entries = append(entries, s)
-		}
-	default:
-		if id, ok := idValue(v, f); ok {
-			fn(id)
-		}
-		return
-	}
-	if len(entries) == 0 {
-		f.Skip(dialect.ReasonMissingCallID)
-	}
-	for _, e := range entries {
-		if id, ok := idValue(e, f); ok {
-			fn(id)
-		}
-	}
-}
-
-// idValue checks a call ID read from a record or a call entry.
-func idValue(v any, f *dialect.Found) (string, bool) {
-	if pv, ok := v.(pcommon.Value); ok {
-		v = pv.AsRaw()
-	}
-	switch v := v.(type) {
-	case nil:
-		f.Skip(dialect.ReasonMissingCallID)
-	case string:
-		if v == "" {
-			f.Skip(dialect.ReasonMissingCallID)
-			break
-		}
-		return v, true
-	default:
-		f.Skip(dialect.ReasonInvalidCallID)
-	}
-	return "", false
-}
-
-// stringValue evaluates a string expression; nothing (nil) is "", any other type is "" and
-// skipped as invalid_type.
-func stringValue[K any](ctx context.Context, e *ottl.ValueExpression[K], tc K, f *dialect.Found) string {
-	v, err := e.Eval(ctx, tc)
-	if err != nil {
-		f.Skip(ReasonExpressionError)
-		return ""
-	}
-	switch v := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return v
-	case pcommon.Value:
-		if v.Type() == pcommon.ValueTypeStr {
-			return v.Str()
-		}
-	}
-	f.Skip(dialect.ReasonInvalidType)
-	return ""
-}
-
-// timeValue evaluates the time expression: Unix nanoseconds (int), a time.Time, or an RFC
-// 3339 string. Nothing (nil) or zero leaves the default time, anything else is skipped as
-// invalid_type and leaves it too.
-func timeValue[K any](ctx context.Context, e *ottl.ValueExpression[K], tc K, f *dialect.Found) (int64, bool) {
-	v, err := e.Eval(ctx, tc)
-	if err != nil {
-		f.Skip(ReasonExpressionError)
-		return 0, false
-	}
-	switch v := v.(type) {
-	case nil:
-		return 0, false
-	case int64:
-		return v, v > 0
-	case time.Time:
-		return v.UnixNano(), !v.IsZero()
-	case string:
-		if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
-			return t.UnixNano(), true
-		}
-	}
-	f.Skip(dialect.ReasonInvalidType)
-	return 0, false
 }
 
 // NewSpanContext returns the OTTL transform context of a span, for ExtractSpan; the caller
@@ -483,4 +343,39 @@ func NewSpanContext(rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.S
 // caller must Close it once done with the record.
 func NewLogContext(rl plog.ResourceLogs, sl plog.ScopeLogs, lr plog.LogRecord) *ottllog.TransformContext {
 	return ottllog.NewTransformContextPtr(rl, sl, lr)
+}
+
+// addCalls adds the call items of a record of call role call (a use, result, abort or
+// reject) at t: the entries of the calls expression on a use record that has one (each
+// naming its own tool, tool_name_path), else one item per call ID the call_id expression
+// names, with the tool_name expression's name; a result carrying a cancellation marker is an
+// abort.
+func addCalls[K any](ctx context.Context, d *Dialect, p *program[K], tc K, rec record, call role, t int64, scopeAttr, scope string, f *dialect.Found) {
+	step := ""
+	if call == roleUse {
+		step = rec.useStep
+	}
+	if call == roleUse && p.callsEx != nil {
+		// Each entry names its own tool (tool_name_path); tool_name is not read.
+		v, err := p.callsEx.Eval(ctx, tc)
+		if err != nil {
+			f.Skip(ReasonExpressionError)
+		} else {
+			d.calls.each(v, f, func(id, tool string) {
+				f.AddStep(pairing.KindUse, id, tool, t, scopeAttr, scope, step)
+			})
+		}
+	} else if v, ok := evalValue(ctx, p.callID, tc, f); ok {
+		name := ""
+		if p.toolName != nil {
+			name = stringValue(ctx, p.toolName, tc, f)
+		}
+		kind := kinds[call]
+		if call == roleResult && dialect.Cancelled(rec.attrs, rec.code, rec.message) {
+			kind = pairing.KindAbort
+		}
+		eachID(v, f, func(id string) {
+			f.AddStep(kind, id, name, t, scopeAttr, scope, step)
+		})
+	}
 }
