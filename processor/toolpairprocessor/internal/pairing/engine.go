@@ -12,8 +12,8 @@
 //     (its ring and index in resolvedring.go) and the reading ahead of a batch (hashEvents,
 //     readAhead); intern.go, the strings calls share; forgottenscopes.go, the scopes
 //     forgotten after a use (orphan, not standalone);
-//   - the state machine: transitions.go, Process and what each event does to a call (with
-//     their table), with refusal.go, companion.go and match.go for refusals, companion results
+//   - the state machine: transitions.go, Process and the table of what each event does to a
+//     call, transitions_use.go (uses) and transitions_result.go (results), with refusal.go, companion.go and match.go for refusals, companion results
 //     and results found by Match; reports.go, the further reports of a call (each source's
 //     first record with its own outcome), the records held with a waiting result, each
 //     signal's earliest use; closing.go, step boundaries and session ends;
