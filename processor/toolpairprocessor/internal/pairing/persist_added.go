@@ -57,101 +57,125 @@ func (e *Engine) AddedBatch(evs []Event, acts []Activity, res []Resolution, conv
 	}
 	resolved := 0
 	for i := range res {
-		if res[i].Outcome != OutcomeDuplicate && res[i].Key.CallID != "" {
+		if res[i].Outcome.Props().Settles && res[i].Key.CallID != "" {
 			resolved++
 		}
 	}
 	if pending == 0 && resolved == 0 && len(anchors) == 0 {
 		return nil
 	}
-	s := &Snapshot{Activity: anchors}
+	b := addedBuilder{e: e, s: &Snapshot{Activity: anchors}}
 	if pending+resolved > 0 {
-		s.Calls = make([]CallSnapshot, 0, pending+resolved)
+		b.s.Calls = make([]CallSnapshot, 0, pending+resolved)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	now := e.cfg.Clock.Now().UnixNano()
-	for i := range s.Activity {
-		s.Activity[i].Seen = now
+	b.now = e.cfg.Clock.Now().UnixNano()
+	for i := range b.s.Activity {
+		b.s.Activity[i].Seen = b.now
 	}
-	var scopeIdx map[*conversation]int
-	scopeOf := func(sc *conversation) int {
-		if i, ok := scopeIdx[sc]; ok {
-			return i
-		}
-		if scopeIdx == nil {
-			scopeIdx = map[*conversation]int{}
-		}
-		scopeIdx[sc] = len(s.Conversations)
-		s.Conversations = append(s.Conversations, ConversationSnapshot{Key: sc.key, UsesSeen: e.sawUse(sc), LastSeen: sc.lastSeen, LastRecord: sc.lastRecord})
-		return len(s.Conversations) - 1
-	}
-	noHeld := func(any) any { return nil }
-	var copied map[*entry]bool // the waiting calls copied, each once
 	for i := range evs {
-		ev := &evs[i]
-		switch {
-		case ev.Verdict == VerdictHeld && conv != nil:
-			ent := e.lookup(ev.Key)
-			if ent == nil || ent.state != stateWaiting || copied[ent] {
-				continue
-			}
-			if copied == nil {
-				copied = map[*entry]bool{}
-			}
-			copied[ent] = true
-			scopeOf(ent.scope)
-			s.Calls = append(s.Calls, e.callSnapshot(ent, conv))
-			continue
-		case ev.Verdict != VerdictPending:
-			continue
-		}
-		switch ev.Kind {
-		case KindBoundary, KindSessionEnd:
-			sc := e.conversations[ev.Key.ConversationKey()]
-			if sc == nil {
-				continue
-			}
-			j := scopeOf(sc)
-			s.Conversations[j].Closings = append(s.Conversations[j].Closings, ClosingSnapshot{Kind: ev.Kind, Time: ev.Time, Step: ev.Step})
-			s.Queue = append(s.Queue, QueuedClosing{Scope: j, Time: ev.Time, Deadline: now + int64(e.cfg.CloseDelay)})
-		default:
-			ent := e.lookup(ev.Key)
-			if ent == nil || (ent.state != statePending && ent.state != statePendingHeld) {
-				continue
-			}
-			c := e.callSnapshot(ent, noHeld)
-			c.State, c.Companion = CallPending, nil
-			scopeOf(ent.scope)
-			s.Calls = append(s.Calls, c)
-		}
+		b.addEvent(&evs[i], conv)
 	}
 	for i := range res {
-		r := &res[i]
-		if r.Outcome == OutcomeDuplicate || r.Key.CallID == "" {
-			continue
-		}
-		p, ok := e.resolved.find(uint32(e.hash(r.Key)), r.Key)
-		if !ok {
-			continue
-		}
-		rc := e.resolved.at(p)
-		ent := rc.ext
-		if ent == nil {
-			v := rc.view()
-			ent = &v
-		}
-		c := e.callSnapshot(ent, noHeld)
-		c.Payload, c.Companion, c.Reports = nil, nil, nil
-		if rc.scope != nil {
-			scopeOf(rc.scope)
-		}
-		s.Calls = append(s.Calls, c)
+		b.addResolved(&res[i])
 	}
-	if len(s.Calls)+len(s.Conversations)+len(s.Activity) == 0 {
+	if len(b.s.Calls)+len(b.s.Conversations)+len(b.s.Activity) == 0 {
 		return nil
 	}
-	return s
+	return b.s
+}
+
+// addedBuilder builds the Snapshot of AddedBatch, under the engine's lock: each scope once,
+// in the order its calls and closings come.
+type addedBuilder struct {
+	e        *Engine
+	s        *Snapshot
+	now      int64
+	scopeIdx map[*conversation]int
+	copied   map[*entry]bool // the waiting calls copied, each once
+}
+
+// scopeOf returns the index of sc's ConversationSnapshot in the snapshot, adding it first.
+func (b *addedBuilder) scopeOf(sc *conversation) int {
+	if i, ok := b.scopeIdx[sc]; ok {
+		return i
+	}
+	if b.scopeIdx == nil {
+		b.scopeIdx = map[*conversation]int{}
+	}
+	b.scopeIdx[sc] = len(b.s.Conversations)
+	b.s.Conversations = append(b.s.Conversations, ConversationSnapshot{Key: sc.key, UsesSeen: b.e.sawUse(sc), LastSeen: sc.lastSeen, LastRecord: sc.lastRecord})
+	return len(b.s.Conversations) - 1
+}
+
+// noHeld converts no held record: the calls AddedBatch copies as pending or resolved keep
+// none.
+func noHeld(any) any { return nil }
+
+// addEvent copies what event ev of the batch left: a result still held (with conv set), a
+// call left pending, a closing queued.
+func (b *addedBuilder) addEvent(ev *Event, conv func(any) any) {
+	e := b.e
+	switch {
+	case ev.Verdict == VerdictHeld && conv != nil:
+		ent := e.lookup(ev.Key)
+		if ent == nil || ent.state != stateWaiting || b.copied[ent] {
+			return
+		}
+		if b.copied == nil {
+			b.copied = map[*entry]bool{}
+		}
+		b.copied[ent] = true
+		b.scopeOf(ent.scope)
+		b.s.Calls = append(b.s.Calls, e.callSnapshot(ent, conv))
+		return
+	case ev.Verdict != VerdictPending:
+		return
+	}
+	switch ev.Kind {
+	case KindBoundary, KindSessionEnd:
+		sc := e.conversations[ev.Key.ConversationKey()]
+		if sc == nil {
+			return
+		}
+		j := b.scopeOf(sc)
+		b.s.Conversations[j].Closings = append(b.s.Conversations[j].Closings, ClosingSnapshot{Kind: ev.Kind, Time: ev.Time, Step: ev.Step})
+		b.s.Queue = append(b.s.Queue, QueuedClosing{Scope: j, Time: ev.Time, Deadline: b.now + int64(e.cfg.CloseDelay)})
+	default:
+		ent := e.lookup(ev.Key)
+		if ent == nil || (ent.state != statePending && ent.state != statePendingHeld) {
+			return
+		}
+		c := e.callSnapshot(ent, noHeld)
+		c.State, c.Companion = CallPending, nil
+		b.scopeOf(ent.scope)
+		b.s.Calls = append(b.s.Calls, c)
+	}
+}
+
+// addResolved copies the call resolution r settled, as the memory of resolved calls keeps it.
+func (b *addedBuilder) addResolved(r *Resolution) {
+	e := b.e
+	if !r.Outcome.Props().Settles || r.Key.CallID == "" {
+		return
+	}
+	p, ok := e.resolved.find(uint32(e.hash(r.Key)), r.Key)
+	if !ok {
+		return
+	}
+	rc := e.resolved.at(p)
+	ent := rc.ext
+	if ent == nil {
+		v := rc.view()
+		ent = &v
+	}
+	c := e.callSnapshot(ent, noHeld)
+	c.Payload, c.Companion, c.Reports = nil, nil, nil
+	if rc.scope != nil {
+		b.scopeOf(rc.scope)
+	}
+	b.s.Calls = append(b.s.Calls, c)
 }
 
 // Merge returns snap with the additions adds (Added, in the order they were made) merged in,
