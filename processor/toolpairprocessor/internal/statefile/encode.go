@@ -55,7 +55,31 @@ func encodeState(snap *pairing.Snapshot) (*State, error) {
 		originList: make([]*Origin, 0, len(snap.Calls)),
 	}
 	st := &State{UsedScopes: snap.UsedConversations}
+	scopeIdx, err := w.scopes(st, snap)
+	if err != nil {
+		return nil, err
+	}
+	st.Calls = make([]*Call, len(snap.Calls))
+	calls := make([]Call, len(snap.Calls)) // one allocation for every call's message
+	for i := range snap.Calls {
+		if err := w.call(&calls[i], &snap.Calls[i], scopeIdx); err != nil {
+			return nil, err
+		}
+		st.Calls[i] = &calls[i]
+	}
+	for i := range snap.Activity {
+		if err := w.activity(st, &snap.Activity[i]); err != nil {
+			return nil, err
+		}
+	}
+	st.Strings, st.Resources, st.Origins = w.strList, w.resList, w.originList
+	return st, nil
+}
 
+// scopes encodes the scopes of snap, with their closings, and the closing queue into st, and
+// returns each scope key's index in st.Scopes: a call whose scope the snapshot does not list
+// gets a scope of its key alone.
+func (w *encoder) scopes(st *State, snap *pairing.Snapshot) (map[pairing.ConversationKey]uint32, error) {
 	scopes := snap.Conversations
 	scopeIdx := make(map[pairing.ConversationKey]uint32, len(scopes))
 	for i := range scopes {
@@ -88,66 +112,64 @@ func encodeState(snap *pairing.Snapshot) (*State, error) {
 	for i, q := range snap.Queue {
 		st.Queue[i] = &QueuedClosing{Scope: uint32(q.Scope), Time: q.Time, Deadline: q.Deadline}
 	}
+	return scopeIdx, nil
+}
 
-	st.Calls = make([]*Call, len(snap.Calls))
-	calls := make([]Call, len(snap.Calls)) // one allocation for every call's message
-	for i := range snap.Calls {
-		c := &snap.Calls[i]
-		m := &calls[i]
-		state, ok := callStates[c.State]
-		if !ok {
-			return nil, fmt.Errorf("statefile: call state %d has no stored form", c.State)
-		}
-		m.State, m.Scope, m.CallId = state, scopeIdx[c.Key.ConversationKey()], c.Key.CallID
-		m.Tool, m.Step = w.str(c.ToolName), w.str(c.Step)
-		m.UseTime, m.ResultTime, m.Deadline, m.Seq = c.UseTime, c.ResultTime, c.Deadline, c.Seq
-		m.Source, m.Flags, m.UseSignal = uint32(c.Source), uint32(c.Flags), uint32(c.UseSignal)
-		m.TracesUseTime, m.LogsUseTime = c.SignalUseTimes[0], c.SignalUseTimes[1]
-		m.Reporters = c.Reporters
-		if c.HasMatch() {
-			m.Match = c.Match
-		}
-		switch c.State {
-		case pairing.CallPending, pairing.CallPendingHeld:
-			o, _ := c.Payload.(*synth.Origin)
-			var err error
-			if m.Origin, err = w.origin(o); err != nil {
-				return nil, err
-			}
-			if o != nil && o.Resource != nil {
-				if m.Also, err = w.origin(o.Also); err != nil {
-					return nil, err
-				}
-			}
-			if c.State == pairing.CallPendingHeld {
-				m.Held = heldMessage(c.Companion)
-			}
-		case pairing.CallWaiting:
-			m.Held = heldMessage(c.Payload)
-		}
-		for _, h := range c.Reports {
-			m.Reports = append(m.Reports, &Report{Source: uint32(h.Source), Aborted: h.Aborted, Time: h.Time, Start: h.Start, Held: heldMessage(h.Payload)})
-		}
-		st.Calls[i] = m
+// call encodes the call c into m, its scope's index from scopeIdx.
+func (w *encoder) call(m *Call, c *pairing.CallSnapshot, scopeIdx map[pairing.ConversationKey]uint32) error {
+	state, ok := callStates[c.State]
+	if !ok {
+		return fmt.Errorf("statefile: call state %d has no stored form", c.State)
 	}
+	m.State, m.Scope, m.CallId = state, scopeIdx[c.Key.ConversationKey()], c.Key.CallID
+	m.Tool, m.Step = w.str(c.ToolName), w.str(c.Step)
+	m.UseTime, m.ResultTime, m.Deadline, m.Seq = c.UseTime, c.ResultTime, c.Deadline, c.Seq
+	m.Source, m.Flags, m.UseSignal = uint32(c.Source), uint32(c.Flags), uint32(c.UseSignal)
+	m.TracesUseTime, m.LogsUseTime = c.SignalUseTimes[0], c.SignalUseTimes[1]
+	m.Reporters = c.Reporters
+	if c.HasMatch() {
+		m.Match = c.Match
+	}
+	switch c.State {
+	case pairing.CallPending, pairing.CallPendingHeld:
+		o, _ := c.Payload.(*synth.Origin)
+		var err error
+		if m.Origin, err = w.origin(o); err != nil {
+			return err
+		}
+		if o != nil && o.Resource != nil {
+			if m.Also, err = w.origin(o.Also); err != nil {
+				return err
+			}
+		}
+		if c.State == pairing.CallPendingHeld {
+			m.Held = heldMessage(c.Companion)
+		}
+	case pairing.CallWaiting:
+		m.Held = heldMessage(c.Payload)
+	}
+	for _, h := range c.Reports {
+		m.Reports = append(m.Reports, &Report{Source: uint32(h.Source), Aborted: h.Aborted, Time: h.Time, Start: h.Start, Held: heldMessage(h.Payload)})
+	}
+	return nil
+}
 
-	for i := range snap.Activity {
-		a := &snap.Activity[i]
-		if kind, ok := anchorKinds[a.Kind]; ok {
-			st.Anchors = append(st.Anchors, &Anchor{
-				Kind: kind, Tenant: w.str(a.Key.Tenant), Scope: w.str(a.Key.Conversation),
-				TraceId: a.ID[:16], SpanId: a.ID[16:], Start: a.Start, End: a.End, Seen: a.Seen,
-			})
-			continue
-		}
-		kind, ok := activityKinds[a.Kind]
-		if !ok {
-			return nil, fmt.Errorf("statefile: activity kind %d has no stored form", a.Kind)
-		}
-		st.Activity = append(st.Activity, &Activity{Kind: kind, Tenant: w.str(a.Key.Tenant), Scope: w.str(a.Key.Conversation), Start: a.Start, End: a.End, Seen: a.Seen})
+// activity encodes one activity of the snapshot into st: an anchor span, or a model call or
+// compaction.
+func (w *encoder) activity(st *State, a *pairing.ActivitySnapshot) error {
+	if kind, ok := anchorKinds[a.Kind]; ok {
+		st.Anchors = append(st.Anchors, &Anchor{
+			Kind: kind, Tenant: w.str(a.Key.Tenant), Scope: w.str(a.Key.Conversation),
+			TraceId: a.ID[:16], SpanId: a.ID[16:], Start: a.Start, End: a.End, Seen: a.Seen,
+		})
+		return nil
 	}
-	st.Strings, st.Resources, st.Origins = w.strList, w.resList, w.originList
-	return st, nil
+	kind, ok := activityKinds[a.Kind]
+	if !ok {
+		return fmt.Errorf("statefile: activity kind %d has no stored form", a.Kind)
+	}
+	st.Activity = append(st.Activity, &Activity{Kind: kind, Tenant: w.str(a.Key.Tenant), Scope: w.str(a.Key.Conversation), Start: a.Start, End: a.End, Seen: a.Seen})
+	return nil
 }
 
 // encoder collects the tables of a State: strings, resources and origins, each stored once
